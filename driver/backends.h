@@ -1,0 +1,12 @@
+/* backends.h - the backends built into this library (listed in device.c's table). */
+#ifndef VTA_DRIVER_BACKENDS_H
+#define VTA_DRIVER_BACKENDS_H
+
+#include "vta/device.h"
+
+extern const vta_backend vta_backend_fsim;
+#ifdef VTA_HAVE_RTL
+extern const vta_backend vta_backend_rtl;
+#endif
+
+#endif
