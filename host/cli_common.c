@@ -251,8 +251,9 @@ int vta_cli_check_insns(const char *cmd, const vta_config *cfg, const char *path
   if (nbytes % VTA_INSN_BYTES != 0) {
     fprintf(stderr,
             "vta %s: %s: truncated instruction stream: %zu bytes is not a multiple of %d; "
-            "instruction %zu at byte offset %zu has only %zu bytes\n",
-            cmd, path, nbytes, VTA_INSN_BYTES, n, n * VTA_INSN_BYTES, nbytes % VTA_INSN_BYTES);
+            "the last instruction (%zu, at byte offset %zu) has only %zu of its %d bytes\n",
+            cmd, path, nbytes, VTA_INSN_BYTES, n, n * VTA_INSN_BYTES, nbytes % VTA_INSN_BYTES,
+            VTA_INSN_BYTES);
     return -1;
   }
   for (i = 0; i < n; i++) {
@@ -261,9 +262,8 @@ int vta_cli_check_insns(const char *cmd, const vta_config *cfg, const char *path
     vta_error err = {0};
     vta_insn_word_load(bytes + i * VTA_INSN_BYTES, &w);
     if (vta_insn_decode(cfg, &w, &insn, &err) != VTA_OK) {
-      fprintf(stderr, "vta %s: %s: instruction %zu at byte offset %zu (0x%016llx%016llx): %s\n",
-              cmd, path, i, i * VTA_INSN_BYTES, (unsigned long long)w.w[1],
-              (unsigned long long)w.w[0], err.msg);
+      fprintf(stderr, "vta %s: %s: instruction %zu at byte offset %zu: %s\n", cmd, path, i,
+              i * VTA_INSN_BYTES, err.msg);
       return -1;
     }
   }

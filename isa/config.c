@@ -6,6 +6,7 @@
  * every message names the key (and file) at fault, the value and the limit.
  */
 #include <cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -216,6 +217,15 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
         rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s is longer than %zu characters", name,
                            k->name, cap - 1);
         goto out;
+      }
+      for (const char *ch = it->valuestring; *ch; ch++) {
+        /* Printed back into JSON and file names unescaped: keep to a safe alphabet. */
+        if (!(isalnum((unsigned char)*ch) || strchr("._-+", *ch))) {
+          rc = vta_error_set(err, VTA_ERR_INVALID,
+                             "%s: %s \"%s\" may contain only letters, digits and . _ - +", name,
+                             k->name, it->valuestring);
+          goto out;
+        }
       }
       snprintf(dst, cap, "%s", it->valuestring);
       continue;

@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <string.h>
+#include <strings.h>
 
 #include "isa/isa_internal.h"
 #include "vta/config.h"
@@ -53,7 +54,7 @@ const char *vta_field_name(vta_field_id id) {
 }
 int vta_field_lookup(const char *name, size_t len) {
   for (int i = 0; i < VTA_F_COUNT; i++)
-    if (strlen(k_field_names[i]) == len && memcmp(k_field_names[i], name, len) == 0) return i;
+    if (strlen(k_field_names[i]) == len && strncasecmp(k_field_names[i], name, len) == 0) return i;
   return -1;
 }
 const char *vta_opcode_name(unsigned op) { return op < VTA_OP_COUNT ? k_opcode_names[op] : NULL; }

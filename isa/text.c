@@ -117,7 +117,10 @@ static int parse_number(const char *s, size_t len, int64_t *out) {
   tmp[len] = 0;
   errno = 0;
   char *end;
-  long long v = strtoll(tmp, &end, 0);
+  /* Decimal, or hex with 0x: a leading zero is not octal (x_size=010 means ten). */
+  const char *digits = tmp + (tmp[0] == '-' || tmp[0] == '+');
+  int base = (digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) ? 16 : 10;
+  long long v = strtoll(tmp, &end, base);
   if (errno || *end) return -1;
   *out = v;
   return 0;
@@ -210,6 +213,7 @@ int vta_uop_from_text(const vta_config *cfg, const char *line, vta_uop *out, int
   if (!next_token(&p, &t) || t.len != 3 || strncasecmp(t.s, "uop", 3) != 0)
     return fail(err, errcol, line, p, "expected 'uop dst=D src=S wgt=W'");
   const vta_format_layout *L = &cfg->layout[VTA_FMT_UOP];
+  int given[VTA_F_COUNT] = {0};
   while (next_token(&p, &t)) {
     const char *eq = memchr(t.s, '=', t.len);
     size_t nlen = eq ? (size_t)(eq - t.s) : t.len;
@@ -217,6 +221,9 @@ int vta_uop_from_text(const vta_config *cfg, const char *line, vta_uop *out, int
     if (id < 0 || L->pos[id].width == 0)
       return fail(err, errcol, line, t.s, "expected dst=, src= or wgt=, got '%.*s'", (int)t.len,
                   t.s);
+    if (given[id]++)
+      return fail(err, errcol, line, t.s, "field %s is given twice",
+                  vta_field_name((vta_field_id)id));
     int64_t v;
     if (parse_number(eq + 1, t.len - nlen - 1, &v) != 0 || v < 0 ||
         v > (int64_t)((1ull << L->pos[id].width) - 1))

@@ -7,7 +7,7 @@
  * the calling test whatever its exit status, so leaks and undefined behaviour in the tool are
  * caught by every test that runs it. The environment variables that change the tool's defaults
  * (VTA_CONFIG, VTA_BACKEND) are cleared unless a test sets them. Static functions in a header
- * because the build links only tests/support/*.c into every test.
+ * because the build links only the tests/support sources into every test.
  */
 #ifndef VTA_TESTS_HOST_CLI_RUN_H
 #define VTA_TESTS_HOST_CLI_RUN_H
@@ -87,9 +87,10 @@ static inline int cli_exists(const char *path) {
 
 /* Runs the tool with argv (NULL-terminated, without the program name). env: NULL-terminated
  * list of "NAME=VALUE" to set in the child, or NULL. stdin_path: file to use as standard input,
- * or NULL for /dev/null. */
-static inline void cli_run_env(cli_result *r, const char *const *env, const char *stdin_path,
-                               const char *const *argv) {
+ * or NULL for /dev/null. stdout_path: file to use as standard output instead of capturing it
+ * (r->out is then empty), or NULL. */
+static inline void cli_run_io(cli_result *r, const char *const *env, const char *stdin_path,
+                              const char *stdout_path, const char *const *argv) {
   char outp[] = "/tmp/vta_cli_out.XXXXXX", errp[] = "/tmp/vta_cli_err.XXXXXX";
   int ofd = mkstemp(outp), efd = mkstemp(errp), wstatus = 0;
   size_t argc = 0;
@@ -105,7 +106,11 @@ static inline void cli_run_env(cli_result *r, const char *const *env, const char
   if (pid == 0) {
     const char **av = calloc(argc + 2, sizeof *av);
     int ifd = open(stdin_path ? stdin_path : "/dev/null", O_RDONLY);
-    if (!av || ifd < 0)
+    if (stdout_path) {
+      close(ofd);
+      ofd = open(stdout_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    }
+    if (!av || ifd < 0 || ofd < 0)
       _exit(126);
     av[0] = "vta";
     memcpy(av + 1, argv, argc * sizeof *av);
@@ -137,6 +142,11 @@ static inline void cli_run_env(cli_result *r, const char *const *env, const char
     fail_msg("sanitizer report from vta:\n%s", r->err);
   if (r->status >= 128)
     fail_msg("vta was killed by signal %d; stderr:\n%s", r->status - 128, r->err);
+}
+
+static inline void cli_run_env(cli_result *r, const char *const *env, const char *stdin_path,
+                               const char *const *argv) {
+  cli_run_io(r, env, stdin_path, NULL, argv);
 }
 
 static inline void cli_result_free(cli_result *r) {
