@@ -37,6 +37,9 @@ int vta_fsim_run(vta_fsim *sim, uint64_t insn_phys, uint32_t count, uint64_t tim
  * use ("avx512-vnni", "avx2", "portable"). */
 const char *vta_fsim_set_simd(vta_fsim *sim, int enable);
 
+/* The name of the kernel set in use. */
+const char *vta_fsim_kernels(const vta_fsim *sim);
+
 /* Chooses a kernel set by name ("avx512-vnni", "avx2", "portable"), for tests that compare them
  * and for benchmarks. VTA_ERR_UNSUPPORTED when this host cannot run it; VTA_ERR_INVALID for an
  * unknown name. */
