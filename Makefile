@@ -96,11 +96,11 @@ $(BUILD)/san/tests/%.o: tests/%.c $(GEN_HEADERS)
 $(BUILD)/san/tests/%: $(BUILD)/san/tests/%.o $(SAN_SUPPORT_OBJS) $(SAN_HOST_NOMAIN) $(EXTRA_HOST_LIBS_SAN) $(SAN_LIBA)
 	$(Q)$(CXX) $(SAN_FLAGS) -o $@ $< $(SAN_SUPPORT_OBJS) $(SAN_HOST_NOMAIN) $(EXTRA_HOST_LIBS_SAN) $(SAN_LIBA) -lcmocka $(EXTRA_HOST_LDLIBS) $(LIBS)
 
-tests: $(TEST_BINS) $(SAN_VTA) $(VTA)
+tests: $(TEST_BINS) $(SAN_VTA) $(VTA) $(LIBA) $(LIBSO)
 
 test: deps
 	$(Q)$(MAKE) --no-print-directory -j$$(nproc) tests
-	$(Q)VTA_BIN=$(abspath $(SAN_VTA)) scripts/run-tests.sh $(TEST_BINS)
+	$(Q)VTA_BUILD=$(BUILD) VTA_BIN=$(abspath $(SAN_VTA)) scripts/run-tests.sh $(TEST_BINS)
 
 demo: $(VTA)
 	$(Q)$(VTA) demo

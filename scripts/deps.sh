@@ -7,6 +7,12 @@ pkgs=(gcc g++ make pkg-config bc libcmocka-dev libcjson-dev zlib1g-dev)
 [ -f "$(dirname "$0")/deps.list" ] && mapfile -t -O ${#pkgs[@]} pkgs < <(grep -v '^#' "$(dirname "$0")/deps.list" | grep .)
 missing=()
 for p in "${pkgs[@]}"; do
+  # "package|command": satisfied when the command is already on PATH (e.g. a Node.js that
+  # did not come from Debian, whose npm would conflict with Debian's).
+  if [[ $p == *"|"* ]]; then
+    command -v "${p#*|}" >/dev/null 2>&1 && continue
+    p=${p%%|*}
+  fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0

@@ -66,10 +66,15 @@ static void test_mem_reports_exhaustion(void **state) {
   vta_mem *m;
   vta_error err;
   assert_int_equal(vta_mem_create(1 << 16, &m, NULL), VTA_OK);
-  uint64_t a;
-  assert_int_equal(vta_mem_alloc(m, 1 << 20, &a, &err), VTA_ERR_NOMEM);
-  assert_non_null(strstr(err.msg, "no free range"));
+  uint64_t a, b;
+  int too_big = vta_mem_alloc(m, 1 << 20, &a, &err);
+  int first = vta_mem_alloc(m, 40000, &a, NULL);
+  int second = vta_mem_alloc(m, 40000, &b, &err);
   vta_mem_destroy(m);
+  assert_int_equal(too_big, VTA_ERR_NOMEM);
+  assert_int_equal(first, VTA_OK);
+  assert_int_equal(second, VTA_ERR_NOMEM);
+  assert_non_null(strstr(err.msg, "no free range"));
 }
 
 int main(void) {

@@ -1,0 +1,369 @@
+/* compiler.h - the compiler's one internal header: a section per file, in pipeline order.
+ *
+ *     vta_error err;
+ *     vta_graph *g = vta_onnx_import_file("model.onnx", NULL, &err);      // onnx.c
+ *     vta_compile_opts o = {0};
+ *     vta_compile_graph(g, &o, &err);     // shape inference + passes (pipeline.c)
+ *     vta_cpu_code code;
+ *     vta_codegen_llvm(g, &code, &err);   // one LLVM function per node (codegen_llvm.c)
+ *     vta_bundle_write(g, &code, &bytes, &size, &err);                      // bundle.c
+ *
+ * The graph IR is deliberately small: tensors ("values") and operators ("nodes") in two arrays
+ * that refer to each other by index, nodes kept in topological order, every operator named by
+ * one enum written once in VTA_GOPS. Operator parameters are named attributes exactly as in ONNX;
+ * the importer and shape inference turn ONNX's "parameters given as constant inputs" (Reshape's
+ * shape, Clip's bounds, Pad's pads, ...) into attributes, so later passes and the code
+ * generators see one canonical form. Elementwise operators fused into their producer are kept
+ * as a list of epilogue steps on the producer, printed as "| Relu".
+ */
+#ifndef VTA_COMPILER_H
+#define VTA_COMPILER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vta/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* Operators (graph.c owns the tables)                                                        */
+
+/* Kinds: how shape inference and the code generator treat an operator. */
+enum {
+  VTA_OPK_UNARY,   /* elementwise, one input, may be an epilogue */
+  VTA_OPK_BINARY,  /* elementwise with broadcasting, two inputs, may be an epilogue */
+  VTA_OPK_OTHER
+};
+
+/* X(enum suffix, ONNX op_type, kind) */
+#define VTA_GOPS(X)                                  \
+  X(CONV, "Conv", VTA_OPK_OTHER)                    \
+  X(CONV_TRANSPOSE, "ConvTranspose", VTA_OPK_OTHER) \
+  X(GEMM, "Gemm", VTA_OPK_OTHER)                    \
+  X(MATMUL, "MatMul", VTA_OPK_OTHER)                \
+  X(ADD, "Add", VTA_OPK_BINARY)                     \
+  X(SUB, "Sub", VTA_OPK_BINARY)                     \
+  X(MUL, "Mul", VTA_OPK_BINARY)                     \
+  X(DIV, "Div", VTA_OPK_BINARY)                     \
+  X(POW, "Pow", VTA_OPK_BINARY)                     \
+  X(MAX, "Max", VTA_OPK_BINARY)                     \
+  X(MIN, "Min", VTA_OPK_BINARY)                     \
+  X(PRELU, "PRelu", VTA_OPK_BINARY)                 \
+  X(RELU, "Relu", VTA_OPK_UNARY)                    \
+  X(LEAKY_RELU, "LeakyRelu", VTA_OPK_UNARY)         \
+  X(CLIP, "Clip", VTA_OPK_UNARY)                    \
+  X(SIGMOID, "Sigmoid", VTA_OPK_UNARY)              \
+  X(HARD_SIGMOID, "HardSigmoid", VTA_OPK_UNARY)     \
+  X(HARD_SWISH, "HardSwish", VTA_OPK_UNARY)         \
+  X(TANH, "Tanh", VTA_OPK_UNARY)                    \
+  X(EXP, "Exp", VTA_OPK_UNARY)                      \
+  X(LOG, "Log", VTA_OPK_UNARY)                      \
+  X(SQRT, "Sqrt", VTA_OPK_UNARY)                    \
+  X(NEG, "Neg", VTA_OPK_UNARY)                      \
+  X(ABS, "Abs", VTA_OPK_UNARY)                      \
+  X(RECIPROCAL, "Reciprocal", VTA_OPK_UNARY)        \
+  X(FLOOR, "Floor", VTA_OPK_UNARY)                  \
+  X(CEIL, "Ceil", VTA_OPK_UNARY)                    \
+  X(ELU, "Elu", VTA_OPK_UNARY)                      \
+  X(SELU, "Selu", VTA_OPK_UNARY)                    \
+  X(SOFTPLUS, "Softplus", VTA_OPK_UNARY)            \
+  X(SOFTSIGN, "Softsign", VTA_OPK_UNARY)            \
+  X(IDENTITY, "Identity", VTA_OPK_UNARY)            \
+  X(MAXPOOL, "MaxPool", VTA_OPK_OTHER)              \
+  X(AVGPOOL, "AveragePool", VTA_OPK_OTHER)          \
+  X(GLOBAL_AVGPOOL, "GlobalAveragePool", VTA_OPK_OTHER) \
+  X(GLOBAL_MAXPOOL, "GlobalMaxPool", VTA_OPK_OTHER) \
+  X(SOFTMAX, "Softmax", VTA_OPK_OTHER)              \
+  X(CONCAT, "Concat", VTA_OPK_OTHER)                \
+  X(RESHAPE, "Reshape", VTA_OPK_OTHER)              \
+  X(FLATTEN, "Flatten", VTA_OPK_OTHER)              \
+  X(TRANSPOSE, "Transpose", VTA_OPK_OTHER)          \
+  X(SQUEEZE, "Squeeze", VTA_OPK_OTHER)              \
+  X(UNSQUEEZE, "Unsqueeze", VTA_OPK_OTHER)          \
+  X(PAD, "Pad", VTA_OPK_OTHER)                      \
+  X(SLICE, "Slice", VTA_OPK_OTHER)                  \
+  X(RESIZE, "Resize", VTA_OPK_OTHER)                \
+  X(BATCHNORM, "BatchNormalization", VTA_OPK_OTHER) \
+  X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER) \
+  X(SHAPE, "Shape", VTA_OPK_OTHER)                  \
+  X(CAST, "Cast", VTA_OPK_OTHER)                    \
+  X(GATHER, "Gather", VTA_OPK_OTHER)                \
+  X(DROPOUT, "Dropout", VTA_OPK_OTHER)
+
+typedef enum vta_gop {
+#define VTA_X_(e, name, kind) VTA_GOP_##e,
+  VTA_GOPS(VTA_X_)
+#undef VTA_X_
+  VTA_GOP_COUNT
+} vta_gop;
+
+const char *vta_op_name(vta_gop op);
+int vta_op_kind(vta_gop op);
+/* The operator called name, or VTA_GOP_COUNT. */
+vta_gop vta_op_lookup(const char *name);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Graph IR (graph.c)                                                                         */
+
+#define VTA_MAX_RANK 8
+
+/* Element types, in ONNX's TensorProto numbering where one exists (vta_dtype_onnx). */
+typedef enum vta_dtype {
+  VTA_DT_F32,
+  VTA_DT_I64,
+  VTA_DT_I32,
+  VTA_DT_I8,
+  VTA_DT_U8,
+  VTA_DT_BOOL,
+  VTA_DT_F64,
+  VTA_DT_COUNT
+} vta_dtype;
+
+const char *vta_dtype_name(vta_dtype t);   /* "f32", "i64", ... as in the text form */
+size_t vta_dtype_size(vta_dtype t);
+int vta_dtype_onnx(vta_dtype t);           /* TensorProto.DataType number */
+int vta_dtype_from_onnx(int onnx_type, vta_dtype *out);  /* -1 if not supported */
+int vta_dtype_lookup(const char *name, vta_dtype *out);
+
+typedef struct vta_gvalue {
+  char *name;
+  vta_dtype dtype;
+  int rank;                     /* -1 until shape inference knows it */
+  int64_t dims[VTA_MAX_RANK];
+  void *data;                   /* constant's elements (owned), NULL for computed values */
+  int producer;                 /* index of the producing node, -1 for inputs and constants */
+  int is_input, is_output;
+} vta_gvalue;
+
+typedef enum vta_attr_kind {
+  VTA_ATTR_INT,
+  VTA_ATTR_FLOAT,
+  VTA_ATTR_INTS,
+  VTA_ATTR_FLOATS,
+  VTA_ATTR_STRING,
+  VTA_ATTR_COUNT
+} vta_attr_kind;
+
+typedef struct vta_attr {
+  char *name;
+  vta_attr_kind kind;
+  int64_t i;
+  float f;
+  int n;             /* element count of ints/floats */
+  int64_t *ints;
+  float *floats;
+  char *s;
+} vta_attr;
+
+/* One fused elementwise step applied to a node's (single) output before it is stored: the
+ * running value combined with arg (a value index, or -1 for unary steps); arg_left says the
+ * argument is the left operand ("Sub(%c, .)"). */
+typedef struct vta_epilogue {
+  vta_gop op;
+  int arg;
+  int arg_left;
+  int n_attrs;
+  vta_attr *attrs;
+} vta_epilogue;
+
+typedef struct vta_node {
+  vta_gop op;
+  char *name;
+  int n_in, n_out;
+  int *in;           /* value indices, -1 for an omitted optional input */
+  int *out;
+  int n_attrs;
+  vta_attr *attrs;
+  int n_epi;
+  vta_epilogue *epi;
+} vta_node;
+
+typedef struct vta_graph {
+  int opset;                     /* default-domain opset the model was written for */
+  int n_values, cap_values;
+  vta_gvalue *values;
+  int n_nodes, cap_nodes;
+  vta_node *nodes;               /* topological order */
+  int n_inputs, n_outputs;
+  int *inputs, *outputs;         /* value indices */
+} vta_graph;
+
+vta_graph *vta_graph_create(void);
+void vta_graph_destroy(vta_graph *g);
+/* Adds a value; name is copied. Returns its index, or -1 when out of memory. */
+int vta_graph_add_value(vta_graph *g, const char *name, vta_dtype dtype);
+/* Index of the value called name, or -1. Linear; the importer keeps its own hash. */
+int vta_graph_find_value(const vta_graph *g, const char *name);
+/* Appends a node (arrays copied, attributes start empty). Returns its index or -1. */
+int vta_graph_add_node(vta_graph *g, vta_gop op, const char *name, int n_in, const int *in,
+                       int n_out, const int *out);
+int vta_graph_add_input(vta_graph *g, int value);
+int vta_graph_add_output(vta_graph *g, int value);
+
+int64_t vta_value_count(const vta_gvalue *v);  /* element count (1 for rank 0) */
+size_t vta_value_bytes(const vta_gvalue *v);
+/* Gives value v the shape and fresh zeroed constant storage; returns 0 or -1 (no memory). */
+int vta_value_set_const(vta_gvalue *v, vta_dtype t, int rank, const int64_t *dims);
+
+/* Attributes: set replaces an attribute of the same name. */
+int vta_attrs_set_int(int *n, vta_attr **a, const char *name, int64_t v);
+int vta_attrs_set_float(int *n, vta_attr **a, const char *name, float v);
+int vta_attrs_set_ints(int *n, vta_attr **a, const char *name, int count, const int64_t *v);
+int vta_attrs_set_floats(int *n, vta_attr **a, const char *name, int count, const float *v);
+int vta_attrs_set_string(int *n, vta_attr **a, const char *name, const char *v);
+void vta_attrs_free(int n, vta_attr *a);
+const vta_attr *vta_node_attr(const vta_node *nd, const char *name);
+int64_t vta_node_int(const vta_node *nd, const char *name, int64_t dflt);
+float vta_node_float(const vta_node *nd, const char *name, float dflt);
+const char *vta_node_string(const vta_node *nd, const char *name, const char *dflt);
+/* Copies an INTS attribute into out (at most max entries); returns its count or -1 if absent. */
+int vta_node_ints(const vta_node *nd, const char *name, int64_t *out, int max);
+void vta_node_remove_attr(vta_node *nd, const char *name);
+/* Removes input i of a node (shifting later ones down). */
+void vta_node_drop_input(vta_node *nd, int i);
+
+/* Describes node i as "node 12 'conv1' (Conv)" for error messages. */
+const char *vta_node_describe(const vta_graph *g, int i, char *buf, size_t size);
+
+/* Removes the nodes with dead[i] set (keeping order), then compacts the values. */
+int vta_graph_remove_nodes(vta_graph *g, const char *dead, vta_error *err);
+/* How many times value v is read: node inputs, epilogue arguments, graph outputs. */
+int vta_value_uses(const vta_graph *g, int v);
+
+/* Recomputes every value's producer and drops values nothing refers to. */
+int vta_graph_compact(vta_graph *g, vta_error *err);
+
+/* Text form. Constants with at most 16 elements are printed inline; larger ones as "= ..."
+ * unless flags ask for VTA_PRINT_FULL (every element, parseable) or VTA_PRINT_REFS ("= @K",
+ * the K-th large constant in value order, as the bundle stores them). */
+enum { VTA_PRINT_FULL = 1, VTA_PRINT_REFS = 2 };
+void vta_graph_print(const vta_graph *g, FILE *f, int flags);
+/* Prints into a malloc'd string. */
+char *vta_graph_print_string(const vta_graph *g, int flags);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Text parser (parse.c)                                                                      */
+
+/* Reads the text form back. "= @K" constants take their data from refs[K] (sizes checked);
+ * elided constants ("= ...") are refused. Errors name the line and column. */
+typedef struct vta_const_ref {
+  const void *data;
+  size_t size;
+} vta_const_ref;
+
+vta_graph *vta_graph_parse(const char *text, size_t len, const vta_const_ref *refs, int n_refs,
+                           vta_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* ONNX import (onnx.c)                                                                       */
+
+typedef struct vta_import_opts {
+  /* Values to use for symbolic input dimensions ("N", "batch", -1): 1 when 0. */
+  int64_t dynamic_dim;
+  /* Inputs whose values are fixed at compile time (they become constants), e.g. the shape
+   * input of a Reshape in ONNX's node tests. The graph copies the data. */
+  int n_fixed;
+  const char *const *fixed_names;
+  const vta_gvalue *fixed_values;
+  /* Shapes for inputs with symbolic dimensions (a known dimension must agree); a NULL name
+   * means the first graph input. */
+  int n_shapes;
+  const char *const *shape_names;
+  const int *shape_ranks;
+  const int64_t (*shape_dims)[VTA_MAX_RANK];
+} vta_import_opts;
+
+vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts *opts,
+                           vta_error *err);
+vta_graph *vta_onnx_import_file(const char *path, const vta_import_opts *opts, vta_error *err);
+/* Decodes a serialized TensorProto (ONNX test data's input_0.pb) into a constant value
+ * (name, dtype, shape, data; caller frees with vta_value_free). */
+int vta_onnx_read_tensor(const void *data, size_t size, vta_gvalue *out, vta_error *err);
+void vta_value_free(vta_gvalue *v);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Shape and type inference (shape.c), constant evaluation (eval.c)                           */
+
+/* Infers every value's type and shape in node order, turning constant parameter inputs into
+ * attributes. Errors name the node and what is inconsistent. */
+int vta_shape_infer(vta_graph *g, vta_error *err);
+/* Infers the outputs of node i only (inputs must be known). */
+int vta_shape_infer_node(vta_graph *g, int i, vta_error *err);
+/* Can node i be evaluated now (all inputs constant, evaluable op)? */
+int vta_eval_can(const vta_graph *g, int i);
+/* Evaluates node i on constant inputs, storing the outputs as constants. */
+int vta_eval_node(vta_graph *g, int i, vta_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Passes (one file each) and the pipeline (pipeline.c)                                       */
+
+int vta_pass_fold(vta_graph *g, vta_error *err);        /* fold.c: constant folding */
+int vta_pass_bnfold(vta_graph *g, vta_error *err);      /* bnfold.c: BN into Conv, or Mul+Add */
+int vta_pass_dce(vta_graph *g, vta_error *err);         /* dce.c: dead-node removal */
+int vta_pass_fuse(vta_graph *g, vta_error *err);        /* fuse.c: elementwise epilogues */
+int vta_graph_verify(const vta_graph *g, vta_error *err); /* verify.c */
+
+typedef struct vta_compile_opts {
+  const char *dump;    /* letters: i import, s shapes, f fold, b bnfold, d dce, e fuse */
+  FILE *dump_file;     /* where dumps go (stderr when NULL) */
+  int verify;          /* run the verifier after every pass (always on in test builds) */
+} vta_compile_opts;
+
+/* Shape inference then fold, bnfold, fold, dce, fuse, with dumps and verification. */
+int vta_compile_graph(vta_graph *g, const vta_compile_opts *o, vta_error *err);
+/* The operators the CPU code generator implements (for `vta info` and the docs). */
+int vta_codegen_supports(vta_gop op);
+
+/* ------------------------------------------------------------------------------------------ */
+/* CPU code generation (codegen_llvm.c) and the JIT (llvm_jit.c)                              */
+
+/* Kernel calling convention: void vta_k<node>(void **args) with args = the node's present
+ * inputs (in order), then its epilogue arguments, then its outputs, each a pointer to the
+ * value's elements in row-major order. */
+typedef void (*vta_kernel_fn)(void **args);
+
+typedef struct vta_cpu_code {
+  unsigned char *bitcode;  /* optimised LLVM bitcode of all kernels (malloc'd) */
+  size_t size;
+} vta_cpu_code;
+
+/* Symbol name of node i's kernel ("vta_k12"); the node must need code (vta_node_needs_code). */
+void vta_kernel_name(int node, char *buf, size_t size);
+int vta_node_needs_code(const vta_graph *g, int i);
+/* Number of args of node i's kernel, and their value indices (array of at least that size). */
+int vta_kernel_args(const vta_graph *g, int i, int *values);
+
+int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err);
+void vta_cpu_code_free(vta_cpu_code *c);
+/* Writes a native object for triple (NULL: the host) from the bitcode. */
+int vta_codegen_emit_obj(const vta_cpu_code *c, const char *triple, const char *path,
+                         vta_error *err);
+/* Writes LLVM IR text. */
+int vta_codegen_emit_ll(const vta_cpu_code *c, const char *path, vta_error *err);
+
+typedef struct vta_cpu_jit vta_cpu_jit;
+/* JIT-compiles the bitcode with ORC LLJIT; fns[i] receives node i's kernel (NULL for nodes
+ * without code). */
+vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *c, const vta_graph *g, vta_kernel_fn *fns,
+                                vta_error *err);
+void vta_cpu_jit_destroy(vta_cpu_jit *j);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Bundle file (bundle.c)                                                                     */
+
+#define VTA_BUNDLE_VERSION 1
+
+int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char **bytes,
+                     size_t *size, vta_error *err);
+/* Checks magic, version, sizes and checksum; returns a graph and the CPU code (copies). */
+int vta_bundle_read(const unsigned char *bytes, size_t size, vta_graph **g, vta_cpu_code *code,
+                    vta_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,488 @@
+/* onnx.c - ONNX import: a ModelProto (decoded by protobuf-c code generated from Debian's
+ * onnx.proto) becomes a vta_graph.
+ *
+ * The design idea: import is a faithful, shallow translation. Each ONNX node becomes one IR
+ * node with its attributes copied by name; initializers and Constant nodes become constant
+ * values; graph inputs become inputs with their symbolic dimensions fixed. Only what cannot be
+ * expressed in the IR's node-per-op form is rewritten here: variadic Max/Min/Sum/Mean become
+ * chains of binary nodes, ConstantOfShape's tensor attribute becomes a scalar. Everything that
+ * depends on shapes or on constant inputs (Reshape's shape, Clip's bounds) is left to
+ * shape.c. Every error names the node, its op type and what is wrong.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/compiler.h"
+#include "onnx/onnx.pb-c.h"
+
+#define MIN_OPSET 9
+#define MAX_OPSET 17
+
+typedef struct {
+  vta_graph *g;
+  vta_error *err;
+  const vta_import_opts *opts;
+} importer;
+
+static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *what,
+                         vta_error *err) {
+  vta_dtype dt;
+  if (!t->has_data_type || vta_dtype_from_onnx(t->data_type, &dt))
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "%s: tensor element type %d is not supported (float32, float64, int64, "
+                         "int32, int8, uint8, bool are)", what, t->has_data_type ? t->data_type : 0);
+  if (t->n_dims > VTA_MAX_RANK)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: %zu dimensions, at most %d supported",
+                         what, t->n_dims, VTA_MAX_RANK);
+  if ((t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) ||
+      t->n_external_data)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "%s: tensor data stored in an external file is not supported", what);
+  int64_t dims[VTA_MAX_RANK];
+  /* Check the element count against the stored data before allocating anything, so a
+   * corrupt or hostile shape cannot ask for terabytes. */
+  size_t count0 = 1, esz0 = vta_dtype_size(dt), have0;
+  for (size_t i = 0; i < t->n_dims; i++) {
+    if (t->dims[i] < 0 || (t->dims[i] && count0 > (SIZE_MAX >> 4) / (size_t)t->dims[i]))
+      return vta_error_set(err, VTA_ERR_INVALID, "%s: dimension %zu (%lld) is negative or too large",
+                           what, i, (long long)t->dims[i]);
+    count0 *= (size_t)t->dims[i];
+  }
+  if (t->has_raw_data)
+    have0 = t->raw_data.len / (esz0 ? esz0 : 1);
+  else if (dt == VTA_DT_F32)
+    have0 = t->n_float_data;
+  else if (dt == VTA_DT_F64)
+    have0 = t->n_double_data;
+  else if (dt == VTA_DT_I64)
+    have0 = t->n_int64_data;
+  else
+    have0 = t->n_int32_data;
+  if (have0 != count0)
+    return vta_error_set(err, VTA_ERR_INVALID, "%s: %zu elements stored, the shape needs %zu", what,
+                         have0, count0);
+  for (size_t i = 0; i < t->n_dims; i++) {
+    if (t->dims[i] < 0)
+      return vta_error_set(err, VTA_ERR_INVALID, "%s: negative dimension %lld", what,
+                           (long long)t->dims[i]);
+    dims[i] = t->dims[i];
+  }
+  if (vta_value_set_const(v, dt, (int)t->n_dims, dims))
+    return vta_error_set(err, VTA_ERR_NOMEM, "%s: out of memory", what);
+  size_t count = (size_t)vta_value_count(v), esz = vta_dtype_size(dt);
+  if (t->has_raw_data) {
+    if (t->raw_data.len != count * esz)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "%s: raw_data holds %zu bytes, the shape needs %zu", what,
+                           t->raw_data.len, count * esz);
+    if (count) memcpy(v->data, t->raw_data.data, count * esz);
+    return VTA_OK;
+  }
+  size_t have;
+  switch (dt) {
+  case VTA_DT_F32: have = t->n_float_data; break;
+  case VTA_DT_F64: have = t->n_double_data; break;
+  case VTA_DT_I64: have = t->n_int64_data; break;
+  default: have = t->n_int32_data; break;
+  }
+  if (have != count)
+    return vta_error_set(err, VTA_ERR_INVALID, "%s: %zu elements stored, the shape needs %zu",
+                         what, have, count);
+  for (size_t i = 0; i < count; i++) {
+    switch (dt) {
+    case VTA_DT_F32: ((float *)v->data)[i] = t->float_data[i]; break;
+    case VTA_DT_F64: ((double *)v->data)[i] = t->double_data[i]; break;
+    case VTA_DT_I64: ((int64_t *)v->data)[i] = t->int64_data[i]; break;
+    case VTA_DT_I32: ((int32_t *)v->data)[i] = t->int32_data[i]; break;
+    case VTA_DT_I8: ((int8_t *)v->data)[i] = (int8_t)t->int32_data[i]; break;
+    default: ((uint8_t *)v->data)[i] = (uint8_t)t->int32_data[i]; break;
+    }
+  }
+  return VTA_OK;
+}
+
+int vta_onnx_read_tensor(const void *data, size_t size, vta_gvalue *out, vta_error *err) {
+  memset(out, 0, sizeof *out);
+  out->producer = -1;
+  Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, size, data);
+  if (!t) return vta_error_set(err, VTA_ERR_INVALID, "not a serialized ONNX TensorProto");
+  int rc = decode_tensor(t, out, t->name && t->name[0] ? t->name : "tensor", err);
+  if (rc == VTA_OK) {
+    out->name = strdup(t->name ? t->name : "");
+    if (!out->name) rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  }
+  onnx__tensor_proto__free_unpacked(t, NULL);
+  if (rc) vta_value_free(out);
+  return rc;
+}
+
+/* The value called name, created (as a computed f32 value) when first seen. */
+static int value_for(importer *im, const char *name) {
+  int v = vta_graph_find_value(im->g, name);
+  if (v >= 0) return v;
+  return vta_graph_add_value(im->g, name, VTA_DT_F32);
+}
+
+static int copy_attrs(importer *im, int ni, const Onnx__NodeProto *np, const char *where) {
+  vta_node *nd = &im->g->nodes[ni];
+  for (size_t k = 0; k < np->n_attribute; k++) {
+    const Onnx__AttributeProto *a = np->attribute[k];
+    int rc = 0;
+    switch (a->type) {
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+      rc = vta_attrs_set_int(&nd->n_attrs, &nd->attrs, a->name, a->i);
+      break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+      rc = vta_attrs_set_float(&nd->n_attrs, &nd->attrs, a->name, a->f);
+      break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+      rc = vta_attrs_set_ints(&nd->n_attrs, &nd->attrs, a->name, (int)a->n_ints, a->ints);
+      break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
+      rc = vta_attrs_set_floats(&nd->n_attrs, &nd->attrs, a->name, (int)a->n_floats, a->floats);
+      break;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
+      char *s = strndup((const char *)a->s.data, a->s.len);
+      rc = s ? vta_attrs_set_string(&nd->n_attrs, &nd->attrs, a->name, s) : -1;
+      free(s);
+      break;
+    }
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR:
+      if (nd->op == VTA_GOP_CONSTANT_OF_SHAPE && strcmp(a->name, "value") == 0 && a->t) {
+        vta_gvalue tv = {0};
+        if (decode_tensor(a->t, &tv, where, im->err)) {
+          vta_value_free(&tv);
+          return -1;
+        }
+        if (vta_value_count(&tv) != 1) {
+          vta_value_free(&tv);
+          return vta_error_set(im->err, VTA_ERR_INVALID,
+                               "%s: attribute 'value' must hold one element", where);
+        }
+        double x = 0;
+        switch (tv.dtype) {
+        case VTA_DT_F32: x = *(float *)tv.data; break;
+        case VTA_DT_F64: x = *(double *)tv.data; break;
+        case VTA_DT_I64: x = (double)*(int64_t *)tv.data; break;
+        case VTA_DT_I32: x = *(int32_t *)tv.data; break;
+        case VTA_DT_I8: x = *(int8_t *)tv.data; break;
+        default: x = *(uint8_t *)tv.data; break;
+        }
+        rc = vta_attrs_set_float(&nd->n_attrs, &nd->attrs, "value", (float)x) ||
+             vta_attrs_set_int(&nd->n_attrs, &nd->attrs, "dtype", vta_dtype_onnx(tv.dtype));
+        vta_value_free(&tv);
+        break;
+      }
+      /* fall through */
+    default:
+      return vta_error_set(im->err, VTA_ERR_UNSUPPORTED,
+                           "%s: attribute '%s' has a type (%d) this compiler does not support",
+                           where, a->name, (int)a->type);
+    }
+    if (rc) return vta_error_set(im->err, VTA_ERR_NOMEM, "%s: out of memory", where);
+  }
+  return 0;
+}
+
+/* Constant node: its one attribute is the value. */
+static int import_constant(importer *im, const Onnx__NodeProto *np, const char *where) {
+  if (np->n_output != 1)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: a Constant needs exactly one output", where);
+  if (vta_graph_find_value(im->g, np->output[0]) >= 0)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: output '%s' is defined twice", where,
+                         np->output[0]);
+  int v = vta_graph_add_value(im->g, np->output[0], VTA_DT_F32);
+  if (v < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+  vta_gvalue *val = &im->g->values[v];
+  if (np->n_attribute != 1)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: a Constant needs exactly one attribute",
+                         where);
+  const Onnx__AttributeProto *a = np->attribute[0];
+  int64_t n;
+  if (strcmp(a->name, "value") == 0 && a->t) return decode_tensor(a->t, val, where, im->err);
+  if (strcmp(a->name, "value_float") == 0 || strcmp(a->name, "value_int") == 0) {
+    int is_f = a->name[6] == 'f';
+    if (vta_value_set_const(val, is_f ? VTA_DT_F32 : VTA_DT_I64, 0, NULL))
+      return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+    if (is_f)
+      *(float *)val->data = a->f;
+    else
+      *(int64_t *)val->data = a->i;
+    return 0;
+  }
+  if (strcmp(a->name, "value_floats") == 0 || strcmp(a->name, "value_ints") == 0) {
+    int is_f = a->name[6] == 'f';
+    n = is_f ? (int64_t)a->n_floats : (int64_t)a->n_ints;
+    if (vta_value_set_const(val, is_f ? VTA_DT_F32 : VTA_DT_I64, 1, &n))
+      return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+    if (n) memcpy(val->data, is_f ? (void *)a->floats : (void *)a->ints, (size_t)n * (is_f ? 4 : 8));
+    return 0;
+  }
+  return vta_error_set(im->err, VTA_ERR_UNSUPPORTED,
+                       "%s: Constant attribute '%s' is not supported (value, value_float(s), "
+                       "value_int(s) are)", where, a->name);
+}
+
+static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
+  char where[512];
+  const char *nm = np->name && np->name[0] ? np->name : (np->n_output ? np->output[0] : "");
+  snprintf(where, sizeof where, "node %d '%s' (%s)", idx, nm, np->op_type ? np->op_type : "?");
+  if (np->domain && np->domain[0] && strcmp(np->domain, "ai.onnx") != 0)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED,
+                         "%s: operator domain '%s' is not supported (only the default ONNX domain)",
+                         where, np->domain);
+  if (!np->op_type) return vta_error_set(im->err, VTA_ERR_INVALID, "%s: no op_type", where);
+  if (strcmp(np->op_type, "Constant") == 0) return import_constant(im, np, where);
+  const char *opname = np->op_type;
+  int variadic = strcmp(opname, "Sum") == 0 || strcmp(opname, "Mean") == 0 ||
+                 ((strcmp(opname, "Max") == 0 || strcmp(opname, "Min") == 0));
+  vta_gop op;
+  if (strcmp(opname, "Sum") == 0 || strcmp(opname, "Mean") == 0)
+    op = VTA_GOP_ADD;
+  else
+    op = vta_op_lookup(opname);
+  if (op == VTA_GOP_COUNT)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: operator %s is not supported", where,
+                         opname);
+  int ins[64], outs[16];
+  if (np->n_input > 64 || np->n_output > 16)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: too many inputs or outputs", where);
+  for (size_t k = 0; k < np->n_input; k++) {
+    if (!np->input[k][0]) {
+      ins[k] = -1;
+      continue;
+    }
+    ins[k] = vta_graph_find_value(im->g, np->input[k]);
+    if (ins[k] < 0)
+      return vta_error_set(im->err, VTA_ERR_INVALID,
+                           "%s: input '%s' is not a graph input, initializer or earlier output",
+                           where, np->input[k]);
+  }
+  size_t n_out = np->n_output;
+  if (op == VTA_GOP_DROPOUT || op == VTA_GOP_BATCHNORM) n_out = 1; /* inference: mask/stats unused */
+  if (n_out < 1) return vta_error_set(im->err, VTA_ERR_INVALID, "%s: no outputs", where);
+  for (size_t k = 0; k < n_out; k++) {
+    if (vta_graph_find_value(im->g, np->output[k]) >= 0)
+      return vta_error_set(im->err, VTA_ERR_INVALID, "%s: output '%s' is defined twice", where,
+                           np->output[k]);
+    outs[k] = value_for(im, np->output[k]);
+    if (outs[k] < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+  }
+  if (variadic) {
+    if (np->n_input < 1)
+      return vta_error_set(im->err, VTA_ERR_INVALID, "%s: needs at least one input", where);
+    /* A chain of binary nodes; the intermediate values get derived names. */
+    int acc = ins[0];
+    if (np->n_input == 1) {
+      int ni = vta_graph_add_node(im->g, VTA_GOP_IDENTITY, nm, 1, ins, 1, outs);
+      return ni < 0 ? vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory") : 0;
+    }
+    int mean = strcmp(opname, "Mean") == 0;
+    for (size_t k = 1; k < np->n_input; k++) {
+      int dst = outs[0];
+      if (k + 1 < np->n_input || mean) {
+        char tmp[600];
+        snprintf(tmp, sizeof tmp, "%s.%zu", np->output[0], k);
+        dst = vta_graph_add_value(im->g, tmp, VTA_DT_F32);
+        if (dst < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+      }
+      int pair[2] = {acc, ins[k]};
+      if (vta_graph_add_node(im->g, op, nm, 2, pair, 1, &dst) < 0)
+        return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+      acc = dst;
+    }
+    if (mean) {
+      char tmp[600];
+      snprintf(tmp, sizeof tmp, "%s.scale", np->output[0]);
+      int c = vta_graph_add_value(im->g, tmp, VTA_DT_F32);
+      if (c < 0 || vta_value_set_const(&im->g->values[c], VTA_DT_F32, 0, NULL))
+        return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+      *(float *)im->g->values[c].data = 1.0f / (float)np->n_input;
+      int pair[2] = {acc, c};
+      if (vta_graph_add_node(im->g, VTA_GOP_MUL, nm, 2, pair, 1, outs) < 0)
+        return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+    }
+    return 0;
+  }
+  int ni = vta_graph_add_node(im->g, op, nm, (int)np->n_input, ins, (int)n_out, outs);
+  if (ni < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+  return copy_attrs(im, ni, np, where);
+}
+
+static int import_input(importer *im, const Onnx__ValueInfoProto *vi) {
+  const char *name = vi->name ? vi->name : "";
+  int v = vta_graph_find_value(im->g, name);
+  if (v >= 0) return 0; /* also an initializer: a constant with a default, keep the constant */
+  for (int k = 0; im->opts && k < im->opts->n_fixed; k++)
+    if (strcmp(im->opts->fixed_names[k], name) == 0) {
+      v = vta_graph_add_value(im->g, name, VTA_DT_F32);
+      const vta_gvalue *fv = &im->opts->fixed_values[k];
+      if (v < 0 || vta_value_set_const(&im->g->values[v], fv->dtype, fv->rank, fv->dims))
+        return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+      memcpy(im->g->values[v].data, fv->data, vta_value_bytes(fv));
+      return 0;
+    }
+  if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+      !vi->type->tensor_type)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED,
+                         "graph input '%s' is not a tensor (sequences and maps are not supported)",
+                         name);
+  const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+  vta_dtype dt;
+  if (!tt->has_elem_type || vta_dtype_from_onnx(tt->elem_type, &dt))
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED,
+                         "graph input '%s': element type %d is not supported", name,
+                         tt->has_elem_type ? tt->elem_type : 0);
+  v = vta_graph_add_value(im->g, name, dt);
+  if (v < 0 || vta_graph_add_input(im->g, v))
+    return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+  vta_gvalue *val = &im->g->values[v];
+  if (!tt->shape)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "graph input '%s' has no shape", name);
+  if (tt->shape->n_dim > VTA_MAX_RANK)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "graph input '%s': more than %d dimensions",
+                         name, VTA_MAX_RANK);
+  val->rank = (int)tt->shape->n_dim;
+  for (int k = 0; im->opts && k < im->opts->n_shapes; k++) {
+    /* A shape without a name applies to the first graph input. */
+    if (im->opts->shape_names[k] ? strcmp(im->opts->shape_names[k], name) != 0 : im->g->n_inputs != 1)
+      continue;
+    if (im->opts->shape_ranks[k] != val->rank)
+      return vta_error_set(im->err, VTA_ERR_INVALID,
+                           "graph input '%s' has rank %d, the given shape has %d", name, val->rank,
+                           im->opts->shape_ranks[k]);
+    for (int i = 0; i < val->rank; i++) {
+      const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+      int64_t given = im->opts->shape_dims[k][i];
+      if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE && d->dim_value >= 0 &&
+          d->dim_value != given)
+        return vta_error_set(im->err, VTA_ERR_INVALID,
+                             "graph input '%s': dimension %d is %lld in the model, %lld given", name,
+                             i, (long long)d->dim_value, (long long)given);
+      val->dims[i] = given;
+    }
+    return 0;
+  }
+  for (size_t i = 0; i < tt->shape->n_dim; i++) {
+    const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+    int64_t x = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ? d->dim_value : -1;
+    if (x < 0) x = im->opts && im->opts->dynamic_dim > 0 ? im->opts->dynamic_dim : 1;
+    val->dims[i] = x;
+  }
+  return 0;
+}
+
+vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts *opts,
+                           vta_error *err) {
+  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, size, data);
+  if (!m) {
+    vta_error_set(err, VTA_ERR_INVALID,
+                  "not an ONNX model (the protobuf ModelProto could not be decoded from %zu bytes)",
+                  size);
+    return NULL;
+  }
+  importer im = {vta_graph_create(), err, opts};
+  if (!im.g) {
+    vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    goto bad;
+  }
+  if (!m->graph) {
+    vta_error_set(err, VTA_ERR_INVALID, "the ONNX model has no graph");
+    goto bad;
+  }
+  int opset = -1;
+  for (size_t i = 0; i < m->n_opset_import; i++) {
+    const Onnx__OperatorSetIdProto *o = m->opset_import[i];
+    if ((!o->domain || !o->domain[0] || strcmp(o->domain, "ai.onnx") == 0) && o->has_version)
+      opset = (int)o->version;
+  }
+  if (opset < 0) {
+    vta_error_set(err, VTA_ERR_INVALID, "the ONNX model imports no default-domain opset");
+    goto bad;
+  }
+  if (opset < MIN_OPSET || opset > MAX_OPSET) {
+    vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                  "the model uses ONNX opset %d; this compiler supports opsets %d to %d", opset,
+                  MIN_OPSET, MAX_OPSET);
+    goto bad;
+  }
+  im.g->opset = opset;
+  const Onnx__GraphProto *gp = m->graph;
+  for (size_t i = 0; i < gp->n_initializer; i++) {
+    const Onnx__TensorProto *t = gp->initializer[i];
+    const char *name = t->name ? t->name : "";
+    char what[300];
+    snprintf(what, sizeof what, "initializer '%s'", name);
+    int v = vta_graph_add_value(im.g, name, VTA_DT_F32);
+    if (v < 0) {
+      vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+      goto bad;
+    }
+    if (decode_tensor(t, &im.g->values[v], what, err)) goto bad;
+  }
+  for (size_t i = 0; i < gp->n_input; i++)
+    if (import_input(&im, gp->input[i])) goto bad;
+  for (size_t i = 0; i < gp->n_node; i++)
+    if (import_node(&im, (int)i, gp->node[i])) goto bad;
+  for (size_t i = 0; i < gp->n_output; i++) {
+    const char *name = gp->output[i]->name ? gp->output[i]->name : "";
+    int v = vta_graph_find_value(im.g, name);
+    if (v < 0) {
+      vta_error_set(err, VTA_ERR_INVALID, "graph output '%s' is produced by no node", name);
+      goto bad;
+    }
+    if (vta_graph_add_output(im.g, v)) {
+      vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+      goto bad;
+    }
+  }
+  if (gp->n_output == 0) {
+    vta_error_set(err, VTA_ERR_INVALID, "the ONNX graph has no outputs");
+    goto bad;
+  }
+  onnx__model_proto__free_unpacked(m, NULL);
+  return im.g;
+bad:
+  onnx__model_proto__free_unpacked(m, NULL);
+  vta_graph_destroy(im.g);
+  return NULL;
+}
+
+vta_graph *vta_onnx_import_file(const char *path, const vta_import_opts *opts, vta_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    vta_error_set(err, VTA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    return NULL;
+  }
+  unsigned char *buf = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len == cap) {
+      cap = cap ? cap * 2 : 1 << 20;
+      unsigned char *nb = realloc(buf, cap);
+      if (!nb) {
+        free(buf);
+        fclose(f);
+        vta_error_set(err, VTA_ERR_NOMEM, "%s: out of memory", path);
+        return NULL;
+      }
+      buf = nb;
+    }
+    size_t got = fread(buf + len, 1, cap - len, f);
+    len += got;
+    if (got == 0) break;
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    free(buf);
+    vta_error_set(err, VTA_ERR_IO, "%s: read error", path);
+    return NULL;
+  }
+  vta_graph *g = vta_onnx_import(buf, len, opts, err);
+  free(buf);
+  if (!g) vta_error_prefix(err, "%s", path);
+  return g;
+}

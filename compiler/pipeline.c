@@ -1,0 +1,65 @@
+/* pipeline.c - the compiler's pass list: a plain sequence of calls with the verifier and the
+ * requested dumps between them (QBE style).
+ *
+ * Dump letters (vta compile -d LETTERS): i after import, s after shape inference, f after
+ * constant folding, b after batch-norm folding, d after dead-node removal, e after epilogue
+ * fusion (the graph the code generator sees). Dumps use the text form parse.c reads back.
+ */
+#include <string.h>
+
+#include "compiler/compiler.h"
+
+static int step(vta_graph *g, const vta_compile_opts *o, char letter, const char *name,
+                int (*pass)(vta_graph *, vta_error *), vta_error *err) {
+  if (pass && pass(g, err)) {
+    vta_error_prefix(err, "%s", name);
+    return -1;
+  }
+#ifdef VTA_TEST_BUILD
+  int verify = 1;
+#else
+  int verify = o && o->verify;
+#endif
+  if (verify && letter != 'i' && vta_graph_verify(g, err)) {
+    vta_error_prefix(err, "after %s", name);
+    return -1;
+  }
+  if (o && o->dump && strchr(o->dump, letter)) {
+    FILE *f = o->dump_file ? o->dump_file : stderr;
+    fprintf(f, "# after %s\n", name);
+    vta_graph_print(g, f, 0);
+  }
+  return 0;
+}
+
+int vta_compile_graph(vta_graph *g, const vta_compile_opts *o, vta_error *err) {
+  if (step(g, o, 'i', "import", NULL, err) || step(g, o, 's', "shape inference", vta_shape_infer, err) ||
+      step(g, o, 'f', "constant folding", vta_pass_fold, err) ||
+      step(g, o, 'b', "batch-norm folding", vta_pass_bnfold, err) ||
+      step(g, o, 'f', "constant folding", vta_pass_fold, err) ||
+      step(g, o, 'd', "dead-node removal", vta_pass_dce, err) ||
+      step(g, o, 'e', "epilogue fusion", vta_pass_fuse, err))
+    return -1;
+  char w[300];
+  for (int i = 0; i < g->n_nodes; i++) {
+    const vta_node *nd = &g->nodes[i];
+    if (!vta_codegen_supports(nd->op))
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "%s: the CPU code generator does not implement %s",
+                           vta_node_describe(g, i, w, sizeof w), vta_op_name(nd->op));
+    for (int k = 0; k < nd->n_in; k++)
+      if (nd->in[k] >= 0 && g->values[nd->in[k]].dtype != VTA_DT_F32)
+        return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                             "%s: input '%s' is %s; the CPU code generator computes float32 "
+                             "only (integer tensors must be compile-time constants)",
+                             vta_node_describe(g, i, w, sizeof w), g->values[nd->in[k]].name,
+                             vta_dtype_name(g->values[nd->in[k]].dtype));
+    for (int k = 0; k < nd->n_out; k++)
+      if (g->values[nd->out[k]].dtype != VTA_DT_F32)
+        return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                             "%s: output is %s; the CPU code generator computes float32 only",
+                             vta_node_describe(g, i, w, sizeof w),
+                             vta_dtype_name(g->values[nd->out[k]].dtype));
+  }
+  return 0;
+}

@@ -1,0 +1,767 @@
+/* shape.c - shape and type inference, and the canonical form of operator parameters.
+ *
+ * The design idea: one walk in node order that, for each node, (1) turns parameters ONNX
+ * passes as constant inputs into attributes (Reshape's shape, Squeeze's axes, Clip's bounds,
+ * Pad's pads, Slice's ranges, Resize's scales), and makes defaults explicit (Conv's pads,
+ * strides and dilations; auto_pad resolved; Transpose's perm; Softmax's axis), then (2) computes
+ * the output types and shapes, and (3) evaluates the node when all its inputs are constants
+ * (eval.c), so that shape computations such as Shape -> Gather -> Concat -> Reshape become
+ * constants before the Reshape that needs them. Every later stage can then rely on explicit,
+ * fully-resolved attributes and static shapes.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/compiler.h"
+
+typedef struct {
+  vta_graph *g;
+  int i;
+  vta_node *nd;
+  vta_error *err;
+  char where[300];
+} ctx;
+
+static int bad(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad(ctx *c, const char *fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return vta_error_set(c->err, VTA_ERR_INVALID, "%s: %s", c->where, msg);
+}
+static int unsupported(ctx *c, const char *what) {
+  return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: %s is not supported", c->where, what);
+}
+
+static vta_gvalue *IN(ctx *c, int k) {
+  return k < c->nd->n_in && c->nd->in[k] >= 0 ? &c->g->values[c->nd->in[k]] : NULL;
+}
+
+static void set_out(ctx *c, int k, vta_dtype t, int rank, const int64_t *dims) {
+  vta_gvalue *v = &c->g->values[c->nd->out[k]];
+  v->dtype = t;
+  v->rank = rank;
+  for (int d = 0; d < rank; d++) v->dims[d] = dims[d];
+}
+
+/* Elements of a constant integer tensor as int64 (count, or -1 if not an integer constant). */
+static int const_ints(const vta_gvalue *v, int64_t *out, int max) {
+  if (!v || !v->data || (v->dtype != VTA_DT_I64 && v->dtype != VTA_DT_I32)) return -1;
+  int64_t n = vta_value_count(v);
+  if (n > max) return -1;
+  for (int64_t i = 0; i < n; i++)
+    out[i] = v->dtype == VTA_DT_I64 ? ((int64_t *)v->data)[i] : ((int32_t *)v->data)[i];
+  return (int)n;
+}
+static int const_floats(const vta_gvalue *v, float *out, int max) {
+  if (!v || !v->data) return -1;
+  int64_t n = vta_value_count(v);
+  if (n > max) return -1;
+  for (int64_t i = 0; i < n; i++) {
+    switch (v->dtype) {
+    case VTA_DT_F32: out[i] = ((float *)v->data)[i]; break;
+    case VTA_DT_F64: out[i] = (float)((double *)v->data)[i]; break;
+    default: return -1;
+    }
+  }
+  return (int)n;
+}
+
+static int set_ints(ctx *c, const char *name, int n, const int64_t *v) {
+  if (vta_attrs_set_ints(&c->nd->n_attrs, &c->nd->attrs, name, n, v))
+    return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
+  return 0;
+}
+static int set_int(ctx *c, const char *name, int64_t v) {
+  if (vta_attrs_set_int(&c->nd->n_attrs, &c->nd->attrs, name, v))
+    return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
+  return 0;
+}
+static int set_float(ctx *c, const char *name, float v) {
+  if (vta_attrs_set_float(&c->nd->n_attrs, &c->nd->attrs, name, v))
+    return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
+  return 0;
+}
+
+/* Moves constant input k into an INTS attribute (then drops the input and any after it). */
+static int input_to_ints(ctx *c, int k, const char *name, int required) {
+  if (k >= c->nd->n_in) {
+    if (required) return bad(c, "input %d (%s) is missing", k, name);
+    return 0;
+  }
+  vta_gvalue *v = IN(c, k);
+  if (v) {
+    int64_t vals[64];
+    int n = const_ints(v, vals, 64);
+    if (n < 0)
+      return bad(c, "input %d (%s) must be a constant integer tensor known at compile time "
+                 "(value '%s' is computed from the model's inputs)", k, name, v->name);
+    if (set_ints(c, name, n, vals)) return -1;
+  } else if (required) {
+    return bad(c, "input %d (%s) is missing", k, name);
+  }
+  c->nd->in[k] = -1;
+  return 0;
+}
+
+static void trim_inputs(vta_node *nd) {
+  while (nd->n_in > 0 && nd->in[nd->n_in - 1] < 0) nd->n_in--;
+}
+
+static int norm_axis(ctx *c, int64_t axis, int rank, int64_t *out) {
+  if (axis < -rank || axis >= rank)
+    return bad(c, "axis %" PRId64 " is out of range for rank %d", axis, rank);
+  *out = axis < 0 ? axis + rank : axis;
+  return 0;
+}
+
+static int need_rank(ctx *c, const vta_gvalue *v, int k) {
+  if (!v) return bad(c, "input %d is missing", k);
+  if (v->rank < 0) return bad(c, "the shape of input %d ('%s') is unknown", k, v->name);
+  return 0;
+}
+
+static int broadcast(ctx *c, const vta_gvalue *a, const vta_gvalue *b, int *rank, int64_t *dims) {
+  int r = a->rank > b->rank ? a->rank : b->rank;
+  for (int d = 0; d < r; d++) {
+    int ia = d - (r - a->rank), ib = d - (r - b->rank);
+    int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
+    if (da != db && da != 1 && db != 1)
+      return bad(c, "shapes of '%s' and '%s' do not broadcast (dimension %d: %" PRId64
+                 " vs %" PRId64 ")", a->name, b->name, d, da, db);
+    dims[d] = da == 1 ? db : da;
+  }
+  *rank = r;
+  return 0;
+}
+
+/* Conv / pools: explicit kernel_shape, strides, dilations, pads; returns spatial output. */
+static int spatial_params(ctx *c, const vta_gvalue *x, const int64_t *kernel, int transpose,
+                          int64_t *out_sp) {
+  int nsp = x->rank - 2;
+  int64_t strides[VTA_MAX_RANK], dil[VTA_MAX_RANK], pads[2 * VTA_MAX_RANK], opad[VTA_MAX_RANK];
+  for (int d = 0; d < nsp; d++) strides[d] = dil[d] = 1, pads[d] = pads[d + nsp] = 0, opad[d] = 0;
+  int n;
+  if ((n = vta_node_ints(c->nd, "strides", strides, nsp)) >= 0 && n != nsp)
+    return bad(c, "strides has %d values, expected %d", n, nsp);
+  if ((n = vta_node_ints(c->nd, "dilations", dil, nsp)) >= 0 && n != nsp)
+    return bad(c, "dilations has %d values, expected %d", n, nsp);
+  if ((n = vta_node_ints(c->nd, "pads", pads, 2 * nsp)) >= 0 && n != 2 * nsp)
+    return bad(c, "pads has %d values, expected %d", n, 2 * nsp);
+  if (transpose && (n = vta_node_ints(c->nd, "output_padding", opad, nsp)) >= 0 && n != nsp)
+    return bad(c, "output_padding has %d values, expected %d", n, nsp);
+  for (int d = 0; d < nsp; d++) {
+    if (strides[d] < 1 || dil[d] < 1 || kernel[d] < 1)
+      return bad(c, "strides, dilations and kernel sizes must be positive");
+    if (pads[d] < 0 || pads[d + nsp] < 0) return bad(c, "negative pads are not supported");
+  }
+  const char *ap = vta_node_string(c->nd, "auto_pad", "NOTSET");
+  int ceil_mode = (int)vta_node_int(c->nd, "ceil_mode", 0);
+  int64_t oshape[VTA_MAX_RANK];
+  int has_oshape = transpose && vta_node_ints(c->nd, "output_shape", oshape, nsp) >= 0;
+  if (has_oshape && vta_node_ints(c->nd, "output_shape", oshape, nsp) != nsp) {
+    /* output_shape may include N and C */
+    int64_t full[VTA_MAX_RANK];
+    int cnt = vta_node_ints(c->nd, "output_shape", full, VTA_MAX_RANK);
+    if (cnt != nsp + 2) return bad(c, "output_shape has %d values, expected %d", cnt, nsp);
+    for (int d = 0; d < nsp; d++) oshape[d] = full[d + 2];
+  }
+  for (int d = 0; d < nsp; d++) {
+    int64_t in = x->dims[d + 2], ek = (kernel[d] - 1) * dil[d] + 1;
+    if (transpose) {
+      if (has_oshape || strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
+        int64_t target = has_oshape ? oshape[d] : in * strides[d];
+        int64_t total = strides[d] * (in - 1) + opad[d] + ek - target;
+        if (total < 0) total = 0;
+        if (strcmp(ap, "SAME_UPPER") == 0) {
+          pads[d] = total / 2;
+          pads[d + nsp] = total - total / 2;
+        } else {
+          pads[d] = total - total / 2;
+          pads[d + nsp] = total / 2;
+        }
+      }
+      out_sp[d] = strides[d] * (in - 1) + opad[d] + ek - pads[d] - pads[d + nsp];
+    } else {
+      if (strcmp(ap, "VALID") == 0) {
+        pads[d] = pads[d + nsp] = 0;
+      } else if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
+        int64_t o = (in + strides[d] - 1) / strides[d];
+        int64_t total = (o - 1) * strides[d] + ek - in;
+        if (total < 0) total = 0;
+        pads[d] = strcmp(ap, "SAME_UPPER") == 0 ? total / 2 : total - total / 2;
+        pads[d + nsp] = total - pads[d];
+      } else if (strcmp(ap, "NOTSET") != 0) {
+        return bad(c, "auto_pad '%s' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER", ap);
+      }
+      int64_t span = in + pads[d] + pads[d + nsp] - ek;
+      if (span < 0) return bad(c, "the kernel (%" PRId64 ") is larger than the padded input (%" PRId64 ")", ek, in + pads[d] + pads[d + nsp]);
+      out_sp[d] = (ceil_mode ? (span + strides[d] - 1) / strides[d] : span / strides[d]) + 1;
+      /* The last window must start inside the input or its left padding (as onnxruntime). */
+      if (ceil_mode && (out_sp[d] - 1) * strides[d] >= in + pads[d]) out_sp[d]--;
+    }
+    if (out_sp[d] < 1) return bad(c, "spatial dimension %d of the output would be empty", d);
+  }
+  vta_node_remove_attr(c->nd, "auto_pad");
+  vta_node_remove_attr(c->nd, "output_shape");
+  if (set_ints(c, "kernel_shape", nsp, kernel) || set_ints(c, "strides", nsp, strides) ||
+      set_ints(c, "dilations", nsp, dil) || set_ints(c, "pads", 2 * nsp, pads))
+    return -1;
+  if (transpose && set_ints(c, "output_padding", nsp, opad)) return -1;
+  return 0;
+}
+
+static int infer_conv(ctx *c, int transpose) {
+  vta_gvalue *x = IN(c, 0), *w = IN(c, 1), *b = IN(c, 2);
+  if (need_rank(c, x, 0) || need_rank(c, w, 1)) return -1;
+  if (x->rank < 3 || w->rank != x->rank)
+    return bad(c, "input rank %d and weight rank %d do not make a convolution", x->rank, w->rank);
+  if (x->rank > 4) return unsupported(c, "a convolution with more than 2 spatial dimensions");
+  int64_t group = vta_node_int(c->nd, "group", 1);
+  if (group < 1 || x->dims[1] % group) return bad(c, "group %" PRId64 " does not divide the %" PRId64 " input channels", group, x->dims[1]);
+  int64_t m = transpose ? w->dims[1] * group : w->dims[0];
+  if (!transpose && (w->dims[1] * group != x->dims[1] || w->dims[0] % group))
+    return bad(c, "weight shape [%" PRId64 ",%" PRId64 ",...] does not match %" PRId64 " input channels in %" PRId64 " groups", w->dims[0], w->dims[1], x->dims[1], group);
+  if (transpose && w->dims[0] != x->dims[1])
+    return bad(c, "weight has %" PRId64 " input channels, the input %" PRId64, w->dims[0], x->dims[1]);
+  if (b && (b->rank != 1 || b->dims[0] != m))
+    return bad(c, "bias must have %" PRId64 " elements", m);
+  int64_t kernel[VTA_MAX_RANK], ks[VTA_MAX_RANK];
+  for (int d = 0; d < x->rank - 2; d++) kernel[d] = w->dims[d + 2];
+  int n = vta_node_ints(c->nd, "kernel_shape", ks, VTA_MAX_RANK);
+  if (n >= 0) {
+    if (n != x->rank - 2) return bad(c, "kernel_shape has %d values", n);
+    for (int d = 0; d < n; d++)
+      if (ks[d] != kernel[d]) return bad(c, "kernel_shape does not match the weight's shape");
+  }
+  if (set_int(c, "group", group)) return -1;
+  int64_t dims[VTA_MAX_RANK] = {x->dims[0], m};
+  if (spatial_params(c, x, kernel, transpose, dims + 2)) return -1;
+  set_out(c, 0, x->dtype, x->rank, dims);
+  return 0;
+}
+
+static int infer_pool(ctx *c) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  if (x->rank < 3) return bad(c, "pooling needs an input of rank 3 or more");
+  if (c->nd->n_out > 1) return unsupported(c, "MaxPool's Indices output");
+  int64_t dims[VTA_MAX_RANK] = {x->dims[0], x->dims[1]};
+  if (c->nd->op == VTA_GOP_GLOBAL_AVGPOOL || c->nd->op == VTA_GOP_GLOBAL_MAXPOOL) {
+    for (int d = 2; d < x->rank; d++) dims[d] = 1;
+    set_out(c, 0, x->dtype, x->rank, dims);
+    return 0;
+  }
+  if (x->rank > 4) return unsupported(c, "pooling over more than 2 spatial dimensions");
+  int64_t kernel[VTA_MAX_RANK];
+  if (vta_node_ints(c->nd, "kernel_shape", kernel, VTA_MAX_RANK) != x->rank - 2)
+    return bad(c, "attribute kernel_shape is missing or has the wrong length");
+  if (c->nd->op == VTA_GOP_MAXPOOL && vta_node_int(c->nd, "storage_order", 0) != 0)
+    return unsupported(c, "storage_order=1");
+  if (spatial_params(c, x, kernel, 0, dims + 2)) return -1;
+  set_out(c, 0, x->dtype, x->rank, dims);
+  return 0;
+}
+
+static int infer_matmul(ctx *c) {
+  vta_gvalue *a = IN(c, 0), *b = IN(c, 1);
+  if (need_rank(c, a, 0) || need_rank(c, b, 1)) return -1;
+  if (a->rank < 1 || b->rank < 1) return bad(c, "MatMul of a scalar");
+  int64_t ad[VTA_MAX_RANK + 1], bd[VTA_MAX_RANK + 1];
+  int ar = a->rank, br = b->rank;
+  memcpy(ad, a->dims, sizeof(int64_t) * (size_t)ar);
+  memcpy(bd, b->dims, sizeof(int64_t) * (size_t)br);
+  if (ar == 1) ad[1] = ad[0], ad[0] = 1, ar = 2;
+  if (br == 1) bd[1] = 1, br = 2;
+  if (ad[ar - 1] != bd[br - 2])
+    return bad(c, "inner dimensions differ (%" PRId64 " vs %" PRId64 ")", ad[ar - 1], bd[br - 2]);
+  vta_gvalue ba = {.rank = ar - 2}, bb = {.rank = br - 2};
+  ba.name = a->name;
+  bb.name = b->name;
+  memcpy(ba.dims, ad, sizeof(int64_t) * (size_t)(ar - 2));
+  memcpy(bb.dims, bd, sizeof(int64_t) * (size_t)(br - 2));
+  int r;
+  int64_t dims[VTA_MAX_RANK + 2];
+  if (broadcast(c, &ba, &bb, &r, dims)) return -1;
+  int out_r = r;
+  if (a->rank > 1) dims[out_r++] = ad[ar - 2];
+  if (b->rank > 1) dims[out_r++] = bd[br - 1];
+  if (out_r > VTA_MAX_RANK) return bad(c, "result rank too large");
+  set_out(c, 0, a->dtype, out_r, dims);
+  return 0;
+}
+
+static int infer_gemm(ctx *c) {
+  vta_gvalue *a = IN(c, 0), *b = IN(c, 1), *cc = IN(c, 2);
+  if (need_rank(c, a, 0) || need_rank(c, b, 1)) return -1;
+  if (a->rank != 2 || b->rank != 2) return bad(c, "Gemm needs 2-D inputs");
+  int ta = (int)vta_node_int(c->nd, "transA", 0), tb = (int)vta_node_int(c->nd, "transB", 0);
+  int64_t m = ta ? a->dims[1] : a->dims[0], k = ta ? a->dims[0] : a->dims[1];
+  int64_t k2 = tb ? b->dims[1] : b->dims[0], n = tb ? b->dims[0] : b->dims[1];
+  if (k != k2) return bad(c, "inner dimensions differ (%" PRId64 " vs %" PRId64 ")", k, k2);
+  int64_t dims[2] = {m, n};
+  if (cc) {
+    vta_gvalue o = {.rank = 2, .dims = {m, n}, .name = "Y"};
+    int r;
+    int64_t bd[VTA_MAX_RANK];
+    if (need_rank(c, cc, 2) || broadcast(c, &o, cc, &r, bd)) return -1;
+    if (r != 2 || bd[0] != m || bd[1] != n) return bad(c, "C does not broadcast to [M,N]");
+  }
+  set_out(c, 0, a->dtype, 2, dims);
+  return 0;
+}
+
+static int infer_reshape(ctx *c) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  if (input_to_ints(c, 1, "shape", 0)) return -1;
+  trim_inputs(c->nd);
+  int64_t s[VTA_MAX_RANK + 1];
+  int n = vta_node_ints(c->nd, "shape", s, VTA_MAX_RANK + 1);
+  if (n < 0) return bad(c, "the target shape is missing");
+  if (n > VTA_MAX_RANK) return bad(c, "the target shape has more than %d dimensions", VTA_MAX_RANK);
+  int allowzero = (int)vta_node_int(c->nd, "allowzero", 0), neg = -1;
+  int64_t known = 1, total = vta_value_count(x);
+  for (int d = 0; d < n; d++) {
+    if (s[d] == 0 && !allowzero) {
+      if (d >= x->rank) return bad(c, "shape[%d] = 0 copies a dimension the input lacks", d);
+      s[d] = x->dims[d];
+    }
+    if (s[d] == -1) {
+      if (neg >= 0) return bad(c, "the target shape has more than one -1");
+      neg = d;
+    } else if (s[d] < 0) {
+      return bad(c, "shape[%d] = %" PRId64 " is negative", d, s[d]);
+    } else {
+      known *= s[d];
+    }
+  }
+  if (neg >= 0) {
+    if (known == 0 || total % known) return bad(c, "cannot infer the -1 dimension: %" PRId64 " elements into %" PRId64, total, known);
+    s[neg] = total / known;
+    known *= s[neg];
+  }
+  if (known != total)
+    return bad(c, "cannot reshape %" PRId64 " elements into %" PRId64, total, known);
+  vta_node_remove_attr(c->nd, "allowzero");
+  if (set_ints(c, "shape", n, s)) return -1;
+  set_out(c, 0, x->dtype, n, s);
+  return 0;
+}
+
+static int infer_squeeze(ctx *c, int unsq) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  if (input_to_ints(c, 1, "axes", 0)) return -1;
+  trim_inputs(c->nd);
+  int64_t axes[VTA_MAX_RANK * 2];
+  int n = vta_node_ints(c->nd, "axes", axes, VTA_MAX_RANK * 2);
+  int64_t dims[VTA_MAX_RANK];
+  int r = 0;
+  if (unsq) {
+    if (n < 0) return bad(c, "axes are missing");
+    int orank = x->rank + n;
+    if (orank > VTA_MAX_RANK) return bad(c, "result rank too large");
+    char is_new[VTA_MAX_RANK] = {0};
+    for (int k = 0; k < n; k++) {
+      int64_t a = 0;
+      if (norm_axis(c, axes[k], orank, &a)) return -1;
+      if (is_new[a]) return bad(c, "axis %" PRId64 " repeated", a);
+      is_new[a] = 1;
+      axes[k] = a;
+    }
+    int src = 0;
+    for (int d = 0; d < orank; d++) dims[d] = is_new[d] ? 1 : x->dims[src++];
+    r = orank;
+  } else {
+    char drop[VTA_MAX_RANK] = {0};
+    if (n < 0) {
+      n = 0;
+      for (int d = 0; d < x->rank; d++)
+        if (x->dims[d] == 1) axes[n++] = d;
+    }
+    for (int k = 0; k < n; k++) {
+      int64_t a = 0;
+      if (norm_axis(c, axes[k], x->rank, &a)) return -1;
+      if (x->dims[a] != 1) return bad(c, "cannot squeeze axis %" PRId64 " of size %" PRId64, a, x->dims[a]);
+      drop[a] = 1;
+      axes[k] = a;
+    }
+    for (int d = 0; d < x->rank; d++)
+      if (!drop[d]) dims[r++] = x->dims[d];
+  }
+  if (set_ints(c, "axes", n, axes)) return -1;
+  set_out(c, 0, x->dtype, r, dims);
+  return 0;
+}
+
+static int infer_flatten(ctx *c) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  int64_t axis = vta_node_int(c->nd, "axis", 1);
+  if (axis < -x->rank || axis > x->rank) return bad(c, "axis %" PRId64 " out of range", axis);
+  if (axis < 0) axis += x->rank;
+  int64_t d[2] = {1, 1};
+  for (int k = 0; k < x->rank; k++) d[k < axis ? 0 : 1] *= x->dims[k];
+  if (set_int(c, "axis", axis)) return -1;
+  set_out(c, 0, x->dtype, 2, d);
+  return 0;
+}
+
+static int infer_transpose(ctx *c) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  int64_t perm[VTA_MAX_RANK], dims[VTA_MAX_RANK];
+  int n = vta_node_ints(c->nd, "perm", perm, VTA_MAX_RANK);
+  if (n < 0) {
+    n = x->rank;
+    for (int d = 0; d < n; d++) perm[d] = n - 1 - d;
+  }
+  if (n != x->rank) return bad(c, "perm has %d entries for rank %d", n, x->rank);
+  char seen[VTA_MAX_RANK] = {0};
+  for (int d = 0; d < n; d++) {
+    if (perm[d] < 0 || perm[d] >= n || seen[perm[d]]) return bad(c, "perm is not a permutation");
+    seen[perm[d]] = 1;
+    dims[d] = x->dims[perm[d]];
+  }
+  if (set_ints(c, "perm", n, perm)) return -1;
+  set_out(c, 0, x->dtype, n, dims);
+  return 0;
+}
+
+static int infer_concat(ctx *c) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  int64_t axis = 0;
+  if (!vta_node_attr(c->nd, "axis")) return bad(c, "attribute axis is missing");
+  if (norm_axis(c, vta_node_int(c->nd, "axis", 0), x->rank, &axis)) return -1;
+  int64_t dims[VTA_MAX_RANK];
+  memcpy(dims, x->dims, sizeof dims);
+  dims[axis] = 0;
+  for (int k = 0; k < c->nd->n_in; k++) {
+    vta_gvalue *v = IN(c, k);
+    if (need_rank(c, v, k)) return -1;
+    if (v->rank != x->rank || v->dtype != x->dtype)
+      return bad(c, "input %d ('%s') differs in rank or type from input 0", k, v->name);
+    for (int d = 0; d < x->rank; d++)
+      if (d != axis && v->dims[d] != x->dims[d])
+        return bad(c, "input %d ('%s') differs in dimension %d", k, v->name, d);
+    dims[axis] += v->dims[axis];
+  }
+  if (set_int(c, "axis", axis)) return -1;
+  set_out(c, 0, x->dtype, x->rank, dims);
+  return 0;
+}
+
+static int infer_pad(ctx *c) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  if (c->g->opset >= 11) {
+    if (input_to_ints(c, 1, "pads", 1)) return -1;
+    if (c->nd->n_in > 2 && IN(c, 2)) {
+      float v[1];
+      if (const_floats(IN(c, 2), v, 1) != 1)
+        return bad(c, "constant_value must be a constant scalar known at compile time");
+      if (set_float(c, "value", v[0])) return -1;
+      c->nd->in[2] = -1;
+    }
+    if (c->nd->n_in > 3 && IN(c, 3)) return unsupported(c, "Pad's axes input");
+    trim_inputs(c->nd);
+  }
+  int64_t pads[2 * VTA_MAX_RANK], dims[VTA_MAX_RANK];
+  if (vta_node_ints(c->nd, "pads", pads, 2 * VTA_MAX_RANK) != 2 * x->rank)
+    return bad(c, "pads must have %d values", 2 * x->rank);
+  const char *mode = vta_node_string(c->nd, "mode", "constant");
+  if (strcmp(mode, "constant") && strcmp(mode, "reflect") && strcmp(mode, "edge"))
+    return bad(c, "mode '%s' is not constant, reflect or edge", mode);
+  for (int d = 0; d < x->rank; d++) {
+    dims[d] = x->dims[d] + pads[d] + pads[d + x->rank];
+    if (dims[d] < 0) return bad(c, "negative output dimension %d", d);
+    if (strcmp(mode, "reflect") == 0 && (pads[d] >= x->dims[d] || pads[d + x->rank] >= x->dims[d]))
+      return bad(c, "reflect padding of %" PRId64 " on an axis of size %" PRId64, pads[d], x->dims[d]);
+  }
+  set_out(c, 0, x->dtype, x->rank, dims);
+  return 0;
+}
+
+static int infer_slice(ctx *c) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  if (c->g->opset >= 10) {
+    if (input_to_ints(c, 1, "starts", 1) || input_to_ints(c, 2, "ends", 1) ||
+        input_to_ints(c, 3, "axes", 0) || input_to_ints(c, 4, "steps", 0))
+      return -1;
+    trim_inputs(c->nd);
+  }
+  int64_t st[VTA_MAX_RANK], en[VTA_MAX_RANK], ax[VTA_MAX_RANK], sp[VTA_MAX_RANK];
+  int ns = vta_node_ints(c->nd, "starts", st, VTA_MAX_RANK);
+  int ne = vta_node_ints(c->nd, "ends", en, VTA_MAX_RANK);
+  int na = vta_node_ints(c->nd, "axes", ax, VTA_MAX_RANK);
+  int nst = vta_node_ints(c->nd, "steps", sp, VTA_MAX_RANK);
+  if (ns < 0 || ne != ns) return bad(c, "starts and ends are missing or differ in length");
+  if (na < 0)
+    for (na = 0; na < ns; na++) ax[na] = na;
+  if (nst < 0)
+    for (nst = 0; nst < ns; nst++) sp[nst] = 1;
+  if (na != ns || nst != ns) return bad(c, "axes and steps must match starts in length");
+  /* Canonical: per axis of the input, a start and a step; the output shape says the count. */
+  int64_t start[VTA_MAX_RANK], step[VTA_MAX_RANK], dims[VTA_MAX_RANK];
+  for (int d = 0; d < x->rank; d++) start[d] = 0, step[d] = 1, dims[d] = x->dims[d];
+  for (int k = 0; k < ns; k++) {
+    int64_t a = 0;
+    if (norm_axis(c, ax[k], x->rank, &a)) return -1;
+    int64_t n = x->dims[a], s = st[k], e = en[k], p = sp[k];
+    if (p == 0) return bad(c, "step 0 on axis %" PRId64, a);
+    if (s < 0) s += n;
+    if (e < 0) e += n;
+    if (p > 0) {
+      s = s < 0 ? 0 : s > n ? n : s;
+      e = e < 0 ? 0 : e > n ? n : e;
+      dims[a] = e > s ? (e - s + p - 1) / p : 0;
+    } else {
+      s = s < 0 ? -1 : s > n - 1 ? n - 1 : s;
+      e = e < -1 ? -1 : e > n - 1 ? n - 1 : e;
+      dims[a] = s > e ? (s - e + (-p) - 1) / (-p) : 0;
+    }
+    start[a] = s;
+    step[a] = p;
+  }
+  vta_node_remove_attr(c->nd, "ends");
+  vta_node_remove_attr(c->nd, "axes");
+  if (set_ints(c, "starts", x->rank, start) || set_ints(c, "steps", x->rank, step)) return -1;
+  set_out(c, 0, x->dtype, x->rank, dims);
+  return 0;
+}
+
+static int infer_resize(ctx *c) {
+  vta_gvalue *x = IN(c, 0);
+  if (need_rank(c, x, 0)) return -1;
+  float scales[VTA_MAX_RANK];
+  int64_t sizes[VTA_MAX_RANK];
+  int nsc = -1, nsz = -1;
+  int si = c->g->opset >= 11 ? 2 : 1;
+  if (IN(c, si) && vta_value_count(IN(c, si)) > 0) {
+    nsc = const_floats(IN(c, si), scales, VTA_MAX_RANK);
+    if (nsc < 0) return bad(c, "scales must be a constant known at compile time");
+  }
+  if (c->g->opset >= 11 && IN(c, 3) && vta_value_count(IN(c, 3)) > 0) {
+    nsz = const_ints(IN(c, 3), sizes, VTA_MAX_RANK);
+    if (nsz < 0) return bad(c, "sizes must be a constant known at compile time");
+  }
+  if (c->g->opset >= 11 && IN(c, 1) && vta_value_count(IN(c, 1)) > 0 &&
+      strcmp(vta_node_string(c->nd, "coordinate_transformation_mode", "half_pixel"), "tf_crop_and_resize") == 0)
+    return unsupported(c, "coordinate_transformation_mode tf_crop_and_resize");
+  if (vta_node_attr(c->nd, "axes")) return unsupported(c, "Resize's axes attribute");
+  const char *kar = vta_node_string(c->nd, "keep_aspect_ratio_policy", "stretch");
+  if (strcmp(kar, "stretch")) return unsupported(c, "keep_aspect_ratio_policy other than stretch");
+  int64_t dims[VTA_MAX_RANK];
+  if (nsz >= 0) {
+    if (nsz != x->rank) return bad(c, "sizes has %d values for rank %d", nsz, x->rank);
+    for (int d = 0; d < x->rank; d++) {
+      dims[d] = sizes[d];
+      scales[d] = (float)sizes[d] / (float)x->dims[d];
+    }
+  } else if (nsc >= 0) {
+    if (nsc != x->rank) return bad(c, "scales has %d values for rank %d", nsc, x->rank);
+    for (int d = 0; d < x->rank; d++) {
+      if (!(scales[d] > 0)) return bad(c, "scale %d is not positive", d);
+      dims[d] = (int64_t)floorf((float)x->dims[d] * scales[d]);
+    }
+  } else {
+    return bad(c, "neither scales nor sizes is given");
+  }
+  for (int k = 1; k < c->nd->n_in; k++) c->nd->in[k] = -1;
+  trim_inputs(c->nd);
+  const char *mode = vta_node_string(c->nd, "mode", "nearest");
+  if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
+    return unsupported(c, "Resize mode other than nearest and linear");
+  if (strcmp(mode, "linear") == 0)
+    for (int d = 0; d < x->rank - 2; d++)
+      if (dims[d] != x->dims[d])
+        return unsupported(c, "linear Resize of other than the last two dimensions");
+  if (vta_attrs_set_floats(&c->nd->n_attrs, &c->nd->attrs, "scales", x->rank, scales))
+    return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
+  set_out(c, 0, x->dtype, x->rank, dims);
+  return 0;
+}
+
+static int infer_elementwise(ctx *c) {
+  vta_gvalue *a = IN(c, 0);
+  if (need_rank(c, a, 0)) return -1;
+  if (vta_op_kind(c->nd->op) == VTA_OPK_UNARY) {
+    if (c->nd->op == VTA_GOP_CLIP && c->g->opset >= 11) {
+      float v[1];
+      for (int k = 1; k <= 2 && k < c->nd->n_in; k++) {
+        if (!IN(c, k)) continue;
+        if (IN(c, k)->dtype != VTA_DT_F32 && IN(c, k)->dtype != VTA_DT_F64)
+          return unsupported(c, "Clip on non-float data");
+        if (const_floats(IN(c, k), v, 1) != 1)
+          return bad(c, "Clip's %s must be a constant scalar known at compile time", k == 1 ? "min" : "max");
+        if (set_float(c, k == 1 ? "min" : "max", v[0])) return -1;
+        c->nd->in[k] = -1;
+      }
+      trim_inputs(c->nd);
+    }
+    if (c->nd->n_in != 1) return bad(c, "expects one input, has %d", c->nd->n_in);
+    set_out(c, 0, a->dtype, a->rank, a->dims);
+    return 0;
+  }
+  vta_gvalue *b = IN(c, 1);
+  if (need_rank(c, b, 1)) return -1;
+  if (c->nd->n_in != 2) return bad(c, "expects two inputs, has %d", c->nd->n_in);
+  if (a->dtype != b->dtype && c->nd->op != VTA_GOP_POW)
+    return bad(c, "input types differ (%s and %s)", vta_dtype_name(a->dtype), vta_dtype_name(b->dtype));
+  int r;
+  int64_t dims[VTA_MAX_RANK];
+  if (broadcast(c, a, b, &r, dims)) return -1;
+  if (c->nd->op == VTA_GOP_PRELU && (r != a->rank || memcmp(dims, a->dims, sizeof(int64_t) * (size_t)r)))
+    return bad(c, "PRelu's slope must broadcast to the input's shape");
+  set_out(c, 0, a->dtype, r, dims);
+  return 0;
+}
+
+static int infer_node(ctx *c) {
+  vta_node *nd = c->nd;
+  for (int k = 0; k < nd->n_in; k++) {
+    vta_gvalue *v = IN(c, k);
+    if (v && !v->data && v->rank < 0 && v->producer < 0 && !v->is_input)
+      return bad(c, "input %d ('%s') is produced by no node", k, v->name);
+  }
+  switch (nd->op) {
+  case VTA_GOP_CONV: return infer_conv(c, 0);
+  case VTA_GOP_CONV_TRANSPOSE: return infer_conv(c, 1);
+  case VTA_GOP_GEMM: return infer_gemm(c);
+  case VTA_GOP_MATMUL: return infer_matmul(c);
+  case VTA_GOP_MAXPOOL:
+  case VTA_GOP_AVGPOOL:
+  case VTA_GOP_GLOBAL_AVGPOOL:
+  case VTA_GOP_GLOBAL_MAXPOOL: return infer_pool(c);
+  case VTA_GOP_SOFTMAX: {
+    vta_gvalue *x = IN(c, 0);
+    if (need_rank(c, x, 0)) return -1;
+    int legacy = c->g->opset < 13;
+    int64_t axis = 0;
+    if (norm_axis(c, vta_node_int(nd, "axis", legacy ? 1 : -1), x->rank, &axis)) return -1;
+    if (set_int(c, "axis", axis) || set_int(c, "coerce", legacy)) return -1;
+    set_out(c, 0, x->dtype, x->rank, x->dims);
+    return 0;
+  }
+  case VTA_GOP_CONCAT: return infer_concat(c);
+  case VTA_GOP_RESHAPE: return infer_reshape(c);
+  case VTA_GOP_FLATTEN: return infer_flatten(c);
+  case VTA_GOP_TRANSPOSE: return infer_transpose(c);
+  case VTA_GOP_SQUEEZE: return infer_squeeze(c, 0);
+  case VTA_GOP_UNSQUEEZE: return infer_squeeze(c, 1);
+  case VTA_GOP_PAD: return infer_pad(c);
+  case VTA_GOP_SLICE: return infer_slice(c);
+  case VTA_GOP_RESIZE: return infer_resize(c);
+  case VTA_GOP_BATCHNORM: {
+    vta_gvalue *x = IN(c, 0);
+    if (need_rank(c, x, 0)) return -1;
+    if (nd->n_in != 5) return bad(c, "expects 5 inputs, has %d", nd->n_in);
+    if (x->rank < 2) return bad(c, "input rank below 2");
+    for (int k = 1; k < 5; k++) {
+      vta_gvalue *p = IN(c, k);
+      if (need_rank(c, p, k)) return -1;
+      if (p->rank != 1 || p->dims[0] != x->dims[1])
+        return bad(c, "input %d ('%s') must have %" PRId64 " elements (one per channel)", k, p->name, x->dims[1]);
+    }
+    if (vta_node_int(nd, "training_mode", 0)) return unsupported(c, "training_mode=1");
+    set_out(c, 0, x->dtype, x->rank, x->dims);
+    return 0;
+  }
+  case VTA_GOP_CONSTANT_OF_SHAPE: {
+    int64_t shape[VTA_MAX_RANK];
+    int n = const_ints(IN(c, 0), shape, VTA_MAX_RANK);
+    if (n < 0) return bad(c, "the shape input must be a constant known at compile time");
+    vta_dtype t = VTA_DT_F32;
+    if (vta_node_attr(nd, "dtype") && vta_dtype_from_onnx((int)vta_node_int(nd, "dtype", 1), &t))
+      return unsupported(c, "the value's element type");
+    set_out(c, 0, t, n, shape);
+    return 0;
+  }
+  case VTA_GOP_SHAPE: {
+    vta_gvalue *x = IN(c, 0);
+    if (need_rank(c, x, 0)) return -1;
+    int64_t s = vta_node_int(nd, "start", 0), e = vta_node_int(nd, "end", x->rank);
+    if (s < 0) s += x->rank;
+    if (e < 0) e += x->rank;
+    s = s < 0 ? 0 : s > x->rank ? x->rank : s;
+    e = e < 0 ? 0 : e > x->rank ? x->rank : e;
+    int64_t n = e > s ? e - s : 0;
+    if (set_int(c, "start", s)) return -1;
+    vta_node_remove_attr(nd, "end");
+    set_out(c, 0, VTA_DT_I64, 1, &n);
+    return 0;
+  }
+  case VTA_GOP_CAST: {
+    vta_gvalue *x = IN(c, 0);
+    vta_dtype t;
+    if (need_rank(c, x, 0)) return -1;
+    if (vta_dtype_from_onnx((int)vta_node_int(nd, "to", 0), &t))
+      return unsupported(c, "the target element type");
+    set_out(c, 0, t, x->rank, x->dims);
+    return 0;
+  }
+  case VTA_GOP_GATHER: {
+    vta_gvalue *x = IN(c, 0), *ix = IN(c, 1);
+    if (need_rank(c, x, 0) || need_rank(c, ix, 1)) return -1;
+    int64_t axis = 0;
+    if (norm_axis(c, vta_node_int(nd, "axis", 0), x->rank, &axis)) return -1;
+    if (x->rank - 1 + ix->rank > VTA_MAX_RANK) return bad(c, "result rank too large");
+    int64_t dims[VTA_MAX_RANK];
+    int r = 0;
+    for (int d = 0; d < axis; d++) dims[r++] = x->dims[d];
+    for (int d = 0; d < ix->rank; d++) dims[r++] = ix->dims[d];
+    for (int d = (int)axis + 1; d < x->rank; d++) dims[r++] = x->dims[d];
+    if (set_int(c, "axis", axis)) return -1;
+    set_out(c, 0, x->dtype, r, dims);
+    return 0;
+  }
+  case VTA_GOP_DROPOUT: {
+    vta_gvalue *x = IN(c, 0);
+    if (need_rank(c, x, 0)) return -1;
+    if (nd->n_in > 2 && IN(c, 2)) {
+      const vta_gvalue *t = IN(c, 2);
+      if (!t->data || *(uint8_t *)t->data) return unsupported(c, "Dropout in training mode");
+    }
+    nd->n_in = 1;
+    nd->op = VTA_GOP_IDENTITY;
+    set_out(c, 0, x->dtype, x->rank, x->dims);
+    return 0;
+  }
+  default:
+    if (vta_op_kind(nd->op) != VTA_OPK_OTHER) return infer_elementwise(c);
+    return unsupported(c, "shape inference for this operator");
+  }
+}
+
+int vta_shape_infer_node(vta_graph *g, int i, vta_error *err) {
+  ctx c = {g, i, &g->nodes[i], err, ""};
+  vta_node_describe(g, i, c.where, sizeof c.where);
+  if (infer_node(&c)) return -1;
+  for (int k = 0; k < c.nd->n_out; k++)
+    if (c.nd->out[k] >= 0 && g->values[c.nd->out[k]].rank < 0)
+      return bad(&c, "output %d has no inferred shape", k);
+  return 0;
+}
+
+int vta_shape_infer(vta_graph *g, vta_error *err) {
+  for (int i = 0; i < g->n_inputs; i++) {
+    const vta_gvalue *v = &g->values[g->inputs[i]];
+    if (v->rank < 0)
+      return vta_error_set(err, VTA_ERR_INVALID, "graph input '%s' has no known shape", v->name);
+  }
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (vta_shape_infer_node(g, i, err)) return -1;
+    /* Values computed from constants become constants now, so that later nodes that need
+     * them as parameters (Reshape's shape) see them. The fold pass removes the nodes. */
+    if (vta_eval_can(g, i) && vta_eval_node(g, i, err)) return -1;
+  }
+  return 0;
+}

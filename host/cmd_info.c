@@ -1,0 +1,83 @@
+/* cmd_info.c - `vta info`: what a bundle holds (inputs, outputs, operators, sizes, the graph).
+ *
+ * The design idea: a bundle must be inspectable without running it; everything shown comes
+ * from the same reader `vta run` uses, so a bundle info accepts is one run can load.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/compiler.h"
+#include "host/cli.h"
+#include "host/cli_args.h"
+
+static void print_shape(const vta_gvalue *v) {
+  printf("%s[", vta_dtype_name(v->dtype));
+  for (int d = 0; d < v->rank; d++) printf("%s%lld", d ? "," : "", (long long)v->dims[d]);
+  printf("]");
+}
+
+int vta_cmd_info(int argc, char **argv) {
+  const char *cmd = "info", *path = NULL;
+  int graph = 0;
+  for (int i = 1; i < argc; i++) {
+    if (vta_cli_is_help(argv[i])) {
+      printf("usage: vta info BUNDLE.vtab [--graph]\n"
+             "\n"
+             "Checks a compiled bundle (magic, version, checksum) and describes it: inputs and\n"
+             "outputs with their shapes, the operators and how many of each, constant and CPU\n"
+             "code sizes. --graph prints the whole graph in its text form.\n"
+             "\nexit status: 0 valid bundle, 1 unreadable or invalid, 2 bad command line.\n");
+      return VTA_EXIT_OK;
+    }
+    if (strcmp(argv[i], "--graph") == 0)
+      graph = 1;
+    else if (argv[i][0] == '-' && argv[i][1])
+      return vta_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
+    else if (path)
+      return vta_cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
+    else
+      path = argv[i];
+  }
+  if (!path) return vta_cli_usage_error(cmd, "no BUNDLE given");
+  unsigned char *b;
+  size_t n;
+  if (vta_cli_read_file(cmd, path, &b, &n) != 0) return VTA_EXIT_FAIL;
+  vta_graph *g;
+  vta_cpu_code code;
+  vta_error err = {0};
+  if (vta_bundle_read(b, n, &g, &code, &err)) {
+    free(b);
+    vta_error_prefix(&err, "%s", path);
+    return vta_cli_fail(cmd, &err);
+  }
+  free(b);
+  size_t cbytes = 0;
+  for (int i = 0; i < g->n_values; i++)
+    if (g->values[i].data) cbytes += vta_value_bytes(&g->values[i]);
+  printf("bundle: %s (%zu bytes, version %d, ONNX opset %d)\n", path, n, VTA_BUNDLE_VERSION, g->opset);
+  for (int i = 0; i < g->n_inputs; i++) {
+    printf("input:  %s ", g->values[g->inputs[i]].name);
+    print_shape(&g->values[g->inputs[i]]);
+    printf("\n");
+  }
+  for (int i = 0; i < g->n_outputs; i++) {
+    printf("output: %s ", g->values[g->outputs[i]].name);
+    print_shape(&g->values[g->outputs[i]]);
+    printf("\n");
+  }
+  int count[VTA_GOP_COUNT] = {0}, fused = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    count[g->nodes[i].op]++;
+    fused += g->nodes[i].n_epi;
+  }
+  printf("nodes:  %d (%d fused epilogue steps):", g->n_nodes, fused);
+  for (int o = 0; o < VTA_GOP_COUNT; o++)
+    if (count[o]) printf(" %s %d", vta_op_name((vta_gop)o), count[o]);
+  printf("\nconstants: %zu bytes\ncpu code: %zu bytes of LLVM bitcode (JIT-compiled at load)\n", cbytes, code.size);
+  printf("accelerator programs: none (CPU-only bundle)\n");
+  if (graph) vta_graph_print(g, stdout, 0);
+  vta_cpu_code_free(&code);
+  vta_graph_destroy(g);
+  return VTA_EXIT_OK;
+}

@@ -1,0 +1,169 @@
+/* cmd_run.c - `vta run`: a bundle or an ONNX model, inputs as .npy, outputs as .npy.
+ *
+ * The design idea: a thin shell over the model runtime (model.c): match each --input to a model
+ * input by name (or position when the model has one input), check shapes, run, write each
+ * output as DIR/<name>.npy and print a one-line summary of each so a person sees the answer.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "host/cli.h"
+#include "host/cli_args.h"
+#include "host/model.h"
+#include "host/npy.h"
+
+static void run_help(void) {
+  printf("usage: vta run MODEL.vtab|MODEL.onnx --input [NAME=]X.npy ... [--output DIR]\n"
+         "\n"
+         "Loads a compiled bundle (or compiles an ONNX model in memory), runs it on the CPU with\n"
+         "the given float32 inputs and prints, for each output, its shape, range and the index\n"
+         "and value of its largest element. With --output, writes each output to\n"
+         "DIR/<output name>.npy (characters other than letters, digits, '-', '_' and '.' become '_').\n"
+         "\n"
+         "options:\n"
+         "  -i, --input [NAME=]FILE  an input tensor (.npy, float32); NAME may be omitted when\n"
+         "                           the model has one input\n"
+         "  -o, --output DIR         where to write the outputs\n"
+         "  --backend cpu            the only backend of a CPU-only bundle (default)\n"
+         "  -h, --help               show this help\n"
+         "\nexit status: 0 ran, 1 model, input or output problem, 2 bad command line.\n");
+}
+
+static void safe_name(const char *s, char *out, size_t size) {
+  size_t n = 0;
+  for (; *s && n + 1 < size; s++)
+    out[n++] = (isalnum((unsigned char)*s) || strchr("-_.", *s)) ? *s : '_';
+  out[n] = 0;
+}
+
+int vta_cmd_run(int argc, char **argv) {
+  const char *cmd = "run", *model = NULL, *outdir = NULL, *inputs[64], *backend = NULL;
+  int n_in = 0, r;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *val;
+    if (vta_cli_is_help(a)) {
+      run_help();
+      return VTA_EXIT_OK;
+    }
+    if ((r = vta_cli_option(cmd, argc, argv, &i, "--input", "-i", &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      if (n_in >= 64) return vta_cli_usage_error(cmd, "more than 64 inputs");
+      inputs[n_in++] = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--output", "-o", &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      outdir = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      backend = val;
+    } else if (a[0] == '-' && a[1]) {
+      return vta_cli_usage_error(cmd, "unknown option '%s'", a);
+    } else if (model) {
+      return vta_cli_usage_error(cmd, "unexpected argument '%s' (inputs go after --input)", a);
+    } else {
+      model = a;
+    }
+  }
+  if (!model) return vta_cli_usage_error(cmd, "no MODEL given");
+  if (backend && strcmp(backend, "cpu") != 0)
+    return vta_cli_usage_error(cmd, "backend '%s': this bundle has no accelerator programs, only 'cpu' applies", backend);
+  vta_error err = {0};
+  /* Inputs are read first: their shapes fix an ONNX model's symbolic dimensions. */
+  vta_npy tens[64];
+  const char *names[64];
+  int ranks[64];
+  int64_t dims_in[64][8];
+  for (int k = 0; k < n_in; k++) {
+    const char *eq = strchr(inputs[k], '=');
+    names[k] = eq ? strndup(inputs[k], (size_t)(eq - inputs[k])) : NULL;
+    if (vta_npy_read(eq ? eq + 1 : inputs[k], &tens[k], &err)) {
+      for (int j = 0; j <= k; j++) free((char *)names[j]);
+      for (int j = 0; j < k; j++) vta_npy_free(&tens[j]);
+      return vta_cli_fail(cmd, &err);
+    }
+    ranks[k] = tens[k].rank;
+    for (int d = 0; d < tens[k].rank; d++) dims_in[k][d] = tens[k].dims[d];
+  }
+  vta_model *m = vta_model_open_shaped(model, n_in, names, ranks, (const int64_t(*)[8])dims_in, &err);
+  if (!m) {
+    for (int j = 0; j < n_in; j++) free((char *)names[j]), vta_npy_free(&tens[j]);
+    return vta_cli_fail(cmd, &err);
+  }
+  int rc = VTA_EXIT_OK;
+  char *given = calloc((size_t)vta_model_n_inputs(m) + 1, 1);
+  for (int k = 0; k < n_in && rc == VTA_EXIT_OK; k++) {
+    const char *file = strchr(inputs[k], '=') ? strchr(inputs[k], '=') + 1 : inputs[k];
+    int idx;
+    if (names[k]) {
+      idx = vta_model_find_input(m, names[k]);
+      if (idx < 0) {
+        fprintf(stderr, "vta run: the model has no input named '%s'", names[k]);
+        for (int j = 0; j < vta_model_n_inputs(m); j++)
+          fprintf(stderr, "%s'%s'", j ? ", " : " (inputs: ", vta_model_input(m, j, NULL, NULL));
+        fprintf(stderr, ")\n");
+        rc = VTA_EXIT_FAIL;
+        break;
+      }
+    } else if (vta_model_n_inputs(m) == 1) {
+      idx = 0;
+    } else {
+      rc = vta_cli_usage_error(cmd, "the model has %d inputs: name each (--input NAME=FILE)", vta_model_n_inputs(m));
+      break;
+    }
+    vta_npy *t = &tens[k];
+    int rank;
+    int64_t dims[8];
+    const char *name = vta_model_input(m, idx, &rank, dims);
+    int ok = strcmp(t->descr, "<f4") == 0 && t->rank == rank;
+    for (int d = 0; ok && d < rank; d++) ok = t->dims[d] == dims[d];
+    if (!ok) {
+      fprintf(stderr, "vta run: %s: input '%s' needs float32 (<f4) of shape (", file, name);
+      for (int d = 0; d < rank; d++) fprintf(stderr, "%s%lld", d ? ", " : "", (long long)dims[d]);
+      fprintf(stderr, "); the file holds %s of shape (", t->descr);
+      for (int d = 0; d < t->rank; d++) fprintf(stderr, "%s%lld", d ? ", " : "", (long long)t->dims[d]);
+      fprintf(stderr, ")\n");
+      rc = VTA_EXIT_FAIL;
+    } else if (vta_model_set_input(m, idx, t->data, t->count, &err)) {
+      rc = vta_cli_fail(cmd, &err);
+    }
+    given[idx] = 1;
+  }
+  for (int j = 0; j < n_in; j++) free((char *)names[j]), vta_npy_free(&tens[j]);
+  for (int k = 0; rc == VTA_EXIT_OK && k < vta_model_n_inputs(m); k++)
+    if (!given[k]) {
+      fprintf(stderr, "vta run: input '%s' is not given (--input %s=FILE.npy)\n",
+              vta_model_input(m, k, NULL, NULL), vta_model_input(m, k, NULL, NULL));
+      rc = VTA_EXIT_FAIL;
+    }
+  free(given);
+  if (rc == VTA_EXIT_OK && vta_model_run(m, &err)) rc = vta_cli_fail(cmd, &err);
+  if (rc == VTA_EXIT_OK && outdir) mkdir(outdir, 0777);
+  for (int k = 0; rc == VTA_EXIT_OK && k < vta_model_n_outputs(m); k++) {
+    int rank;
+    int64_t dims[8];
+    const char *name = vta_model_output_info(m, k, &rank, dims);
+    const float *y = vta_model_output(m, k);
+    size_t n = 1;
+    for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
+    size_t best = 0;
+    float lo = INFINITY, hi = -INFINITY;
+    for (size_t j = 0; j < n; j++) {
+      if (y[j] < lo) lo = y[j];
+      if (y[j] > hi) hi = y[j], best = j;
+    }
+    printf("%s [", name);
+    for (int d = 0; d < rank; d++) printf("%s%lld", d ? "," : "", (long long)dims[d]);
+    printf("] min %.6g max %.6g argmax %zu\n", (double)lo, (double)hi, best);
+    if (outdir) {
+      char fn[1024], path[4096];
+      safe_name(name, fn, sizeof fn);
+      snprintf(path, sizeof path, "%s/%s.npy", outdir, fn);
+      if (vta_npy_write(path, "<f4", rank, dims, y, &err)) rc = vta_cli_fail(cmd, &err);
+    }
+  }
+  vta_model_destroy(m);
+  return rc;
+}
