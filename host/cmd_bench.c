@@ -24,6 +24,7 @@
 
 #include "host/cli.h"
 #include "host/cli_args.h"
+#include "host/model.h"
 #include "vta/device.h"
 #include "vta/jit.h"
 
@@ -430,5 +431,6 @@ int vta_cmd_bench(int argc, char **argv) {
     return argc < 2 ? VTA_EXIT_USAGE : VTA_EXIT_OK;
   }
   if (strcmp(argv[1], "gemm") == 0) return bench_gemm(argc - 1, argv + 1);
+  if (strcmp(argv[1], "model") == 0) return vta_bench_model(argc - 1, argv + 1);
   return vta_cli_usage_error("bench", "unknown benchmark '%s' (known: gemm)", argv[1]);
 }

@@ -73,7 +73,14 @@ const vta_jit_counters *vta_jit_get_counters(const vta_jit *jit) { return &jit->
 
 void vta_jit_set_debug(vta_jit *jit, int flags) {
   jit->debug = flags;
-  if (jit->s.n == 0) jit->s.serial = (flags & VTA_JIT_FORCE_SERIAL) != 0;
+  if (jit->s.n == 0) {
+    jit->s.serial = (flags & VTA_JIT_FORCE_SERIAL) != 0;
+    if (jit->s.serial) { /* the program's tokens are ignored from here on */
+      memset(jit->s.pend_prev, 0, sizeof jit->s.pend_prev);
+      memset(jit->s.pend_next, 0, sizeof jit->s.pend_next);
+      memset(jit->s.carry, 0, sizeof jit->s.carry);
+    }
+  }
 }
 
 const char *vta_jit_last_error(const vta_jit *jit, uint64_t *count) {

@@ -369,6 +369,11 @@ restore:
 int jit_stream_reopen(vta_jit *jit, vta_error *err) {
   jit_stream *s = &jit->s;
   s->serial = (jit->debug & VTA_JIT_FORCE_SERIAL) != 0;
+  if (s->serial) { /* the program's tokens are ignored from here on */
+    memset(s->pend_prev, 0, sizeof s->pend_prev);
+    memset(s->pend_next, 0, sizeof s->pend_next);
+    memset(s->carry, 0, sizeof s->carry);
+  }
   /* Carried pushes come before the program's pending pops in each module's order, so the
    * pops must not attach to these no-ops: hold them aside meanwhile. */
   uint8_t keep_prev[VTA_MOD_COUNT], keep_next[VTA_MOD_COUNT];

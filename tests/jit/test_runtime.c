@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "vta/config.h"
+#include "vta/device.h"
 #include "vta/jit.h"
 #include "vta/runtime.h"
 
@@ -320,7 +321,7 @@ static int alu_suite(void) {
   return 0;
 }
 
-static void run_in_child(const char *config, suite_fn fn) {
+static void run_in_child_env(const char *config, suite_fn fn, int shadow) {
   vta_config cfg;
   vta_error err;
   assert_int_equal(vta_config_load(&cfg, config, &err), VTA_OK);
@@ -330,6 +331,8 @@ static void run_in_child(const char *config, suite_fn fn) {
   if (pid == 0) {
     setenv("VTA_CONFIG", config, 1);
     unsetenv("VTA_BACKEND");
+    if (shadow) setenv("VTA_DRIVER_SHADOW", "1", 1);
+    else unsetenv("VTA_DRIVER_SHADOW");
     B = cfg.batch;
     BI = cfg.block_in;
     BO = cfg.block_out;
@@ -346,6 +349,8 @@ static void run_in_child(const char *config, suite_fn fn) {
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 0);
 }
+
+static void run_in_child(const char *config, suite_fn fn) { run_in_child_env(config, fn, 0); }
 
 static void test_runtime_blocked_gemm_default(void **state) {
   run_in_child("configs/vta_default.json", gemm_suite);
@@ -364,6 +369,39 @@ static void test_runtime_alu_every_opcode_batch4(void **state) {
 }
 static void test_runtime_alu_every_opcode_block32(void **state) {
   run_in_child("configs/block32.json", alu_suite);
+}
+
+/* VTABufferCopy moves data between host memory and buffers in every direction, and the
+ * device sees it (also with host shadows, where the copy must flush or invalidate). */
+static int buffer_copy_program(void) {
+  struct vta_device *d = vta_driver_device();
+  CHECK(d != NULL);
+  uint8_t *a = VTABufferAlloc(64), *b = VTABufferAlloc(64);
+  CHECK(a && b);
+  uint8_t host[64], back[64];
+  for (int i = 0; i < 64; i++) host[i] = (uint8_t)(3 * i + 1);
+  VTABufferCopy(host, 0, a, 8, 32, VTA_MEMCPY_H2D);
+  uint64_t pa, pb;
+  CHECK(vta_driver_phys_of(a, &pa) == 0 && vta_driver_phys_of(b, &pb) == 0);
+  vta_error err;
+  CHECK(vta_device_copy_from(d, back, pa + 8, 32, &err) == VTA_OK);
+  CHECK(memcmp(back, host, 32) == 0);
+  VTABufferCopy(a, 8, b, 16, 32, VTA_MEMCPY_D2D);
+  CHECK(vta_device_copy_from(d, back, pb + 16, 32, &err) == VTA_OK);
+  CHECK(memcmp(back, host, 32) == 0);
+  /* A device-side change is seen by a device -> host copy. */
+  CHECK(vta_device_copy_to(d, pb + 16, host + 32, 8, &err) == VTA_OK);
+  memset(back, 0, sizeof back);
+  VTABufferCopy(b, 16, back, 0, 8, VTA_MEMCPY_D2H);
+  CHECK(memcmp(back, host + 32, 8) == 0);
+  VTABufferFree(a);
+  VTABufferFree(b);
+  return 0;
+}
+
+static void test_runtime_buffer_copy_every_direction(void **state) {
+  run_in_child_env("configs/vta_default.json", buffer_copy_program, 0);
+  run_in_child_env("configs/vta_default.json", buffer_copy_program, 1);
 }
 
 /* Threads have their own command handles on the one device; their runs take turns. */
@@ -427,6 +465,7 @@ int main(void) {
       cmocka_unit_test(test_runtime_alu_every_opcode_block32),
       cmocka_unit_test(test_runtime_errors_discard_the_stream),
       cmocka_unit_test(test_runtime_threads_have_own_handles),
+      cmocka_unit_test(test_runtime_buffer_copy_every_direction),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
