@@ -134,8 +134,9 @@ typedef struct vta_jit_counters {
 
 /* ---- The command stream ---- */
 
-/* Creates a stream on dev (which must outlive it). opt may be NULL. Allocates the device
- * buffers that will hold the stream and its micro-ops. */
+/* Creates a stream on dev (which must outlive it). opt may be NULL. The device buffers that
+ * hold the stream and its micro-ops are allocated at the first synchronisation and grow as
+ * needed (they are kept between runs). */
 int vta_jit_create(vta_device *dev, const vta_jit_options *opt, vta_jit **out, vta_error *err);
 /* Discards anything not synchronised, frees every kernel and the device buffers. */
 void vta_jit_destroy(vta_jit *jit);
