@@ -8,7 +8,6 @@
 #include <cJSON.h>
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +73,12 @@ void vta_config_default(vta_config *cfg) {
   cfg->clock_mhz = 100;
   cfg->dram_latency = 32;
   vta_config_derive(cfg, NULL); /* the default is valid by construction */
+}
+
+static size_t key_index(const char *name) {
+  size_t i = 0;
+  while (i < NKEYS && strcmp(k_keys[i].name, name) != 0) i++;
+  return i;
 }
 
 static int ilog2(uint64_t v) { return 63 - __builtin_clzll(v); }
@@ -156,6 +161,21 @@ int vta_config_derive(vta_config *cfg, vta_error *err) {
   return derive(cfg, "config", err);
 }
 
+/* Copies user text into a message-safe form: control and non-ASCII bytes become \xNN and long
+ * text is cut with "...", so a hostile key or value cannot break the one-line message. */
+static const char *printable(const char *s, char *buf, size_t n) {
+  size_t k = 0;
+  for (; *s && k + 8 < n; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+      buf[k++] = (char)ch;
+    else
+      k += (size_t)snprintf(buf + k, n - k, "\\x%02x", ch);
+  }
+  snprintf(buf + k, n - k, "%s", *s ? "..." : "");
+  return buf;
+}
+
 static void line_col(const char *text, const char *at, int *line, int *col) {
   *line = 1;
   *col = 1;
@@ -182,6 +202,8 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
   int rc = VTA_OK;
   int have_log_out_buff = 0, log_out_buff = 0;
   int seen[NKEYS] = {0};
+  double given[NKEYS] = {0}; /* numeric value of each key, to compare aliases */
+  char shown[72];
   if (!cJSON_IsObject(root)) {
     rc = vta_error_set(err, VTA_ERR_INVALID, "%s: the configuration must be a JSON object",
                        name);
@@ -198,7 +220,7 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
                          "LOG_INP_BUFF_SIZE, LOG_WGT_BUFF_SIZE, LOG_ACC_BUFF_SIZE, LOG_BUS_WIDTH, "
                          "CLOCK_MHZ, DRAM_LATENCY and the legacy LOG_BLOCK_IN, LOG_BLOCK_OUT, "
                          "LOG_OUT_WIDTH, LOG_OUT_BUFF_SIZE, HW_FREQ)",
-                         name, it->string);
+                         name, printable(it->string, shown, sizeof shown));
       goto out;
     }
     size_t idx = (size_t)(k - k_keys);
@@ -223,7 +245,7 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
         if (!(isalnum((unsigned char)*ch) || strchr("._-+", *ch))) {
           rc = vta_error_set(err, VTA_ERR_INVALID,
                              "%s: %s \"%s\" may contain only letters, digits and . _ - +", name,
-                             k->name, it->valuestring);
+                             k->name, printable(it->valuestring, shown, sizeof shown));
           goto out;
         }
       }
@@ -234,29 +256,34 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
       rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s must be a number", name, k->name);
       goto out;
     }
+    /* %.15g: every integer a user can mean is shown with all its digits (%g would print
+     * 16777217 as 1.67772e+07), and 4.5 stays 4.5. */
     double v = it->valuedouble;
+    given[idx] = v;
     if (k->kind == KEY_REAL) {
       if (!(v >= k->min && v <= k->max)) {
-        rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s = %g is out of range (%g to %g)", name,
-                           k->name, v, k->min, k->max);
+        rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s = %.15g is out of range (%g to %g)",
+                           name, k->name, v, k->min, k->max);
         goto out;
       }
       *(double *)dst = v;
       continue;
     }
-    if (v != floor(v) || v < INT_MIN || v > INT_MAX) {
-      rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s = %g must be an integer", name, k->name,
-                         v);
+    /* An integer too large for int is out of range, not "not an integer": the range test
+     * below catches it (and infinities) before the conversion. */
+    if (v != floor(v)) {
+      rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s = %.15g must be an integer", name,
+                         k->name, v);
       goto out;
     }
     if (v < k->min || v > k->max) {
       if (k->min == k->max)
         rc = vta_error_set(err, VTA_ERR_INVALID,
-                           "%s: %s = %g is not supported: this implementation requires %g", name,
-                           k->name, v, k->min);
+                           "%s: %s = %.15g is not supported: this implementation requires %g",
+                           name, k->name, v, k->min);
       else
-        rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s = %g is out of range (%g to %g)", name,
-                           k->name, v, k->min, k->max);
+        rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s = %.15g is out of range (%g to %g)",
+                           name, k->name, v, k->min, k->max);
       goto out;
     }
     if (strcmp(k->name, "LOG_OUT_BUFF_SIZE") == 0) {
@@ -267,6 +294,18 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
     *(int *)dst = (int)v;
     /* LOG_BLOCK sets both block sizes; the legacy keys set one each. */
     if (strcmp(k->name, "LOG_BLOCK") == 0) c.log_block_out = (int)v;
+  }
+  /* Keys that write the same setting must agree; otherwise the result would depend on the
+   * order of the keys in the file. */
+  static const char *const aliases[][2] = {
+      {"LOG_BLOCK", "LOG_BLOCK_IN"}, {"LOG_BLOCK", "LOG_BLOCK_OUT"}, {"CLOCK_MHZ", "HW_FREQ"}};
+  for (size_t a = 0; a < sizeof aliases / sizeof aliases[0]; a++) {
+    size_t i = key_index(aliases[a][0]), j = key_index(aliases[a][1]);
+    if (seen[i] && seen[j] && given[i] != given[j]) {
+      rc = vta_error_set(err, VTA_ERR_INVALID, "%s: %s = %.15g disagrees with %s = %.15g", name,
+                         k_keys[i].name, given[i], k_keys[j].name, given[j]);
+      goto out;
+    }
   }
   rc = derive(&c, name, err);
   if (rc == VTA_OK && have_log_out_buff && log_out_buff != c.log_out_buff_size)
@@ -310,11 +349,11 @@ int vta_config_load(vta_config *cfg, const char *path, vta_error *err) {
     n += got;
     if (got == 0) break;
   }
-  int bad = ferror(f);
+  int bad = ferror(f), why = errno;
   fclose(f);
   if (bad) {
     free(buf);
-    return vta_error_set(err, VTA_ERR_IO, "%s: read error", path);
+    return vta_error_set(err, VTA_ERR_IO, "%s: cannot read: %s", path, strerror(why));
   }
   buf[n] = 0;
   if (strlen(buf) != n) {

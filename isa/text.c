@@ -80,8 +80,10 @@ typedef struct token {
 
 static int next_token(const char **p, token *t) {
   const char *s = *p;
-  while (*s == ' ' || *s == '\t' || *s == '\r' || *s == ',') s++;
-  if (!*s || *s == '#' || *s == ';' || *s == '\n') {
+  /* Every isspace() byte separates, as it ends a token below: skipping only some of them made
+   * "load\v" yield an empty token, and "load\nstore" silently dropped the second line. */
+  while (isspace((unsigned char)*s) || *s == ',') s++;
+  if (!*s || *s == '#' || *s == ';') {
     *p = s;
     return 0;
   }
@@ -126,6 +128,13 @@ static int parse_number(const char *s, size_t len, int64_t *out) {
   return 0;
 }
 
+/* User tokens are quoted in messages up to QUOTE_MAX bytes and then cut with "...", so that a
+ * huge token cannot push the rest of the sentence (what was expected, the limit) out of the
+ * fixed-size message. */
+#define QUOTE_MAX 40
+static int qlen(size_t len) { return len > QUOTE_MAX ? QUOTE_MAX : (int)len; }
+static const char *qmore(size_t len) { return len > QUOTE_MAX ? "..." : ""; }
+
 static int fail(vta_error *err, int *errcol, const char *line, const char *at, const char *fmt,
                 ...) __attribute__((format(printf, 5, 6)));
 static int fail(vta_error *err, int *errcol, const char *line, const char *at, const char *fmt,
@@ -153,8 +162,8 @@ int vta_insn_from_text(const vta_config *cfg, const char *line, vta_insn *out, i
   int op = name_index(ops, VTA_OP_COUNT, t.s, t.len);
   if (op < 0)
     return fail(err, errcol, line, t.s,
-                "unknown opcode '%.*s' (expected load, store, gemm, alu or finish)", (int)t.len,
-                t.s);
+                "unknown opcode '%.*s%s' (expected load, store, gemm, alu or finish)",
+                qlen(t.len), t.s, qmore(t.len));
   out->f[VTA_F_OPCODE] = op;
   vta_format fmt = vta_opcode_format((unsigned)op);
   const vta_format_layout *L = &cfg->layout[fmt];
@@ -164,7 +173,8 @@ int vta_insn_from_text(const vta_config *cfg, const char *line, vta_insn *out, i
     size_t nlen = eq ? (size_t)(eq - t.s) : t.len;
     int id = vta_field_lookup(t.s, nlen);
     if (id < 0 || id == VTA_F_OPCODE)
-      return fail(err, errcol, line, t.s, "unknown field '%.*s'", (int)nlen, t.s);
+      return fail(err, errcol, line, t.s, "unknown field '%.*s%s'", qlen(nlen), t.s,
+                  qmore(nlen));
     vta_field_pos pos = L->pos[id];
     if (pos.width == 0)
       return fail(err, errcol, line, t.s, "field %s is not part of the %s instruction",
@@ -187,8 +197,8 @@ int vta_insn_from_text(const vta_config *cfg, const char *line, vta_insn *out, i
       if (k >= 0) {
         v = k;
       } else if (parse_number(vs, vlen, &v) != 0) {
-        return fail(err, errcol, line, vs, "value '%.*s' of field %s is not a number%s",
-                    (int)vlen, vs, vta_field_name((vta_field_id)id),
+        return fail(err, errcol, line, vs, "value '%.*s%s' of field %s is not a number%s",
+                    qlen(vlen), vs, qmore(vlen), vta_field_name((vta_field_id)id),
                     id == VTA_F_MEMORY_TYPE  ? " or memory type (uop wgt inp acc out acc_8bit)"
                     : id == VTA_F_ALU_OPCODE ? " or ALU opcode (min max add shr mul)"
                                              : "");
@@ -219,8 +229,8 @@ int vta_uop_from_text(const vta_config *cfg, const char *line, vta_uop *out, int
     size_t nlen = eq ? (size_t)(eq - t.s) : t.len;
     int id = eq ? vta_field_lookup(t.s, nlen) : -1;
     if (id < 0 || L->pos[id].width == 0)
-      return fail(err, errcol, line, t.s, "expected dst=, src= or wgt=, got '%.*s'", (int)t.len,
-                  t.s);
+      return fail(err, errcol, line, t.s, "expected dst=, src= or wgt=, got '%.*s%s'",
+                  qlen(t.len), t.s, qmore(t.len));
     if (given[id]++)
       return fail(err, errcol, line, t.s, "field %s is given twice",
                   vta_field_name((vta_field_id)id));
@@ -278,11 +288,17 @@ int vta_asm(const vta_config *cfg, const char *text, const char *filename, vta_i
         }
       }
       if (rc != VTA_OK) {
-        /* Tabs would misplace the caret: echo them as spaces. */
+        /* Tabs and other control bytes would misplace the caret or drive the terminal: echo
+         * them as spaces (in the line) and '?' (in quoted tokens). A long line is echoed as a
+         * window around the column, so the caret survives the message size. */
         for (char *c = copy; *c; c++)
-          if (*c == '\t') *c = ' ';
-        vta_error_set(err, rc, "%s:%d:%d: %s\n  %s\n  %*s^", filename, lineno, col + 1, e.msg,
-                      copy, col, "");
+          if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = ' ';
+        for (char *c = e.msg; *c; c++)
+          if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
+        size_t from = col > 60 ? (size_t)col - 40 : 0;
+        const char *lead = from ? "..." : "", *tail = llen - from > 100 ? "..." : "";
+        vta_error_set(err, rc, "%s:%d:%d: %s\n  %s%.100s%s\n  %*s^", filename, lineno, col + 1,
+                      e.msg, lead, copy + from, tail, (int)(col - from + strlen(lead)), "");
         free(copy);
         free(w);
         return rc;

@@ -28,6 +28,10 @@ struct vta_mem {
 
 int vta_mem_create(uint64_t capacity, vta_mem **out, vta_error *err) {
   if (capacity == 0) capacity = VTA_MEM_DEFAULT_CAPACITY;
+  if (capacity > UINT64_MAX - VTA_MEM_ALIGN) /* the rounding below would wrap to 0 */
+    return vta_error_set(err, VTA_ERR_NOMEM,
+                         "device memory: %" PRIu64 " bytes of address space is beyond any host",
+                         capacity);
   capacity = (capacity + VTA_MEM_ALIGN - 1) & ~(uint64_t)(VTA_MEM_ALIGN - 1);
   vta_mem *m = calloc(1, sizeof *m);
   if (!m) return vta_error_set(err, VTA_ERR_NOMEM, "device memory: out of host memory");
@@ -88,6 +92,12 @@ static uint64_t round_up(uint64_t v) {
 
 int vta_mem_alloc(vta_mem *m, uint64_t size, uint64_t *phys, vta_error *err) {
   if (size == 0) size = 1;
+  /* Also keeps round_up from wrapping a size near 2^64 to 0, which "fit" anywhere. */
+  if (size > m->capacity)
+    return vta_error_set(err, VTA_ERR_NOMEM,
+                         "device memory: %" PRIu64 " bytes is more than the %" PRIu64
+                         "-byte address space",
+                         size, m->capacity);
   uint64_t need = round_up(size);
   /* First fit; address 0 is never handed out so that a null address is always an error. */
   uint64_t cur = VTA_MEM_ALIGN;
@@ -119,9 +129,9 @@ int vta_mem_alloc_at(vta_mem *m, uint64_t phys, uint64_t size, vta_error *err) {
                          VTA_MEM_ALIGN);
   if (phys > m->capacity || size > m->capacity - phys)
     return vta_error_set(err, VTA_ERR_NOMEM,
-                         "device memory: [0x%" PRIx64 ", 0x%" PRIx64
+                         "device memory: [0x%" PRIx64 ", +%" PRIu64
                          ") is beyond the %" PRIu64 "-byte address space",
-                         phys, phys + size, m->capacity);
+                         phys, size, m->capacity);
   size_t at = upper(m, phys);
   if (at > 0 && round_up(m->r[at - 1].base + m->r[at - 1].size) > phys)
     return vta_error_set(err, VTA_ERR_INVALID,
