@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "host/cli.h"
 #include "host/cli_args.h"
@@ -205,10 +206,10 @@ int vta_cmd_exec(int argc, char **argv) {
     vta_cli_fail(cmd, &err);
     goto done;
   }
-  if (a.out && vta_cli_write_file(cmd, a.out, image, image_size) != 0)
-    goto done;
   {
-    /* The JSON line is built in memory so a --stats file is written whole or not at all. */
+    /* The JSON line is built in memory so a --stats file is written whole or not at all, and
+     * the two outputs are written so that a failure leaves neither: a stats file first (removed
+     * again if the image cannot be written), standard output last. */
     char *json = NULL;
     size_t json_len = 0;
     FILE *mem = open_memstream(&json, &json_len);
@@ -222,8 +223,13 @@ int vta_cmd_exec(int argc, char **argv) {
     ok = fclose(mem) == 0;
     if (!ok)
       fprintf(stderr, "vta %s: out of memory holding the statistics\n", cmd);
-    else
-      ok = vta_cli_write_file(cmd, a.stats, json, json_len) == 0;
+    int stats_to_file = strcmp(a.stats, "-") != 0;
+    if (ok && stats_to_file) ok = vta_cli_write_file(cmd, a.stats, json, json_len) == 0;
+    if (ok && a.out && vta_cli_write_file(cmd, a.out, image, image_size) != 0) {
+      if (stats_to_file) unlink(a.stats);
+      ok = 0;
+    }
+    if (ok && !stats_to_file) ok = vta_cli_write_file(cmd, a.stats, json, json_len) == 0;
     free(json);
     if (!ok)
       goto done;

@@ -44,4 +44,7 @@ int vta_model_set_input(vta_model *m, int k, const float *data, size_t count, vt
 int vta_model_run(vta_model *m, vta_error *err);
 const float *vta_model_output(const vta_model *m, int k);
 
+/* `vta bench model ...` (bench_model.c): argv[0] is "model". Returns an exit status. */
+int vta_bench_model(int argc, char **argv);
+
 #endif

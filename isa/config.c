@@ -307,6 +307,13 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
       goto out;
     }
   }
+  if (strcmp(c.hw_ver, "0.0.2") != 0) {
+    rc = vta_error_set(err, VTA_ERR_INVALID,
+                       "%s: HW_VER \"%s\" is not supported: this implementation follows the "
+                       "0.0.2 instruction set",
+                       name, c.hw_ver);
+    goto out;
+  }
   rc = derive(&c, name, err);
   if (rc == VTA_OK && have_log_out_buff && log_out_buff != c.log_out_buff_size)
     rc = vta_error_set(err, VTA_ERR_INVALID,

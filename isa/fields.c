@@ -244,7 +244,9 @@ int vta_insn_check(const vta_config *cfg, const vta_insn *insn, vta_error *err) 
   case VTA_OP_LOAD: {
     int64_t t = insn->f[VTA_F_MEMORY_TYPE];
     if (t < 0 || t >= VTA_MEM_COUNT)
-      return vta_error_set(err, VTA_ERR_INVALID, "load: undefined memory_type %" PRId64, t);
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "load: undefined memory_type %" PRId64 " (0 to %d are defined)", t,
+                           VTA_MEM_COUNT - 1);
     if (t == VTA_MEM_OUT)
       return vta_error_set(err, VTA_ERR_INVALID, "load: memory_type out cannot be loaded");
     if (t == VTA_MEM_UOP && insn->f[VTA_F_X_SIZE] != 0 &&
@@ -265,7 +267,11 @@ int vta_insn_check(const vta_config *cfg, const vta_insn *insn, vta_error *err) 
     }
     if (insn->f[VTA_F_X_PAD_0] || insn->f[VTA_F_X_PAD_1] || insn->f[VTA_F_Y_PAD_0] ||
         insn->f[VTA_F_Y_PAD_1])
-      return vta_error_set(err, VTA_ERR_INVALID, "store: padding must be 0");
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "store: padding must be 0 (y_pad_0=%d y_pad_1=%d x_pad_0=%d "
+                           "x_pad_1=%d)",
+                           (int)insn->f[VTA_F_Y_PAD_0], (int)insn->f[VTA_F_Y_PAD_1],
+                           (int)insn->f[VTA_F_X_PAD_0], (int)insn->f[VTA_F_X_PAD_1]);
     break;
   }
   case VTA_OP_GEMM:
@@ -282,7 +288,13 @@ int vta_insn_check(const vta_config *cfg, const vta_insn *insn, vta_error *err) 
                            insn->f[VTA_F_ALU_OPCODE]);
     break;
   }
-  case VTA_OP_FINISH: break;
+  case VTA_OP_FINISH:
+    if (insn->f[VTA_F_POP_PREV] || insn->f[VTA_F_POP_NEXT])
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "finish: may not pop a dependency token (pop_prev=%d pop_next=%d); "
+                           "pop before it with a compute no-op",
+                           (int)insn->f[VTA_F_POP_PREV], (int)insn->f[VTA_F_POP_NEXT]);
+    break;
   default:
     return vta_error_set(err, VTA_ERR_INVALID, "undefined opcode %" PRId64, op);
   }

@@ -27,8 +27,9 @@
 extern "C" {
 #endif
 
-/* Default timeout of a run, in device cycles for cycle-level backends and in executed
- * instructions for fsim (VTADeviceRun's wait_cycles uses the same unit). 0 means this default. */
+/* Default timeout of a run, in device cycles for cycle-level backends and for fsim in steps (one
+ * per instruction, micro-op and element moved: a lower bound on cycles). VTADeviceRun's
+ * wait_cycles uses the same unit. 0 means this default. */
 #define VTA_DEFAULT_TIMEOUT 10000000000ull
 
 typedef struct vta_backend {

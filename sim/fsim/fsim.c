@@ -235,10 +235,7 @@ static int fetch(vta_fsim *sim, uint64_t insn_phys, uint32_t count, vta_error *e
     if (vta_insn_check(&sim->cfg, &d, &e) != VTA_OK)
       return insn_error(sim, err, VTA_ERR_INVALID, i, &w, "%s", e.msg);
     if (d.f[VTA_F_OPCODE] == VTA_OP_FINISH) {
-      if (d.f[VTA_F_POP_PREV] || d.f[VTA_F_POP_NEXT])
-        return insn_error(sim, err, VTA_ERR_INVALID, i, &w,
-                          "a FINISH may not pop a dependency token; put a compute no-op that "
-                          "pops before it");
+      /* (vta_insn_check already refused a FINISH that pops.) */
       if (i + 1 < count) {
         vta_insn_word nw;
         char next[256];
@@ -345,6 +342,24 @@ static void stats_add(vta_stats *a, const vta_stats *b) {
   a->insn_bytes += b->insn_bytes;
 }
 
+/* What an instruction costs against the timeout: one step, plus one per micro-op executed and
+ * one per element a LOAD or STORE moves. Hardware needs at least a cycle for each, so a budget
+ * in these steps is never stricter than the same number of device cycles, and one huge GEMM is
+ * refused before it runs instead of running for hours. */
+static uint64_t insn_steps(const fsim_insn *in) {
+  switch (in->opcode) {
+  case VTA_OP_GEMM:
+  case VTA_OP_ALU:
+    return 1 + (uint64_t)(in->uop_end - in->uop_bgn) * in->iter_out * in->iter_in;
+  case VTA_OP_LOAD:
+  case VTA_OP_STORE:
+    return 1 + (uint64_t)(in->y_pad_0 + in->y_size + in->y_pad_1) *
+                   (in->x_pad_0 + in->x_size + in->x_pad_1);
+  default:
+    return 1;
+  }
+}
+
 static int schedule(vta_fsim *sim, uint32_t count, uint64_t timeout, vta_stats *st,
                     vta_error *err) {
   /* Each module's instructions in stream order: order[start[m] .. end[m]). */
@@ -356,6 +371,7 @@ static int schedule(vta_fsim *sim, uint32_t count, uint64_t timeout, vta_stats *
   for (uint32_t i = 0; i < count; i++) sim->order[end[sim->prog[i].module]++] = i;
 
   uint64_t tokens[VTA_Q_COUNT] = {0};
+  uint64_t steps = 0;
   for (uint32_t done = 0; done < count; done++) {
     int best = -1;
     uint32_t best_idx = UINT32_MAX;
@@ -369,11 +385,14 @@ static int schedule(vta_fsim *sim, uint32_t count, uint64_t timeout, vta_stats *
     }
     if (best < 0) return deadlock(sim, head, end, tokens, done, count, err);
     const fsim_insn *in = &sim->prog[best_idx];
-    if (timeout && done >= timeout)
+    uint64_t cost = insn_steps(in);
+    if (timeout && (steps + cost > timeout || steps + cost < steps))
       return insn_error(sim, err, VTA_ERR_TIMEOUT, best_idx, &in->word,
-                        "timeout: the limit of %" PRIu64
-                        " executed instructions was reached with %u of %u instructions left",
-                        timeout, count - done, count);
+                        "timeout: this instruction (%" PRIu64 " steps) would pass the limit of %" PRIu64
+                        " steps (one per instruction, micro-op and element moved; %" PRIu64
+                        " used) with %u of %u instructions left",
+                        cost, timeout, steps, count - done, count);
+    steps += cost;
     int pop[2], push[2];
     token_queues(in, pop, push);
     for (int k = 0; k < 2; k++)

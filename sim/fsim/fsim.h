@@ -25,9 +25,10 @@ typedef struct vta_fsim vta_fsim;
 int vta_fsim_create(const vta_config *cfg, vta_mem *mem, vta_fsim **out, vta_error *err);
 void vta_fsim_destroy(vta_fsim *sim);
 
-/* Executes `count` instructions starting at physical address insn_phys. timeout: the maximum
- * number of instructions executed (0: VTA_DEFAULT_TIMEOUT of device.h semantics is the
- * caller's business; here 0 means unlimited). stats may be NULL; counters are added to it. */
+/* Executes `count` instructions starting at physical address insn_phys. timeout: a budget of
+ * steps, one per instruction plus one per micro-op executed and per element a LOAD or STORE
+ * moves (a lower bound on device cycles); an instruction that would pass it is refused with
+ * VTA_ERR_TIMEOUT before it runs. 0 means unlimited. stats may be NULL; counters are added to it. */
 int vta_fsim_run(vta_fsim *sim, uint64_t insn_phys, uint32_t count, uint64_t timeout,
                  vta_stats *stats, vta_error *err);
 

@@ -73,6 +73,7 @@ static void test_config_rejects_invalid_input_naming_the_problem(void **state) {
       {"{\"LOG_OUT_BUFF_SIZE\": 14}", "LOG_OUT_BUFF_SIZE = 14 disagrees"},
       {"{\"LOG_BUS_WIDTH\": 11}", "LOG_BUS_WIDTH = 11 is out of range"},
       {"{\"CLOCK_MHZ\": 0}", "CLOCK_MHZ = 0 is out of range"},
+      {"{\"HW_VER\": \"9.9\"}", "HW_VER \"9.9\" is not supported"},
       {"{\"LOG_BLOCK_IN\": 6, \"LOG_WGT_BUFF_SIZE\": 26}", "no longer fits"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -188,6 +188,12 @@ static void test_check_rejects_bad_semantics(void **state) {
   in.f[VTA_F_ALU_OPCODE] = 5;
   assert_int_equal(vta_insn_check(&c, &in, &err), VTA_ERR_INVALID);
   assert_non_null(strstr(err.msg, "alu_opcode"));
+  memset(&in, 0, sizeof in);
+  in.f[VTA_F_OPCODE] = VTA_OP_FINISH;
+  assert_int_equal(vta_insn_check(&c, &in, &err), VTA_OK);
+  in.f[VTA_F_POP_NEXT] = 1; /* ISA.md section 4: a FINISH may not pop */
+  assert_int_equal(vta_insn_check(&c, &in, &err), VTA_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "may not pop"));
 }
 
 static void test_routing_follows_isa_section_4(void **state) {

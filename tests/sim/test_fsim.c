@@ -656,7 +656,7 @@ static void test_fsim_finish_rules(void **state) {
   fp_gemm(&p, 1, 0, 1, 1, 1, NULL, NULL, 0);
   fp_finish(&p, FP_POP_PREV);
   assert_int_equal(run(&e, &p), VTA_ERR_INVALID);
-  assert_msg_has(&e, "instruction 1 (finish pop_prev): a FINISH may not pop");
+  assert_msg_has(&e, "instruction 1 (finish pop_prev): finish: may not pop");
 
   fp_finish(&p, 0);
   fp_gemm(&p, 1, 0, 1, 1, 1, NULL, NULL, 0);
@@ -728,7 +728,9 @@ static void test_fsim_fetch_outside_memory(void **state) {
   env_close(&e);
 }
 
-static void test_fsim_timeout_counts_instructions(void **state) {
+/* The timeout budget counts steps: one per instruction plus one per micro-op (and element
+ * moved). Each 1-uop GEMM below costs 2 steps, FINISH 1. */
+static void test_fsim_timeout_counts_steps(void **state) {
   (void)state;
   env e;
   env_open(&e, NULL);
@@ -737,7 +739,7 @@ static void test_fsim_timeout_counts_instructions(void **state) {
   for (int k = 0; k < 3; k++) {
     for (int i = 0; i < 9; i++) fp_gemm(&p, 1, 0, 1, 1, 1, NULL, NULL, 0);
     fp_finish(&p, 0);
-    uint64_t limit = k == 0 ? 5 : k == 1 ? 10 : 0;
+    uint64_t limit = k == 0 ? 10 : k == 1 ? 19 : 0;
     int rc = run_timeout(&e, &p, limit);
     if (k == 0) {
       assert_int_equal(rc, VTA_ERR_TIMEOUT);
@@ -748,6 +750,23 @@ static void test_fsim_timeout_counts_instructions(void **state) {
       assert_int_equal(e.st.insns, 10);
     }
   }
+  env_close(&e);
+}
+
+/* Regression (found by the CLI fuzz): a single GEMM of 2^13 x 16383 x 16383 micro-ops ran for
+ * hours because the limit was checked between instructions only. It is refused before it runs. */
+static void test_fsim_timeout_refuses_one_huge_instruction(void **state) {
+  (void)state;
+  env e;
+  env_open(&e, NULL);
+  fsim_prog p;
+  fp_init(&p, &e.cfg);
+  fp_gemm(&p, 1, 0, 1, 16383, 16383, NULL, NULL, 0);
+  fp_finish(&p, 0);
+  assert_int_equal(run_timeout(&e, &p, 1000000), VTA_ERR_TIMEOUT);
+  assert_msg_has(&e, "instruction 0 (gemm");
+  assert_int_equal(e.st.insns, 0);
+  fp_free(&p);
   env_close(&e);
 }
 
@@ -1004,7 +1023,8 @@ int main(void) {
       cmocka_unit_test(test_fsim_finish_rules),
       cmocka_unit_test(test_fsim_undefined_opcode_and_memory_type),
       cmocka_unit_test(test_fsim_fetch_outside_memory),
-      cmocka_unit_test(test_fsim_timeout_counts_instructions),
+      cmocka_unit_test(test_fsim_timeout_counts_steps),
+      cmocka_unit_test(test_fsim_timeout_refuses_one_huge_instruction),
       cmocka_unit_test(test_fsim_gemm_alu_index_out_of_range),
       cmocka_unit_test(test_fsim_load_store_sram_out_of_range),
       cmocka_unit_test(test_fsim_dma_outside_allocation),

@@ -1,0 +1,233 @@
+/* bench_model.c - `vta bench model M`: compile time and inference time of a real model on the
+ * CPU path, with onnxruntime's inference time on the same model and input in the same run.
+ *
+ * The design idea: the comparison is only fair if both sides see the same thing, so one
+ * command does both: it compiles the ONNX file in memory exactly as `vta run model.onnx` does
+ * (import, passes, LLVM code generation, JIT: "compile_seconds" is import to JIT-ready), times
+ * single-threaded runs on one input, then hands the same model file and the same .npy to
+ * scripts/ort-reference.mjs --time (onnxruntime-node 1.30.0, one intra-op and one inter-op
+ * thread, all graph optimisations) and prints both medians and their ratio as one JSON line.
+ * Both sides report the median of the same number of runs after one warm-up run, so a run
+ * disturbed by another process does not decide the result. Our side's output is checked
+ * against the reference output kept in tests/data (for the two named models) before
+ * anything is printed, so a fast wrong kernel cannot produce a good figure.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host/cli.h"
+#include "host/cli_args.h"
+#include "host/model.h"
+#include "host/npy.h"
+
+static void bench_model_help(void) {
+  printf("usage: vta bench model MODEL [--backend cpu] [--input X.npy] [--repeat N] [--no-ort]\n"
+         "\n"
+         "Compiles an ONNX model in memory (import, graph passes, LLVM code generation, JIT),\n"
+         "runs it on one input on the CPU, single thread, and times onnxruntime-node on the\n"
+         "same model and input (scripts/ort-reference.mjs; installs onnxruntime-node into\n"
+         ".cache/ort with scripts/ort-setup.sh when missing). Prints one JSON line: compile\n"
+         "seconds (import to JIT-ready, and per stage), median inference seconds of both and\n"
+         "their ratio (ours / onnxruntime's).\n"
+         "\n"
+         "MODEL is a path to an .onnx file (needs --input) or one of the reference models\n"
+         "fetched by scripts/fetch-models.sh, which bring their own input and reference output:\n"
+         "  blazeface   BlazeFace face detector, 128x128 (input: skimage's astronaut)\n"
+         "  ppocr_cls   PP-OCR text orientation classifier, 48x192 (input: skimage's text)\n"
+         "\n"
+         "options:\n"
+         "  --backend cpu   the backend (cpu is the only one for now)\n"
+         "  --input FILE    the input tensor (.npy, float32) for a model given by path\n"
+         "  --repeat N      timed runs on each side (default 50); medians are reported\n"
+         "  --no-ort        skip onnxruntime (its fields are null)\n"
+         "  -h, --help      show this help\n"
+         "\nexit status: 0 measured, 1 the model or onnxruntime failed, 2 bad command line.\n");
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The reference models: file, input, output reference (first output) under tests/data. */
+static const struct {
+  const char *name, *model, *input, *reference;
+} known[] = {
+    {"blazeface", ".cache/models/blazeface.onnx", "tests/data/models/astronaut.npy",
+     "tests/data/models/blazeface_astronaut/Identity_0.npy"},
+    {"ppocr_cls", ".cache/models/ppocr_cls.onnx", "tests/data/models/text.npy",
+     "tests/data/models/ppocr_cls_text/softmax_0.tmp_0.npy"},
+};
+
+/* Runs the onnxruntime timing script; returns the median in seconds, or -1 (message printed). */
+static double ort_time(const char *model, const char *input, unsigned repeat) {
+  if (access(".cache/ort/node_modules/onnxruntime-node", F_OK) != 0 &&
+      system("scripts/ort-setup.sh >&2") != 0) {
+    fprintf(stderr, "vta bench: cannot install onnxruntime-node (scripts/ort-setup.sh failed; "
+                    "use --no-ort to skip the comparison)\n");
+    return -1;
+  }
+  char cmd[4096];
+  snprintf(cmd, sizeof cmd, "node scripts/ort-reference.mjs --time %u '%s' '%s' 2>/dev/null",
+           repeat, model, input);
+  FILE *p = popen(cmd, "r");
+  if (!p) {
+    fprintf(stderr, "vta bench: cannot start node for the onnxruntime timing\n");
+    return -1;
+  }
+  char line[512] = "";
+  double ms = -1;
+  while (fgets(line, sizeof line, p)) {
+    const char *k = strstr(line, "\"ort_ms\":");
+    if (k) ms = strtod(k + 9, NULL);
+  }
+  int st = pclose(p);
+  if (st != 0 || !(ms > 0)) {
+    fprintf(stderr, "vta bench: the onnxruntime timing failed (node scripts/ort-reference.mjs "
+                    "--time %u %s %s; use --no-ort to skip it)\n", repeat, model, input);
+    return -1;
+  }
+  return ms / 1e3;
+}
+
+static void json_num(const char *key, double v) {
+  if (v >= 0)
+    printf(",\"%s\":%.6g", key, v);
+  else
+    printf(",\"%s\":null", key);
+}
+
+int vta_bench_model(int argc, char **argv) {
+  const char *cmd = "bench", *model = NULL, *input = NULL, *backend = "cpu", *reference = NULL;
+  const char *label = NULL;
+  unsigned repeat = 50;
+  int ort = 1, r;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *val;
+    if (vta_cli_is_help(a)) {
+      bench_model_help();
+      return VTA_EXIT_OK;
+    }
+    if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      backend = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--input", "-i", &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      input = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--repeat", NULL, &val)) != 0) {
+      uint64_t n;
+      if (r < 0 || vta_cli_parse_u64(cmd, "--repeat", val, 100000, &n) != 0) return VTA_EXIT_USAGE;
+      if (n == 0) return vta_cli_usage_error(cmd, "--repeat must be at least 1");
+      repeat = (unsigned)n;
+    } else if (strcmp(a, "--no-ort") == 0) {
+      ort = 0;
+    } else if (a[0] == '-' && a[1]) {
+      return vta_cli_usage_error(cmd, "unknown option '%s'", a);
+    } else if (model) {
+      return vta_cli_usage_error(cmd, "unexpected argument '%s' (one MODEL only)", a);
+    } else {
+      model = a;
+    }
+  }
+  if (!model) return vta_cli_usage_error(cmd, "no MODEL given (blazeface, ppocr_cls or a path)");
+  if (strcmp(backend, "cpu") != 0)
+    return vta_cli_usage_error(cmd, "backend '%s': only 'cpu' is available for models yet", backend);
+  label = model;
+  for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+    if (strcmp(model, known[k].name) == 0) {
+      if (access(known[k].model, F_OK) != 0 && system("scripts/fetch-models.sh >/dev/null") != 0) {
+        fprintf(stderr, "vta bench: %s is not cached and scripts/fetch-models.sh could not "
+                        "fetch it\n", known[k].model);
+        return VTA_EXIT_FAIL;
+      }
+      model = known[k].model;
+      if (!input) input = known[k].input, reference = known[k].reference;
+    }
+  if (!input)
+    return vta_cli_usage_error(cmd, "model '%s' needs --input X.npy (or name a reference "
+                                    "model: blazeface, ppocr_cls)", model);
+  vta_error err = {0};
+  vta_npy x;
+  if (vta_npy_read(input, &x, &err)) return vta_cli_fail(cmd, &err);
+  if (strcmp(x.descr, "<f4") != 0) {
+    fprintf(stderr, "vta bench: %s holds %s; the model input must be float32 (<f4)\n", input, x.descr);
+    vta_npy_free(&x);
+    return VTA_EXIT_FAIL;
+  }
+  int rank = x.rank, status = VTA_EXIT_FAIL;
+  int64_t dims[1][8];
+  for (int d = 0; d < rank; d++) dims[0][d] = x.dims[d];
+  double t0 = now_s();
+  vta_model *m = vta_model_open_shaped(model, 1, (const char *const[]){NULL}, &rank,
+                                       (const int64_t(*)[8])dims, &err);
+  double compile_s = now_s() - t0;
+  double *ts = calloc(repeat, sizeof *ts);
+  if (!m || !ts) {
+    if (!m) vta_cli_fail(cmd, &err);
+    goto done;
+  }
+  if (vta_model_n_inputs(m) != 1) {
+    fprintf(stderr, "vta bench: %s has %d inputs; the benchmark feeds one\n", model,
+            vta_model_n_inputs(m));
+    goto done;
+  }
+  if (vta_model_set_input(m, 0, x.data, x.count, &err) || vta_model_run(m, &err)) {
+    vta_cli_fail(cmd, &err);
+    goto done;
+  }
+  if (reference) {
+    vta_npy ref;
+    if (vta_npy_read(reference, &ref, &err)) {
+      vta_cli_fail(cmd, &err);
+      goto done;
+    }
+    const float *y = vta_model_output(m, 0), *want = ref.data;
+    double worst = 0;
+    for (size_t j = 0; j < ref.count; j++) {
+      double tol = 1e-4 * (fabsf(want[j]) > 1 ? fabsf(want[j]) : 1);
+      double e = fabs((double)y[j] - want[j]) / tol;
+      if (e > worst) worst = e;
+    }
+    vta_npy_free(&ref);
+    if (worst > 1) {
+      fprintf(stderr, "vta bench: %s: the output differs from %s (%.3g x the 1e-4 tolerance); "
+                      "not timing a wrong result\n", model, reference, worst);
+      goto done;
+    }
+  }
+  for (unsigned k = 0; k < repeat; k++) {
+    double s = now_s();
+    vta_model_run(m, &err);
+    ts[k] = now_s() - s;
+  }
+  qsort(ts, repeat, sizeof *ts, cmp_double);
+  double ours = ts[repeat / 2];
+  double theirs = ort ? ort_time(model, input, repeat) : -1;
+  const vta_model_timing *t = vta_model_timings(m);
+  printf("{\"bench\":\"model\",\"model\":\"%s\",\"backend\":\"%s\"", label, backend);
+  json_num("compile_seconds", compile_s);
+  json_num("import_seconds", t->import_ms / 1e3);
+  json_num("passes_seconds", t->passes_ms / 1e3);
+  json_num("codegen_seconds", t->codegen_ms / 1e3);
+  json_num("jit_seconds", t->jit_ms / 1e3);
+  json_num("inference_seconds", ours);
+  json_num("ort_inference_seconds", theirs);
+  json_num("ratio", theirs > 0 ? ours / theirs : -1);
+  printf(",\"repeat\":%u,\"threads\":1,\"verified\":%s}\n", repeat, reference ? "true" : "false");
+  status = ort && theirs < 0 ? VTA_EXIT_FAIL : VTA_EXIT_OK;
+done:
+  free(ts);
+  vta_model_destroy(m);
+  vta_npy_free(&x);
+  return status;
+}

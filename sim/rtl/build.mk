@@ -1,0 +1,53 @@
+# sim/rtl/build.mk - the RTL simulator: the rtl loader joins libvta, each configuration's
+# Verilator model is built once into $(BUILD)/rtl/<model key>/ and loaded at run time.
+#
+#   make rtl-model RTL_CONFIG=file.json   build the model of one configuration
+#   make rtl-models                       build the models the tests use
+#   make regress                          the long fsim-versus-rtl differential regression
+
+RTL_ROOT := $(abspath $(BUILD))/rtl
+RTL_SVGEN := $(BUILD)/bin/vta-svgen
+# Configurations whose models the tests need: the default (throughput figures, integration
+# tests) and a wide-bus 2x8x8 one (elements narrower than a bus beat: strobes, unaligned rows).
+RTL_TEST_CONFIGS := configs/vta_default.json sim/rtl/configs/rtl_wide.json
+RTL_TEST_STAMPS := $(RTL_TEST_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
+# A model depends on the RTL, the harness and whatever shapes the generated package (the field
+# table and configuration code of isa/), not on the rest of libvta.
+RTL_MODEL_DEPS := $(wildcard hw/rtl/*.sv) sim/rtl/harness.cpp sim/rtl/rtl_model.h \
+  scripts/rtl-model.sh isa/svgen.c isa/svgen.h $(wildcard isa/config.c isa/fields.c) \
+  include/vta/isa.h include/vta/config.h
+RTL_TEST_BINS := $(patsubst %.c,$(BUILD)/san/%,$(wildcard tests/sim/test_rtl*.c))
+
+EXTRA_LIB_OBJS_REL += $(BUILD)/rel/sim/rtl/rtl.o
+EXTRA_LIB_OBJS_SAN += $(BUILD)/san/sim/rtl/rtl.o
+EXTRA_LIBS += -ldl
+
+# The loader looks for models under this build's folder unless told otherwise.
+$(BUILD)/rel/sim/rtl/rtl.o: REL_CFLAGS += -DVTA_RTL_MODEL_ROOT='"$(RTL_ROOT)"'
+$(BUILD)/san/sim/rtl/rtl.o: SAN_CFLAGS += -DVTA_RTL_MODEL_ROOT='"$(RTL_ROOT)"'
+# The backend table lists the rtl backend when this fragment is part of the build.
+$(BUILD)/rel/driver/device.o $(BUILD)/rel/driver/backend_rtl.o: REL_CFLAGS += -DVTA_HAVE_RTL
+$(BUILD)/san/driver/device.o $(BUILD)/san/driver/backend_rtl.o: SAN_CFLAGS += -DVTA_HAVE_RTL
+
+$(RTL_SVGEN): $(BUILD)/rel/sim/rtl/svgen_main.o $(LIBA)
+	@mkdir -p $(dir $@)
+	$(Q)$(CC) -o $@ $< $(LIBA) $(LIBS)
+
+$(RTL_ROOT)/stamp/%.stamp: %.json $(RTL_MODEL_DEPS) | $(RTL_SVGEN)
+	@mkdir -p $(dir $@)
+	@echo "  VERILATOR $<"
+	$(Q)scripts/rtl-model.sh $(RTL_SVGEN) $< $(RTL_ROOT) >/dev/null
+	$(Q)touch $@
+
+# The rtl tests need the models of the test configurations.
+$(RTL_TEST_BINS): $(RTL_TEST_STAMPS)
+
+.PHONY: rtl-model rtl-models regress
+rtl-models: $(RTL_TEST_STAMPS)
+rtl-model: $(RTL_SVGEN)
+	@test -n "$(RTL_CONFIG)" || { echo "usage: make rtl-model RTL_CONFIG=file.json" >&2; exit 2; }
+	$(Q)scripts/rtl-model.sh $(RTL_SVGEN) $(RTL_CONFIG) $(RTL_ROOT)
+
+# Many more random programs than `make test` runs (VTA_RTL_PROGRAMS per configuration).
+regress: $(BUILD)/san/tests/sim/test_rtl_diff
+	$(Q)VTA_RTL_PROGRAMS=$${VTA_RTL_PROGRAMS:-3000} scripts/run-tests.sh $<

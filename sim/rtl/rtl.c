@@ -1,0 +1,317 @@
+/* rtl.c - the C side of the RTL simulator: finds and loads a configuration's Verilator model,
+ * checks a stream before the hardware sees it, and turns the hardware counters into vta_stats.
+ *
+ * The design idea: the Verilator model is compiled per configuration into a shared object (its
+ * widths are elaboration-time constants), so this file picks the object by the configuration's
+ * model key and talks to it only through the plain-C table of rtl_model.h. Everything a user
+ * needs explained in words (a stream that does not decode, a DMA outside its allocation, a
+ * buffer range past its depth) is checked here, with the instruction index, before the run,
+ * exactly as fsim reports it; the hardware itself, like real hardware, would silently wrap.
+ * Counts that are properties of the program (instructions per opcode, bytes per memory type)
+ * come from the decoded stream; everything the hardware measures (cycles, busy and stall
+ * cycles, micro-ops, instructions per module) comes from its counter registers.
+ */
+#include "sim/rtl/rtl.h"
+
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "isa/svgen.h"
+#include "sim/rtl/rtl_model.h"
+#include "vta/device.h"
+
+#ifndef VTA_RTL_MODEL_ROOT
+#define VTA_RTL_MODEL_ROOT "build/rtl"
+#endif
+
+struct vta_rtl {
+  vta_config cfg;
+  vta_mem *mem;
+  void *dl;
+  const vta_rtl_model_api *api;
+  void *model;
+  uint64_t last_sim_cycles;
+  vta_insn *prog;
+  uint32_t prog_cap;
+};
+
+void vta_rtl_options_default(const vta_config *cfg, vta_rtl_options *o) {
+  memset(o, 0, sizeof *o);
+  o->read_latency = cfg->dram_latency > 0 ? (uint32_t)cfg->dram_latency : 0;
+  o->write_latency = o->read_latency;
+}
+
+static int parse_u32(const char *key, const char *v, uint32_t *out, vta_error *err) {
+  char *end;
+  unsigned long long x = strtoull(v, &end, 0);
+  if (!*v || *end || x > 1000000)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "rtl option %s=%s is not a number from 0 to 1000000", key, v);
+  *out = (uint32_t)x;
+  return VTA_OK;
+}
+
+int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err) {
+  if (!text) return VTA_OK;
+  char *save = NULL;
+  for (char *tok = strtok_r(text, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "rtl option '%s' is not key=value (keys: latency, read_latency, "
+                           "write_latency, bandwidth, wave, models)",
+                           tok);
+    *eq = '\0';
+    const char *v = eq + 1;
+    int rc = VTA_OK;
+    if (strcmp(tok, "latency") == 0) {
+      rc = parse_u32(tok, v, &o->read_latency, err);
+      o->write_latency = o->read_latency;
+    } else if (strcmp(tok, "read_latency") == 0) {
+      rc = parse_u32(tok, v, &o->read_latency, err);
+    } else if (strcmp(tok, "write_latency") == 0) {
+      rc = parse_u32(tok, v, &o->write_latency, err);
+    } else if (strcmp(tok, "bandwidth") == 0) {
+      rc = parse_u32(tok, v, &o->bytes_per_cycle, err);
+    } else if (strcmp(tok, "wave") == 0) {
+      o->wave_path = v;
+    } else if (strcmp(tok, "models") == 0) {
+      o->model_root = v;
+    } else {
+      rc = vta_error_set(err, VTA_ERR_INVALID,
+                         "unknown rtl option '%s' (keys: latency, read_latency, write_latency, "
+                         "bandwidth, wave, models)",
+                         tok);
+    }
+    if (rc != VTA_OK) return rc;
+  }
+  return VTA_OK;
+}
+
+static const char *model_root(const char *given) {
+  if (given && *given) return given;
+  const char *env = getenv("VTA_RTL_MODELS");
+  return env && *env ? env : VTA_RTL_MODEL_ROOT;
+}
+
+void vta_rtl_model_path(const vta_config *cfg, const char *root, char *buf, size_t n) {
+  char key[160];
+  vta_svgen_model_key(cfg, key, sizeof key);
+  snprintf(buf, n, "%s/%s/libvta_rtl_model.so", model_root(root), key);
+}
+
+static int mem_check_cb(void *ctx, uint64_t phys, uint64_t len) {
+  return vta_mem_check((vta_mem *)ctx, phys, len);
+}
+
+int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *opts,
+                   vta_rtl **out, vta_error *err) {
+  vta_rtl_options o;
+  if (opts)
+    o = *opts;
+  else
+    vta_rtl_options_default(cfg, &o);
+  if (!o.wave_path) {
+    const char *w = getenv("VTA_RTL_WAVE");
+    if (w && *w) o.wave_path = w;
+  }
+  char path[4096], key[160];
+  vta_rtl_model_path(cfg, o.model_root, path, sizeof path);
+  vta_svgen_model_key(cfg, key, sizeof key);
+  FILE *probe = fopen(path, "rb");
+  if (!probe)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "no RTL model is built for this configuration (model %s): run `make "
+                         "rtl-model RTL_CONFIG=<its .json>` (it builds %s)",
+                         key, path);
+  fclose(probe);
+  vta_rtl *r = calloc(1, sizeof *r);
+  if (!r) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  r->cfg = *cfg;
+  r->mem = mem;
+  r->dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!r->dl) {
+    vta_error_set(err, VTA_ERR_UNSUPPORTED, "cannot load the RTL model %s: %s", path, dlerror());
+    free(r);
+    return VTA_ERR_UNSUPPORTED;
+  }
+  vta_rtl_model_entry_fn entry;
+  *(void **)&entry = dlsym(r->dl, "vta_rtl_model_entry");
+  r->api = entry ? entry() : NULL;
+  if (!r->api || r->api->abi != VTA_RTL_MODEL_ABI || strcmp(r->api->key, key) != 0) {
+    vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                  "%s is not a model of this configuration and build (expected model %s, ABI "
+                  "%d): rebuild it with `make rtl-model`",
+                  path, key, VTA_RTL_MODEL_ABI);
+    dlclose(r->dl);
+    free(r);
+    return VTA_ERR_UNSUPPORTED;
+  }
+  vta_rtl_model_opts mo = {
+      .mem_base = vta_mem_ptr(mem, 0),
+      .mem_capacity = vta_mem_capacity(mem),
+      .mem_ctx = mem,
+      .mem_check = mem_check_cb,
+      .read_latency = o.read_latency,
+      .write_latency = o.write_latency,
+      .bytes_per_cycle = o.bytes_per_cycle,
+      .wave_path = o.wave_path,
+  };
+  char msg[512] = "";
+  r->model = r->api->create(&mo, msg, sizeof msg);
+  if (!r->model) {
+    vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s", msg);
+    dlclose(r->dl);
+    free(r);
+    return VTA_ERR_UNSUPPORTED;
+  }
+  *out = r;
+  return VTA_OK;
+}
+
+void vta_rtl_destroy(vta_rtl *r) {
+  if (!r) return;
+  r->api->destroy(r->model);
+  dlclose(r->dl);
+  free(r->prog);
+  free(r);
+}
+
+uint64_t vta_rtl_last_sim_cycles(const vta_rtl *r) { return r->last_sim_cycles; }
+
+/* ---- checks before the run (the same rules and words as fsim) ---- */
+
+static int insn_fail(const vta_rtl *r, vta_error *err, int status, uint32_t i, const vta_insn *in,
+                     const char *what) {
+  char text[256] = "?";
+  if (in) vta_insn_to_text(&r->cfg, in, text, sizeof text);
+  return vta_error_set(err, status, "instruction %u (%s): %s", i, text, what);
+}
+
+static int check_dma(vta_rtl *r, uint32_t i, const vta_insn *in, vta_error *err) {
+  const int64_t *f = in->f;
+  unsigned t = (unsigned)f[VTA_F_MEMORY_TYPE];
+  int is_store = f[VTA_F_OPCODE] == VTA_OP_STORE;
+  if (!is_store && (t == VTA_MEM_OUT || t >= VTA_MEM_COUNT))
+    return insn_fail(r, err, VTA_ERR_INVALID, i, in, "this memory_type cannot be loaded");
+  if (is_store && t != VTA_MEM_OUT)
+    return insn_fail(r, err, VTA_ERR_INVALID, i, in, "a STORE must read the OUT buffer");
+  uint64_t x = (uint64_t)f[VTA_F_X_SIZE], y = (uint64_t)f[VTA_F_Y_SIZE];
+  if (x == 0 || (is_store && y == 0)) return VTA_OK;
+  unsigned b = t == VTA_MEM_ACC_8BIT ? VTA_MEM_ACC : t;
+  uint64_t xt = is_store ? x : (uint64_t)f[VTA_F_X_PAD_0] + x + (uint64_t)f[VTA_F_X_PAD_1];
+  uint64_t rows = is_store ? y : (uint64_t)f[VTA_F_Y_PAD_0] + y + (uint64_t)f[VTA_F_Y_PAD_1];
+  uint64_t sram = (uint64_t)f[VTA_F_SRAM_BASE];
+  char msg[400];
+  if (sram + xt * rows > r->cfg.depth[b]) {
+    snprintf(msg, sizeof msg, "%s buffer elements %" PRIu64 " to %" PRIu64 " but its depth is %u",
+             is_store ? "reads OUT" : "writes the", sram, sram + xt * rows - 1, r->cfg.depth[b]);
+    return insn_fail(r, err, VTA_ERR_BOUNDS, i, in, msg);
+  }
+  uint64_t eb = r->cfg.elem_bytes[t];
+  for (uint64_t row = 0; row < y; row++) {
+    uint64_t a = ((uint64_t)f[VTA_F_DRAM_BASE] + row * (uint64_t)f[VTA_F_X_STRIDE]) * eb;
+    if (!vta_mem_check(r->mem, a, x * eb)) {
+      char where[160];
+      vta_mem_describe(r->mem, a, where, sizeof where);
+      snprintf(msg, sizeof msg,
+               "DMA %s row %" PRIu64 " of %" PRIu64 " bytes at physical address 0x%" PRIx64
+               " is outside the allocated device memory (%s)",
+               is_store ? "write of" : "read of", row, x * eb, a, where);
+      return insn_fail(r, err, VTA_ERR_BOUNDS, i, in, msg);
+    }
+  }
+  return VTA_OK;
+}
+
+static int check_stream(vta_rtl *r, uint64_t insn_phys, uint32_t count, vta_stats *st,
+                        vta_error *err) {
+  if (count == 0)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "the instruction stream is empty: it must end with a FINISH");
+  uint64_t bytes = (uint64_t)count * VTA_INSN_BYTES;
+  if (!vta_mem_check(r->mem, insn_phys, bytes)) {
+    char where[160];
+    vta_mem_describe(r->mem, insn_phys, where, sizeof where);
+    return vta_error_set(err, VTA_ERR_BOUNDS,
+                         "fetch of %u instructions (%" PRIu64 " bytes) at physical address 0x%" PRIx64
+                         " is outside the allocated device memory (%s)",
+                         count, bytes, insn_phys, where);
+  }
+  const uint8_t *base = vta_mem_ptr(r->mem, insn_phys);
+  for (uint32_t i = 0; i < count; i++) {
+    vta_insn_word w;
+    vta_insn in;
+    vta_error e;
+    vta_insn_word_load(base + (size_t)i * VTA_INSN_BYTES, &w);
+    if (vta_insn_decode(&r->cfg, &w, &in, &e) != VTA_OK ||
+        vta_insn_check(&r->cfg, &in, &e) != VTA_OK)
+      return vta_error_set(err, VTA_ERR_INVALID, "instruction %u: %s", i, e.msg);
+    unsigned op = (unsigned)in.f[VTA_F_OPCODE];
+    if (op == VTA_OP_FINISH && (in.f[VTA_F_POP_PREV] || in.f[VTA_F_POP_NEXT]))
+      return insn_fail(r, err, VTA_ERR_INVALID, i, &in,
+                       "a FINISH may not pop a dependency token; put a compute no-op that pops "
+                       "before it");
+    if (op == VTA_OP_FINISH && i + 1 < count)
+      return insn_fail(r, err, VTA_ERR_INVALID, i, &in,
+                       "a FINISH must be the last instruction of the stream");
+    if (op != VTA_OP_FINISH && i + 1 == count)
+      return insn_fail(r, err, VTA_ERR_INVALID, i, &in, "the stream ends without a FINISH");
+    if (op == VTA_OP_LOAD || op == VTA_OP_STORE) {
+      int rc = check_dma(r, i, &in, err);
+      if (rc != VTA_OK) return rc;
+      uint64_t moved = (uint64_t)in.f[VTA_F_X_SIZE] * (uint64_t)in.f[VTA_F_Y_SIZE] *
+                       r->cfg.elem_bytes[in.f[VTA_F_MEMORY_TYPE]];
+      if (op == VTA_OP_LOAD)
+        st->bytes_read[in.f[VTA_F_MEMORY_TYPE]] += moved;
+      else
+        st->bytes_written[VTA_MEM_OUT] += moved;
+    }
+    st->insns_by_opcode[op]++;
+  }
+  st->insns = count;
+  st->insn_bytes = bytes;
+  return VTA_OK;
+}
+
+int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout,
+                vta_stats *stats, vta_error *err) {
+  vta_stats st;
+  memset(&st, 0, sizeof st);
+  int rc = check_stream(r, insn_phys, count, &st, err);
+  if (rc != VTA_OK) return rc;
+  vta_rtl_result res;
+  char msg[VTA_ERROR_MSG_MAX - 64] = "";
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  rc = r->api->run(r->model, insn_phys, count, timeout ? timeout : VTA_DEFAULT_TIMEOUT, &res, msg,
+                   sizeof msg);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  r->last_sim_cycles = res.sim_cycles;
+  const uint64_t *c = res.counters;
+  st.cycles = c[VTA_RTL_CNT_CYCLES];
+  for (int m = 0; m < VTA_MOD_COUNT; m++) {
+    st.busy_cycles[m] = c[VTA_RTL_CNT_BUSY_LOAD + m];
+    st.stall_cycles[m] = c[VTA_RTL_CNT_STALL_LOAD + m];
+    st.insns_by_module[m] = c[VTA_RTL_CNT_INSNS_LOAD + m];
+  }
+  st.gemm_uops = c[VTA_RTL_CNT_GEMM_UOPS];
+  st.alu_uops = c[VTA_RTL_CNT_ALU_UOPS];
+  st.uops = st.gemm_uops + st.alu_uops;
+  st.macs = c[VTA_RTL_CNT_MAC_UOPS] * r->cfg.macs_per_cycle;
+  st.wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  if (rc != VTA_OK) {
+    /* A failed run executed an unknown part of the program: keep only what was measured. */
+    st.insns = st.insns_by_module[0] + st.insns_by_module[1] + st.insns_by_module[2];
+    memset(st.insns_by_opcode, 0, sizeof st.insns_by_opcode);
+    memset(st.bytes_read, 0, sizeof st.bytes_read);
+    memset(st.bytes_written, 0, sizeof st.bytes_written);
+    vta_error_set(err, rc, "%s", msg);
+  }
+  if (stats) vta_stats_add(stats, &st);
+  return rc;
+}

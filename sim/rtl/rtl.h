@@ -1,0 +1,70 @@
+/* rtl.h - the cycle-accurate RTL simulator: hw/ under Verilator, behind a C API.
+ *
+ * A vta_rtl runs instruction streams from a vta_mem (the same simulated device memory, allocator
+ * and bounds checks as fsim) on the Verilator model of the configuration it was created for.
+ * Models are built per configuration by `make rtl-model RTL_CONFIG=file.json` into
+ * $(BUILD)/rtl/<model key>/ (the configurations the tests use are built by `make test`) and
+ * loaded at run time, so one program can drive several configurations.
+ *
+ *     vta_rtl_options o; vta_rtl_options_default(&cfg, &o);
+ *     o.wave_path = "run.fst";                       // optional FST waveform
+ *     vta_rtl *r; vta_rtl_create(&cfg, mem, &o, &r, &err);
+ *     vta_rtl_run(r, insn_phys, count, 0, &stats, &err);   // stats.cycles, busy/stall per module
+ *     vta_rtl_destroy(r);
+ */
+#ifndef VTA_SIM_RTL_H
+#define VTA_SIM_RTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/mem/mem.h"
+#include "vta/config.h"
+#include "vta/stats.h"
+#include "vta/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct vta_rtl vta_rtl;
+
+typedef struct vta_rtl_options {
+  uint32_t read_latency;    /* DRAM cycles from read address to first data (cfg DRAM_LATENCY) */
+  uint32_t write_latency;   /* DRAM cycles from last write beat to response (same default) */
+  uint32_t bytes_per_cycle; /* DRAM bandwidth per direction, 0 = one bus beat per cycle */
+  const char *wave_path;    /* FST waveform file or NULL ($VTA_RTL_WAVE when NULL) */
+  const char *model_root;   /* folder of the models or NULL ($VTA_RTL_MODELS, then the build's) */
+} vta_rtl_options;
+
+/* Defaults from the configuration (latencies = cfg->dram_latency, full bandwidth). */
+void vta_rtl_options_default(const vta_config *cfg, vta_rtl_options *o);
+/* Parses "key=value,key=value": latency=N (both directions), read_latency=N, write_latency=N,
+ * bandwidth=BYTES_PER_CYCLE, wave=FILE, models=DIR. Strings point into `text`, which must
+ * outlive the options. NULL or "" leaves the defaults. */
+int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err);
+
+/* The model object the configuration needs (whether or not it is built). */
+void vta_rtl_model_path(const vta_config *cfg, const char *model_root, char *buf, size_t n);
+
+/* Loads the configuration's model (VTA_ERR_UNSUPPORTED naming the make target to build it
+ * when it is missing) and resets it. mem must outlive the simulator. */
+int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *o, vta_rtl **out,
+                   vta_error *err);
+void vta_rtl_destroy(vta_rtl *r);
+
+/* Checks the stream as fsim does (decoding, FINISH last, DMA and buffer ranges of every LOAD
+ * and STORE), then runs it on the model until done. timeout: cycles (0 = VTA_DEFAULT_TIMEOUT).
+ * stats (may be NULL) receives the counts of fsim plus cycles and busy/stall cycles per module.
+ * GEMM/ALU buffer indices are not checked: like the hardware, the RTL wraps them modulo the
+ * buffer depth. */
+int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout,
+                vta_stats *stats, vta_error *err);
+
+/* Cycles simulated (including control-register traffic) by the last run, for speed figures. */
+uint64_t vta_rtl_last_sim_cycles(const vta_rtl *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,79 @@
+/* rtl_model.h - the C interface between the rtl backend and one compiled Verilator model.
+ *
+ * Each configuration's model (hw/ elaborated with its vta_pkg) is built into its own shared
+ * object, $(BUILD)/rtl/<model key>/libvta_rtl_model.so, which exports one function,
+ * vta_rtl_model_entry, returning this table. The loader (sim/rtl/rtl.c) opens the object that
+ * matches the configuration it is given, so one program can drive several configurations, and
+ * the C++ of Verilator never crosses this header. Plain C types only.
+ */
+#ifndef VTA_SIM_RTL_MODEL_H
+#define VTA_SIM_RTL_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped whenever this header changes, so a stale model object is refused, not misused. */
+#define VTA_RTL_MODEL_ABI 1
+
+/* Counter registers of the control slave (0x20 + 8*index), in register order. */
+typedef enum vta_rtl_counter {
+  VTA_RTL_CNT_CYCLES = 0,
+  VTA_RTL_CNT_BUSY_LOAD,
+  VTA_RTL_CNT_BUSY_COMPUTE,
+  VTA_RTL_CNT_BUSY_STORE,
+  VTA_RTL_CNT_STALL_LOAD,
+  VTA_RTL_CNT_STALL_COMPUTE,
+  VTA_RTL_CNT_STALL_STORE,
+  VTA_RTL_CNT_GEMM_UOPS,
+  VTA_RTL_CNT_MAC_UOPS,
+  VTA_RTL_CNT_ALU_UOPS,
+  VTA_RTL_CNT_INSNS_LOAD,
+  VTA_RTL_CNT_INSNS_COMPUTE,
+  VTA_RTL_CNT_INSNS_STORE,
+  VTA_RTL_CNT_FINISH,
+  VTA_RTL_CNT_COUNT
+} vta_rtl_counter;
+
+typedef struct vta_rtl_model_opts {
+  /* Device memory: host pointer of physical address 0 and the size of the reservation. */
+  uint8_t *mem_base;
+  uint64_t mem_capacity;
+  /* Allocation check of sim/mem (vta_mem_check): nonzero if [phys, phys+len) is allocated. */
+  void *mem_ctx;
+  int (*mem_check)(void *ctx, uint64_t phys, uint64_t len);
+  uint32_t read_latency;    /* cycles from an accepted read burst to its first beat */
+  uint32_t write_latency;   /* cycles from a burst's last write beat to its response */
+  uint32_t bytes_per_cycle; /* DRAM bandwidth per direction; 0 = one full beat per cycle */
+  const char *wave_path;    /* FST waveform file, or NULL */
+} vta_rtl_model_opts;
+
+typedef struct vta_rtl_result {
+  uint64_t counters[VTA_RTL_CNT_COUNT];
+  uint64_t sim_cycles; /* clock cycles simulated by this call, including control traffic */
+  uint32_t status;     /* the status register (0x90) at the end */
+} vta_rtl_result;
+
+typedef struct vta_rtl_model_api {
+  uint32_t abi;      /* VTA_RTL_MODEL_ABI */
+  const char *key;   /* the model key of the configuration it was built for */
+  /* Returns NULL and a message in err on failure. */
+  void *(*create)(const vta_rtl_model_opts *opts, char *err, size_t n);
+  void (*destroy)(void *model);
+  /* Starts the accelerator on count instructions at insn_phys through the control registers and
+   * clocks it until ap_done or max_cycles. Returns 0, or a vta_status (VTA_ERR_TIMEOUT,
+   * VTA_ERR_BOUNDS for an access outside the allocations, VTA_ERR_INVALID for an RTL assertion)
+   * with a message in err. */
+  int (*run)(void *model, uint64_t insn_phys, uint32_t count, uint64_t max_cycles,
+             vta_rtl_result *res, char *err, size_t n);
+} vta_rtl_model_api;
+
+typedef const vta_rtl_model_api *(*vta_rtl_model_entry_fn)(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
