@@ -29,9 +29,10 @@ $(BUILD)/san/sim/rtl/rtl.o: SAN_CFLAGS += -DVTA_RTL_MODEL_ROOT='"$(RTL_ROOT)"'
 $(BUILD)/rel/driver/device.o $(BUILD)/rel/driver/backend_rtl.o: REL_CFLAGS += -DVTA_HAVE_RTL
 $(BUILD)/san/driver/device.o $(BUILD)/san/driver/backend_rtl.o: SAN_CFLAGS += -DVTA_HAVE_RTL
 
-$(RTL_SVGEN): $(BUILD)/rel/sim/rtl/svgen_main.o $(LIBA)
+# (The top Makefile defines LIBA after including this fragment: name the archive directly.)
+$(RTL_SVGEN): $(BUILD)/rel/sim/rtl/svgen_main.o $(BUILD)/lib/libvta.a
 	@mkdir -p $(dir $@)
-	$(Q)$(CC) -o $@ $< $(LIBA) $(LIBS)
+	$(Q)$(CC) -o $@ $^ $(EXTRA_LIBS) $(DEP_LIBS)
 
 $(RTL_ROOT)/stamp/%.stamp: %.json $(RTL_MODEL_DEPS) | $(RTL_SVGEN)
 	@mkdir -p $(dir $@)

@@ -1,0 +1,160 @@
+// vta_fetch - reads the instruction stream from DRAM and routes each instruction to the load,
+// compute or store command queue (ISA.md section 4).
+//
+// Reads are issued in bursts ahead of use, but only as far as the instruction buffer has room
+// for everything in flight: the read data channel is shared with the load and compute modules,
+// and a client that could not take its data would block theirs. So fetch never stalls the data
+// channel; a full command queue only stops the router, and the buffer absorbs what arrives.
+module vta_fetch
+  import vta_pkg::*;
+(
+  input  logic                    clk_i,
+  input  logic                    rst_ni,
+  input  logic                    start_i,
+  input  logic [AxiAddrWidth-1:0] insn_addr_i,
+  input  logic [31:0]             insn_count_i,
+  output logic                    done_o,      // every instruction of the run has been routed
+  // AXI read client
+  output logic                    ar_valid_o,
+  input  logic                    ar_ready_i,
+  output logic [AxiAddrWidth-1:0] ar_addr_o,
+  output logic [7:0]              ar_len_o,
+  input  logic                    r_valid_i,
+  output logic                    r_ready_o,
+  input  logic [BusWidth-1:0]     r_data_i,
+  // command queues
+  output logic                    load_valid_o,
+  input  logic                    load_ready_i,
+  output logic                    compute_valid_o,
+  input  logic                    compute_ready_i,
+  output logic                    store_valid_o,
+  input  logic                    store_ready_i,
+  output logic [InsnBytes*8-1:0]  insn_o
+);
+  localparam int unsigned A = AxiAddrWidth;
+  localparam int unsigned BufDepth = 64;
+  // Instructions one beat can carry (at least one: a narrow bus needs several beats per insn).
+  localparam int unsigned PerBeat = (BusBytes > InsnBytes) ? BusBytes / InsnBytes : 1;
+  localparam int unsigned MaxBeats = (32 / PerBeat > 0) ? 32 / PerBeat : 1;
+  localparam int unsigned LogInsnBytes = $clog2(InsnBytes);
+
+  logic bg_ax_valid, credit_ok, gb_in_ready, gb_valid, buf_in_ready, buf_valid, route;
+  logic [LogBusBytes-1:0] lo, hi;
+  logic [InsnBytes*8-1:0] gb_insn;
+  logic [$clog2(BufDepth+1)-1:0] buf_count;
+  logic [31:0] inflight_d, inflight_q, remaining_d, remaining_q;
+  logic has_work;
+
+  assign has_work = start_i && (insn_count_i != '0);
+
+  vta_burst_gen #(
+    .AddrW      (A),
+    .RowsW      (1),
+    .LogBusBytes(LogBusBytes),
+    .MaxBeats   (MaxBeats)
+  ) u_bursts (
+    .clk_i,
+    .rst_ni,
+    .cmd_valid_i    (has_work),
+    .cmd_ready_o    (),
+    .cmd_base_i     (insn_addr_i),
+    .cmd_stride_i   ('0),
+    .cmd_row_bytes_i(A'(insn_count_i) << LogInsnBytes),
+    .cmd_rows_i     (1'b1),
+    .ax_valid_o     (bg_ax_valid),
+    .ax_ready_i     (ar_ready_i && credit_ok),
+    .ax_addr_o      (ar_addr_o),
+    .ax_len_o       (ar_len_o),
+    .busy_o         ()
+  );
+
+  vta_row_beats #(
+    .AddrW      (A),
+    .RowsW      (1),
+    .LogBusBytes(LogBusBytes)
+  ) u_beats (
+    .clk_i,
+    .rst_ni,
+    .cmd_valid_i    (has_work),
+    .cmd_ready_o    (),
+    .cmd_base_i     (insn_addr_i),
+    .cmd_stride_i   ('0),
+    .cmd_row_bytes_i(A'(insn_count_i) << LogInsnBytes),
+    .cmd_rows_i     (1'b1),
+    .valid_o        (),
+    .step_i         (r_valid_i && r_ready_o),
+    .lo_o           (lo),
+    .hi_o           (hi),
+    .last_o         ()
+  );
+
+  // Room for the burst, for everything already in flight and for what the gearbox holds.
+  assign credit_ok = (32'(buf_count) + (inflight_q + 32'(ar_len_o) + 32'd2) * PerBeat) <= BufDepth;
+  assign ar_valid_o = bg_ax_valid && credit_ok;
+  assign r_ready_o  = gb_in_ready;
+
+  vta_rd_gearbox #(.ElemBytes(InsnBytes), .BusBytes(BusBytes)) u_gb (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i (r_valid_i),
+    .in_ready_o (gb_in_ready),
+    .in_data_i  (r_data_i),
+    .in_lo_i    (lo),
+    .in_hi_i    (hi),
+    .out_valid_o(gb_valid),
+    .out_ready_i(buf_in_ready),
+    .out_data_o (gb_insn)
+  );
+
+  vta_fifo #(.Width(InsnBytes * 8), .Depth(BufDepth)) u_buf (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i (gb_valid),
+    .in_ready_o (buf_in_ready),
+    .in_data_i  (gb_insn),
+    .out_valid_o(buf_valid),
+    .out_ready_i(route),
+    .out_data_o (insn_o),
+    .count_o    (buf_count)
+  );
+
+  // Routing (ISA.md section 4): LOADs of INP/WGT to load, STOREs to store, the rest to compute.
+  memory_insn_t h;
+  logic to_load, to_store;
+  assign h        = insn_o;
+  assign to_load  = (h.opcode == OpLoad) && (h.memory_type == MemInp || h.memory_type == MemWgt);
+  assign to_store = (h.opcode == OpStore);
+  assign load_valid_o    = buf_valid && to_load;
+  assign store_valid_o   = buf_valid && to_store;
+  assign compute_valid_o = buf_valid && !to_load && !to_store;
+  assign route = buf_valid && (to_load ? load_ready_i : (to_store ? store_ready_i : compute_ready_i));
+
+  always_comb begin
+    inflight_d  = inflight_q;
+    remaining_d = remaining_q;
+    if (ar_valid_o && ar_ready_i) inflight_d = inflight_d + 32'(ar_len_o) + 1'b1;
+    if (r_valid_i && r_ready_o) inflight_d = inflight_d - 1'b1;
+    if (start_i) remaining_d = insn_count_i;
+    else if (route) remaining_d = remaining_q - 1'b1;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      inflight_q  <= '0;
+      remaining_q <= '0;
+    end else begin
+      inflight_q  <= inflight_d;
+      remaining_q <= remaining_d;
+    end
+  end
+
+  assign done_o = (remaining_q == '0);
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (!(gb_valid && !buf_in_ready)) else $error("vta_fetch: instruction buffer overflow");
+    end
+  end
+`endif
+endmodule

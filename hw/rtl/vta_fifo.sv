@@ -1,0 +1,62 @@
+// vta_fifo - synchronous first-word-fall-through FIFO with valid/ready on both sides.
+//
+// Used for the command queues (fetch -> load/compute/store), the fetch instruction buffer and the
+// burst-length queue of the store's write channel. Storage is a plain array read
+// combinationally at the read pointer, which maps to distributed RAM on an FPGA and to an indexed
+// C++ array under Verilator (cheap at any depth).
+module vta_fifo #(
+  parameter int unsigned Width = 8,
+  parameter int unsigned Depth = 4
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  input  logic              in_valid_i,
+  output logic              in_ready_o,
+  input  logic [Width-1:0]  in_data_i,
+  output logic              out_valid_o,
+  input  logic              out_ready_i,
+  output logic [Width-1:0]  out_data_o,
+  output logic [$clog2(Depth+1)-1:0] count_o
+);
+  localparam int unsigned CountW = $clog2(Depth + 1);
+  localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1;
+  localparam logic [PtrW-1:0] LastPtr = PtrW'(Depth - 1);
+
+  logic [Width-1:0] mem_q [Depth];
+  logic [PtrW-1:0] wptr_d, wptr_q, rptr_d, rptr_q;
+  logic [CountW-1:0] count_d, count_q;
+  logic push, pop;
+
+  assign in_ready_o  = (count_q != CountW'(Depth));
+  assign out_valid_o = (count_q != '0);
+  assign out_data_o  = mem_q[rptr_q];
+  assign count_o     = count_q;
+  assign push        = in_valid_i & in_ready_o;
+  assign pop         = out_valid_o & out_ready_i;
+
+  always_comb begin
+    wptr_d  = wptr_q;
+    rptr_d  = rptr_q;
+    count_d = count_q;
+    if (push) wptr_d = (wptr_q == LastPtr) ? '0 : wptr_q + 1'b1;
+    if (pop) rptr_d = (rptr_q == LastPtr) ? '0 : rptr_q + 1'b1;
+    if (push && !pop) count_d = count_q + 1'b1;
+    else if (pop && !push) count_d = count_q - 1'b1;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wptr_q  <= '0;
+      rptr_q  <= '0;
+      count_q <= '0;
+    end else begin
+      wptr_q  <= wptr_d;
+      rptr_q  <= rptr_d;
+      count_q <= count_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (push) mem_q[wptr_q] <= in_data_i;
+  end
+endmodule

@@ -1,0 +1,43 @@
+// vta_sem - a dependency-token queue as a counting semaphore.
+//
+// The published design keeps 1024-deep FIFOs of single-bit tokens; since a token carries no
+// data, a counter is equivalent and costs a few flip-flops. A push and a pop in the same cycle
+// leave the count unchanged. The producer and consumer are in different modules, so a push
+// becomes visible to the consumer on the next cycle, after the producer's buffer writes have
+// landed.
+module vta_sem #(
+  parameter int unsigned CountW = 16
+) (
+  input  logic              clk_i,
+  input  logic              rst_ni,
+  input  logic              clear_i,  // start of a run: no tokens carry over
+  input  logic              push_i,
+  input  logic              pop_i,    // only when avail_o
+  output logic              avail_o,
+  output logic [CountW-1:0] count_o
+);
+  logic [CountW-1:0] count_d, count_q;
+
+  assign avail_o = (count_q != '0);
+  assign count_o = count_q;
+
+  always_comb begin
+    count_d = count_q;
+    if (clear_i) count_d = '0;
+    else if (push_i && !pop_i) count_d = count_q + 1'b1;
+    else if (pop_i && !push_i) count_d = count_q - 1'b1;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) count_q <= '0;
+    else count_q <= count_d;
+  end
+
+`ifndef SYNTHESIS
+  // A pop needs a token (a push in the same cycle does not count: it is not visible yet).
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && pop_i) assert (count_q != '0) else $error("vta_sem: pop of an empty queue");
+    if (rst_ni && push_i && !pop_i) assert (count_q != '1) else $error("vta_sem: overflow");
+  end
+`endif
+endmodule

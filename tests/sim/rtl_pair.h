@@ -1,0 +1,166 @@
+/* rtl_pair.h - test support for the rtl tests: the same program on fsim and on rtl, each with
+ * its own simulated DRAM built identically, then the memories compared byte for byte.
+ *
+ * Random programs come from the shared generator (fp_random_build), which writes no dependency
+ * tokens: fsim runs such a stream in order, but the RTL runs load, compute and store
+ * concurrently. rtl_serialize therefore adds the tokens (and compute no-ops where load and store
+ * meet) that make every module wait for the instruction before it, which is how the runtime
+ * orders dependent work; the result is a valid stream whose outcome does not depend on timing.
+ */
+#ifndef VTA_TESTS_RTL_PAIR_H
+#define VTA_TESTS_RTL_PAIR_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/fsim/fsim.h"
+#include "sim/mem/mem.h"
+#include "sim/rtl/rtl.h"
+#include "support/fsim_prog.h"
+#include "vta/config.h"
+
+typedef struct rtl_pair {
+  vta_config cfg;
+  vta_mem *mem[2]; /* 0: fsim, 1: rtl */
+  vta_fsim *fsim;
+  vta_rtl *rtl;
+} rtl_pair;
+
+static inline int rtl_pair_open(rtl_pair *p, const char *config, const vta_rtl_options *o,
+                         vta_error *err) {
+  memset(p, 0, sizeof *p);
+  int rc = vta_config_load(&p->cfg, config, err);
+  for (int k = 0; k < 2 && rc == VTA_OK; k++) rc = vta_mem_create(1ull << 30, &p->mem[k], err);
+  if (rc == VTA_OK) rc = vta_fsim_create(&p->cfg, p->mem[0], &p->fsim, err);
+  if (rc == VTA_OK) rc = vta_rtl_create(&p->cfg, p->mem[1], o, &p->rtl, err);
+  return rc;
+}
+
+static inline void rtl_pair_close(rtl_pair *p) {
+  vta_rtl_destroy(p->rtl);
+  vta_fsim_destroy(p->fsim);
+  for (int k = 0; k < 2; k++) vta_mem_destroy(p->mem[k]);
+}
+
+/* Sets the pop flag of `in` for a token from module `from` (in the module of `in`). */
+static inline void rtl_set_pop(vta_insn *in, vta_module self, vta_module from) {
+  in->f[from < self ? VTA_F_POP_PREV : VTA_F_POP_NEXT] = 1;
+}
+static inline void rtl_set_push(vta_insn *in, vta_module self, vta_module to) {
+  in->f[to < self ? VTA_F_PUSH_PREV : VTA_F_PUSH_NEXT] = 1;
+}
+
+/* Rewrites the stream at insn (count words, FINISH last) into a serialised one at *out. */
+static inline int rtl_serialize(const vta_config *cfg, vta_mem *mem, uint64_t insn, uint32_t count,
+                         uint64_t *out, uint32_t *out_count) {
+  vta_insn *v = calloc(2 * (size_t)count + 2, sizeof *v);
+  vta_module *mod = calloc(2 * (size_t)count + 2, sizeof *mod);
+  if (!v || !mod) return -1;
+  size_t n = 0;
+  const uint8_t *src = vta_mem_ptr(mem, insn);
+  int prev = -1; /* index of the last instruction in v */
+  for (uint32_t i = 0; i < count; i++) {
+    vta_insn_word w;
+    vta_insn in;
+    vta_insn_word_load(src + (size_t)i * VTA_INSN_BYTES, &w);
+    if (vta_insn_decode(cfg, &w, &in, NULL) != VTA_OK) return -1;
+    int finish = in.f[VTA_F_OPCODE] == VTA_OP_FINISH;
+    vta_module m = finish ? VTA_MOD_COMPUTE : vta_insn_module(&in);
+    if (prev >= 0 && mod[prev] != m) {
+      vta_module pm = mod[prev];
+      if (pm != VTA_MOD_COMPUTE && m != VTA_MOD_COMPUTE) {
+        /* load <-> store: through a compute no-op (a GEMM with no iterations). */
+        vta_insn nop = {{0}};
+        nop.f[VTA_F_OPCODE] = VTA_OP_GEMM;
+        nop.f[VTA_F_UOP_END] = 1;
+        nop.f[VTA_F_ITER_IN] = 1;
+        rtl_set_push(&v[prev], pm, VTA_MOD_COMPUTE);
+        rtl_set_pop(&nop, VTA_MOD_COMPUTE, pm);
+        v[n] = nop;
+        mod[n] = VTA_MOD_COMPUTE;
+        prev = (int)n++;
+        pm = VTA_MOD_COMPUTE;
+      }
+      if (finish && pm != VTA_MOD_COMPUTE) {
+        /* A FINISH may not pop: a compute no-op pops for it. */
+        vta_insn nop = {{0}};
+        nop.f[VTA_F_OPCODE] = VTA_OP_GEMM;
+        nop.f[VTA_F_UOP_END] = 1;
+        nop.f[VTA_F_ITER_IN] = 1;
+        rtl_set_push(&v[prev], pm, VTA_MOD_COMPUTE);
+        rtl_set_pop(&nop, VTA_MOD_COMPUTE, pm);
+        v[n] = nop;
+        mod[n] = VTA_MOD_COMPUTE;
+        prev = (int)n++;
+      } else if (pm != m) {
+        rtl_set_push(&v[prev], pm, m);
+        rtl_set_pop(&in, m, pm);
+      }
+    }
+    v[n] = in;
+    mod[n] = m;
+    prev = (int)n++;
+  }
+  fsim_prog p;
+  fp_init(&p, cfg);
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) bad |= fp_add(&p, &v[i]) < 0;
+  if (!bad) bad = fp_commit(&p, mem, out) != 0;
+  *out_count = fp_count(&p);
+  fp_free(&p);
+  free(v);
+  free(mod);
+  return bad ? -1 : 0;
+}
+
+/* Builds random program `seed` into both memories, serialised, runs it on both simulators and
+ * compares the data. Returns 0 when identical; else -1 with the reason in msg. */
+static inline int rtl_pair_random(rtl_pair *p, uint64_t seed, uint32_t ninsn, vta_stats st[2], char *msg,
+                           size_t n) {
+  fp_random r[2];
+  uint64_t insn[2];
+  uint32_t count[2];
+  for (int k = 0; k < 2; k++) {
+    if (fp_random_build(&p->cfg, seed, ninsn, p->mem[k], &r[k]) != 0 ||
+        rtl_serialize(&p->cfg, p->mem[k], r[k].insn, r[k].count, &insn[k], &count[k]) != 0) {
+      snprintf(msg, n, "seed %llu: the program does not build", (unsigned long long)seed);
+      return -1;
+    }
+  }
+  if (insn[0] != insn[1] || r[0].data != r[1].data) {
+    snprintf(msg, n, "seed %llu: the two memories allocate differently", (unsigned long long)seed);
+    return -1;
+  }
+  memset(st, 0, 2 * sizeof *st);
+  vta_error err;
+  int rc = vta_fsim_run(p->fsim, insn[0], count[0], 0, &st[0], &err);
+  if (rc != VTA_OK) {
+    snprintf(msg, n, "seed %llu: fsim: %s", (unsigned long long)seed, err.msg);
+    return -1;
+  }
+  rc = vta_rtl_run(p->rtl, insn[1], count[1], 2000000, &st[1], &err);
+  if (rc != VTA_OK) {
+    snprintf(msg, n, "seed %llu: rtl: %s", (unsigned long long)seed, err.msg);
+    return -1;
+  }
+  const uint8_t *a = vta_mem_ptr(p->mem[0], r[0].data), *b = vta_mem_ptr(p->mem[1], r[1].data);
+  int result = 0;
+  for (uint64_t i = 0; i < r[0].data_bytes; i++)
+    if (a[i] != b[i]) {
+      snprintf(msg, n,
+               "seed %llu (%u instructions): device memory differs at data byte %llu "
+               "(fsim 0x%02x, rtl 0x%02x)",
+               (unsigned long long)seed, count[0], (unsigned long long)i, a[i], b[i]);
+      result = -1;
+      break;
+    }
+  for (int k = 0; k < 2; k++) {
+    vta_mem_free(p->mem[k], insn[k]);
+    vta_mem_free(p->mem[k], r[k].insn);
+    vta_mem_free(p->mem[k], r[k].data);
+  }
+  return result;
+}
+
+#endif

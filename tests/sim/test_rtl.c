@@ -1,0 +1,370 @@
+/* test_rtl.c - the RTL simulator: directed programs against fsim, throughput by design, and the
+ * errors a user sees (missing model, bad stream, hung program, waveform).
+ *
+ * The throughput tests assert cycle counts, which are deterministic, never wall time; they
+ * print the simulation speed for information.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "rtl_pair.h"
+#include "vta/device.h"
+
+#define DEFAULT_CFG "configs/vta_default.json"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Allocates n bytes in both memories (same address) and fills them from a seed. */
+static uint64_t both_alloc(rtl_pair *p, uint64_t n, uint64_t seed) {
+  uint64_t a[2];
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(vta_mem_alloc(p->mem[k], n, &a[k], NULL), VTA_OK);
+    uint8_t *d = vta_mem_ptr(p->mem[k], a[k]);
+    uint64_t s = seed;
+    for (uint64_t i = 0; i < n; i++) d[i] = seed ? (uint8_t)fp_rand(&s) : 0;
+  }
+  assert_true(a[0] == a[1]);
+  return a[0];
+}
+
+static uint64_t both_commit(rtl_pair *p, fsim_prog *prog) {
+  uint64_t a[2];
+  for (int k = 0; k < 2; k++) assert_int_equal(fp_commit(prog, p->mem[k], &a[k]), 0);
+  assert_true(a[0] == a[1]);
+  return a[0];
+}
+
+static void assert_same(rtl_pair *p, uint64_t addr, uint64_t n) {
+  const uint8_t *a = vta_mem_ptr(p->mem[0], addr), *b = vta_mem_ptr(p->mem[1], addr);
+  for (uint64_t i = 0; i < n; i++)
+    if (a[i] != b[i]) fail_msg("byte %llu of 0x%llx differs: fsim 0x%02x rtl 0x%02x",
+                               (unsigned long long)i, (unsigned long long)addr, a[i], b[i]);
+}
+
+/* Runs the committed program on both; returns the rtl statistics. */
+static vta_stats run_both(rtl_pair *p, uint64_t insn, uint32_t count) {
+  vta_stats st[2];
+  memset(st, 0, sizeof st);
+  vta_error err;
+  if (vta_fsim_run(p->fsim, insn, count, 0, &st[0], &err) != VTA_OK) fail_msg("fsim: %s", err.msg);
+  if (vta_rtl_run(p->rtl, insn, count, 0, &st[1], &err) != VTA_OK) fail_msg("rtl: %s", err.msg);
+  assert_int_equal(st[0].gemm_uops, st[1].gemm_uops);
+  assert_int_equal(st[0].alu_uops, st[1].alu_uops);
+  assert_int_equal(st[0].macs, st[1].macs);
+  for (int t = 0; t < VTA_MEM_COUNT; t++) {
+    assert_int_equal(st[0].bytes_read[t], st[1].bytes_read[t]);
+    assert_int_equal(st[0].bytes_written[t], st[1].bytes_written[t]);
+  }
+  for (int m = 0; m < VTA_MOD_COUNT; m++)
+    assert_int_equal(st[0].insns_by_module[m], st[1].insns_by_module[m]);
+  return st[1];
+}
+
+/* A compute-bound blocked GEMM: the weights of NB output blocks x KB input blocks are loaded
+ * once and reused across T tiles of R input rows. Input tiles and ACC/OUT halves are double
+ * buffered with tokens, so loading tile t+1 and storing tile t-1 overlap computing tile t. */
+enum { R = 32, NB = 4, KB = 32, T = 32 };
+
+static void test_rtl_gemm_blocked_compute_bound_reaches_90_percent(void **state) {
+  rtl_pair p;
+  vta_error err;
+  if (rtl_pair_open(&p, DEFAULT_CFG, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  assert_true(p.cfg.dram_latency >= 32 && p.cfg.bus_bytes == 8);
+  const vta_config *c = &p.cfg;
+  uint64_t inp = both_alloc(&p, (uint64_t)T * R * KB * c->elem_bytes[VTA_MEM_INP], 11);
+  uint64_t wgt = both_alloc(&p, (uint64_t)NB * KB * c->elem_bytes[VTA_MEM_WGT], 12);
+  uint64_t out = both_alloc(&p, (uint64_t)T * R * NB * c->elem_bytes[VTA_MEM_OUT], 0);
+  /* Micro-ops: [0,KB) main kernel of half 0, [KB,2KB) of half 1, 2KB/2KB+1 resets. */
+  vta_uop u[2 * KB + 2];
+  for (int h = 0; h < 2; h++)
+    for (int k = 0; k < KB; k++) u[h * KB + k] = (vta_uop){h * R * NB, h * R * KB + k, k};
+  u[2 * KB] = (vta_uop){0, 0, 0};
+  u[2 * KB + 1] = (vta_uop){R * NB, 0, 0};
+  uint64_t uops = both_alloc(&p, sizeof u, 0);
+  for (int k = 0; k < 2; k++) fp_uops(c, vta_mem_ptr(p.mem[k], uops), u, 2 * KB + 2);
+
+  fsim_prog prog;
+  fp_init(&prog, c);
+  fp_load(&prog, VTA_MEM_UOP, 0, (uint32_t)(uops / 4), 1, 2 * KB + 2, 2 * KB + 2, 0, 0, 0, 0, 0);
+  fp_load(&prog, VTA_MEM_WGT, 0, (uint32_t)(wgt / c->elem_bytes[VTA_MEM_WGT]), 1, NB * KB, NB * KB,
+          0, 0, 0, 0, 0);
+  for (int t = 0; t < T; t++) {
+    int h = t % 2;
+    uint32_t ie = (uint32_t)(inp / c->elem_bytes[VTA_MEM_INP]) + (uint32_t)(t * R * KB);
+    fp_load(&prog, VTA_MEM_INP, (uint32_t)(h * R * KB), ie, 1, R * KB, R * KB, 0, 0, 0, 0,
+            FP_PUSH_NEXT | (t >= 2 ? FP_POP_NEXT : 0));
+    const uint32_t rf_out[3] = {1, 0, 0};
+    fp_gemm(&prog, 1, 2 * KB + h, 2 * KB + h + 1, R * NB, 1, rf_out, NULL,
+            t >= 2 ? FP_POP_NEXT : 0);
+    const uint32_t f_out[3] = {NB, KB, 0}, f_in[3] = {1, 0, KB};
+    fp_gemm(&prog, 0, (uint32_t)(h * KB), (uint32_t)(h * KB + KB), R, NB, f_out, f_in,
+            FP_POP_PREV | FP_PUSH_NEXT | (t + 2 < T ? FP_PUSH_PREV : 0));
+    uint32_t oe = (uint32_t)(out / c->elem_bytes[VTA_MEM_OUT]) + (uint32_t)(t * R * NB);
+    fp_store(&prog, (uint32_t)(h * R * NB), oe, 1, R * NB, R * NB, FP_POP_PREV | FP_PUSH_PREV);
+  }
+  /* The last two stores' tokens: compute no-ops wait for them before FINISH. */
+  for (int k = 0; k < 2; k++) fp_gemm(&prog, 0, 0, 1, 0, 1, NULL, NULL, FP_POP_NEXT);
+  fp_finish(&prog, 0);
+  uint64_t insn = both_commit(&p, &prog);
+  uint32_t count = fp_count(&prog);
+  fp_free(&prog);
+
+  double t0 = now();
+  vta_stats st = run_both(&p, insn, count);
+  double wall = now() - t0;
+  assert_same(&p, out, (uint64_t)T * R * NB * c->elem_bytes[VTA_MEM_OUT]);
+  double bound = (double)st.macs / (double)c->macs_per_cycle;
+  double util = bound / (double)st.cycles;
+  printf("rtl gemm blocked 1x16x16 bus64 latency%d: cycles %llu compute bound %.0f utilisation "
+         "%.4f, about %.0f simulated cycles/s (fsim included)\n",
+         c->dram_latency, (unsigned long long)st.cycles, bound, util,
+         (double)vta_rtl_last_sim_cycles(p.rtl) / wall);
+  assert_true(util >= 0.90);
+  /* Load, compute and store overlapped: the busy cycles add up to more than the run. */
+  assert_true(st.busy_cycles[0] + st.busy_cycles[1] + st.busy_cycles[2] > st.cycles);
+  rtl_pair_close(&p);
+}
+
+/* ALU micro-ops, with an immediate and with a vector operand, issue one per cycle. */
+static void test_rtl_alu_vector_and_immediate_one_uop_per_cycle(void **state) {
+  rtl_pair p;
+  vta_error err;
+  if (rtl_pair_open(&p, DEFAULT_CFG, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  const vta_config *c = &p.cfg;
+  enum { N = 1024 };
+  uint64_t acc = both_alloc(&p, (uint64_t)2 * N * c->elem_bytes[VTA_MEM_ACC], 5);
+  uint64_t out = both_alloc(&p, (uint64_t)N * c->elem_bytes[VTA_MEM_OUT], 0);
+  vta_uop u = {0, N, 0};
+  uint64_t uops = both_alloc(&p, 4, 0);
+  for (int k = 0; k < 2; k++) fp_uops(c, vta_mem_ptr(p.mem[k], uops), &u, 1);
+  fsim_prog prog;
+  fp_init(&prog, c);
+  fp_load(&prog, VTA_MEM_UOP, 0, (uint32_t)(uops / 4), 1, 1, 1, 0, 0, 0, 0, 0);
+  fp_load(&prog, VTA_MEM_ACC, 0, (uint32_t)(acc / c->elem_bytes[VTA_MEM_ACC]), 1, 2 * N, 2 * N, 0,
+          0, 0, 0, 0);
+  const uint32_t f_in[2] = {1, 1};
+  int ops = 0;
+  for (int op = 0; op < VTA_ALU_COUNT; op++)
+    for (int imm = 0; imm < 2; imm++, ops++)
+      fp_alu(&prog, (vta_alu_op)op, imm, op == VTA_ALU_SHR ? -3 + imm * 5 : 1000 - 37 * op, 0, 1, 1,
+             N, NULL, f_in, ops == 2 * VTA_ALU_COUNT - 1 ? FP_PUSH_NEXT : 0);
+  fp_store(&prog, 0, (uint32_t)(out / c->elem_bytes[VTA_MEM_OUT]), 1, N, N, FP_POP_PREV | FP_PUSH_PREV);
+  fp_gemm(&prog, 0, 0, 1, 0, 1, NULL, NULL, FP_POP_NEXT);
+  fp_finish(&prog, 0);
+  uint64_t insn = both_commit(&p, &prog);
+  uint32_t count = fp_count(&prog);
+  fp_free(&prog);
+  vta_stats st = run_both(&p, insn, count);
+  assert_same(&p, out, (uint64_t)N * c->elem_bytes[VTA_MEM_OUT]);
+  assert_int_equal(st.alu_uops, (uint64_t)ops * N);
+  /* Everything but the ALU work: the two loads (16 + 8192 beats + latency) and the store. */
+  uint64_t other = 2 * N * c->elem_bytes[VTA_MEM_ACC] / c->bus_bytes + 4 * c->dram_latency +
+                   N * c->elem_bytes[VTA_MEM_OUT] / c->bus_bytes + 200;
+  printf("rtl alu: %llu micro-ops in %llu cycles (%llu of them loading and storing)\n",
+         (unsigned long long)st.alu_uops, (unsigned long long)st.cycles,
+         (unsigned long long)other);
+  assert_true(st.cycles <= st.alu_uops + (uint64_t)ops * 4 + other);
+  rtl_pair_close(&p);
+}
+
+/* Accumulating into the same ACC element on consecutive cycles (a reduction loop with
+ * dst_factor_in = 0) needs the forwarding path; so does an ALU reading what the previous
+ * micro-op wrote. */
+static void test_rtl_back_to_back_same_element_matches_fsim(void **state) {
+  rtl_pair p;
+  vta_error err;
+  if (rtl_pair_open(&p, DEFAULT_CFG, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  const vta_config *c = &p.cfg;
+  uint64_t inp = both_alloc(&p, 64 * c->elem_bytes[VTA_MEM_INP], 21);
+  uint64_t wgt = both_alloc(&p, 64 * c->elem_bytes[VTA_MEM_WGT], 22);
+  uint64_t out = both_alloc(&p, 64 * c->elem_bytes[VTA_MEM_OUT], 0);
+  vta_uop u[3] = {{3, 0, 0}, {3, 1, 1}, {4, 3, 0}};
+  uint64_t uops = both_alloc(&p, sizeof u, 0);
+  for (int k = 0; k < 2; k++) fp_uops(c, vta_mem_ptr(p.mem[k], uops), u, 3);
+  fsim_prog prog;
+  fp_init(&prog, c);
+  fp_load(&prog, VTA_MEM_INP, 0, (uint32_t)(inp / c->elem_bytes[VTA_MEM_INP]), 1, 64, 64, 0, 0, 0, 0, 0);
+  fp_load(&prog, VTA_MEM_WGT, 0, (uint32_t)(wgt / c->elem_bytes[VTA_MEM_WGT]), 1, 64, 64, 0, 0, 0, 0,
+          FP_PUSH_NEXT);
+  fp_load(&prog, VTA_MEM_UOP, 0, (uint32_t)(uops / 4), 1, 3, 3, 0, 0, 0, 0, FP_POP_PREV);
+  fp_gemm(&prog, 1, 0, 1, 1, 1, NULL, NULL, 0);
+  const uint32_t gi[3] = {0, 2, 2};
+  fp_gemm(&prog, 0, 0, 2, 1, 20, NULL, gi, 0); /* 40 accumulations into ACC[3] */
+  const uint32_t ai[2] = {0, 0};
+  fp_alu(&prog, VTA_ALU_ADD, 0, 0, 2, 3, 1, 5, NULL, ai, 0); /* ACC[4] += ACC[3], five times */
+  fp_alu(&prog, VTA_ALU_SHR, 1, 9, 2, 3, 1, 1, NULL, NULL, FP_PUSH_NEXT);
+  fp_store(&prog, 0, (uint32_t)(out / c->elem_bytes[VTA_MEM_OUT]), 1, 8, 8, FP_POP_PREV | FP_PUSH_PREV);
+  fp_gemm(&prog, 0, 0, 1, 0, 1, NULL, NULL, FP_POP_NEXT);
+  fp_finish(&prog, 0);
+  uint64_t insn = both_commit(&p, &prog);
+  uint32_t count = fp_count(&prog);
+  fp_free(&prog);
+  run_both(&p, insn, count);
+  assert_same(&p, out, 8 * c->elem_bytes[VTA_MEM_OUT]);
+  rtl_pair_close(&p);
+}
+
+static void test_rtl_missing_model_names_the_make_target(void **state) {
+  vta_config cfg;
+  vta_config_default(&cfg);
+  vta_rtl_options o;
+  vta_rtl_options_default(&cfg, &o);
+  o.model_root = "/nonexistent/rtl-models";
+  vta_mem *m;
+  assert_int_equal(vta_mem_create(1 << 24, &m, NULL), VTA_OK);
+  vta_rtl *r = NULL;
+  vta_error err;
+  assert_int_equal(vta_rtl_create(&cfg, m, &o, &r, &err), VTA_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "make rtl-model"));
+  assert_non_null(strstr(err.msg, "/nonexistent/rtl-models/"));
+  vta_mem_destroy(m);
+}
+
+static void test_rtl_options_reject_unknown_keys_and_bad_numbers(void **state) {
+  vta_config cfg;
+  vta_config_default(&cfg);
+  vta_rtl_options o;
+  vta_rtl_options_default(&cfg, &o);
+  assert_int_equal(o.read_latency, (uint32_t)cfg.dram_latency);
+  vta_error err;
+  char good[] = "latency=40,bandwidth=4,wave=x.fst";
+  assert_int_equal(vta_rtl_options_parse(good, &o, &err), VTA_OK);
+  assert_int_equal(o.read_latency, 40);
+  assert_int_equal(o.write_latency, 40);
+  assert_int_equal(o.bytes_per_cycle, 4);
+  assert_string_equal(o.wave_path, "x.fst");
+  char bad_key[] = "lantency=4";
+  assert_int_equal(vta_rtl_options_parse(bad_key, &o, &err), VTA_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "lantency"));
+  char bad_num[] = "latency=fast";
+  assert_int_equal(vta_rtl_options_parse(bad_num, &o, &err), VTA_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "fast"));
+}
+
+/* A store that waits for a token nobody pushes: fsim finds the deadlock, the RTL hangs and the
+ * watchdog turns that into a timeout that says which modules were still busy. */
+static void test_rtl_hung_program_times_out_with_module_states(void **state) {
+  rtl_pair p;
+  vta_error err;
+  if (rtl_pair_open(&p, DEFAULT_CFG, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  uint64_t out = both_alloc(&p, 4096, 0);
+  fsim_prog prog;
+  fp_init(&prog, &p.cfg);
+  fp_store(&prog, 0, (uint32_t)(out / p.cfg.elem_bytes[VTA_MEM_OUT]), 1, 4, 4, FP_POP_PREV);
+  fp_finish(&prog, 0);
+  uint64_t insn = both_commit(&p, &prog);
+  assert_int_equal(vta_fsim_run(p.fsim, insn, fp_count(&prog), 0, NULL, &err), VTA_ERR_DEADLOCK);
+  assert_int_equal(vta_rtl_run(p.rtl, insn, fp_count(&prog), 5000, NULL, &err), VTA_ERR_TIMEOUT);
+  assert_non_null(strstr(err.msg, "5000 cycles"));
+  assert_non_null(strstr(err.msg, "store"));
+  /* The model is usable again after the timeout (it is reset). */
+  fsim_prog ok;
+  fp_init(&ok, &p.cfg);
+  fp_finish(&ok, 0);
+  uint64_t insn2 = both_commit(&p, &ok);
+  assert_int_equal(vta_rtl_run(p.rtl, insn2, 1, 0, NULL, &err), VTA_OK);
+  fp_free(&prog);
+  fp_free(&ok);
+  rtl_pair_close(&p);
+}
+
+static void test_rtl_bad_streams_are_refused_naming_the_instruction(void **state) {
+  rtl_pair p;
+  vta_error err;
+  if (rtl_pair_open(&p, DEFAULT_CFG, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  uint64_t data = both_alloc(&p, 4096, 0);
+  fsim_prog prog;
+  fp_init(&prog, &p.cfg);
+  /* 300 INP elements of 16 bytes from a 4096-byte allocation. */
+  fp_load(&prog, VTA_MEM_INP, 0, (uint32_t)(data / 16), 1, 300, 300, 0, 0, 0, 0, 0);
+  fp_finish(&prog, 0);
+  uint64_t insn = both_commit(&p, &prog);
+  assert_int_equal(vta_rtl_run(p.rtl, insn, fp_count(&prog), 0, NULL, &err), VTA_ERR_BOUNDS);
+  assert_non_null(strstr(err.msg, "instruction 0"));
+  assert_non_null(strstr(err.msg, "outside the allocated device memory"));
+  /* No FINISH at the end. */
+  assert_int_equal(vta_rtl_run(p.rtl, insn, 1, 0, NULL, &err), VTA_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "FINISH"));
+  assert_int_equal(vta_rtl_run(p.rtl, insn, 0, 0, NULL, &err), VTA_ERR_INVALID);
+  fp_free(&prog);
+  rtl_pair_close(&p);
+}
+
+static void test_rtl_waveform_is_written_on_request(void **state) {
+  char path[] = "/tmp/vta-rtl-wave-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  rtl_pair p;
+  vta_error err;
+  vta_config cfg;
+  vta_config_load(&cfg, DEFAULT_CFG, NULL);
+  vta_rtl_options o;
+  vta_rtl_options_default(&cfg, &o);
+  o.wave_path = path;
+  if (rtl_pair_open(&p, DEFAULT_CFG, &o, &err) != VTA_OK) fail_msg("%s", err.msg);
+  fsim_prog prog;
+  fp_init(&prog, &p.cfg);
+  fp_finish(&prog, 0);
+  uint64_t insn = both_commit(&p, &prog);
+  assert_int_equal(vta_rtl_run(p.rtl, insn, 1, 0, NULL, &err), VTA_OK);
+  fp_free(&prog);
+  rtl_pair_close(&p); /* closes the file */
+  struct stat sb;
+  assert_int_equal(stat(path, &sb), 0);
+  assert_true(sb.st_size > 100);
+  unlink(path);
+}
+
+/* The backend through the device interface, on a second configuration in the same process. */
+static void test_rtl_backend_runs_through_the_device_interface(void **state) {
+  vta_config cfg;
+  vta_error err;
+  assert_int_equal(vta_config_load(&cfg, "sim/rtl/configs/rtl_wide.json", &err), VTA_OK);
+  assert_non_null(vta_backend_find("rtl"));
+  vta_device *dev;
+  if (vta_device_open("rtl", &cfg, "latency=3", &dev, &err) != VTA_OK) fail_msg("%s", err.msg);
+  uint64_t insn;
+  assert_int_equal(vta_device_alloc(dev, 16, &insn, &err), VTA_OK);
+  fsim_prog prog;
+  fp_init(&prog, &cfg);
+  fp_finish(&prog, 0);
+  uint8_t word[16];
+  vta_insn_word_store(&prog.words[0], word);
+  assert_int_equal(vta_device_copy_to(dev, insn, word, 16, &err), VTA_OK);
+  vta_stats st;
+  memset(&st, 0, sizeof st);
+  assert_int_equal(vta_device_run(dev, insn, 1, 0, &st, &err), VTA_OK);
+  assert_int_equal(st.insns, 1);
+  assert_true(st.cycles > 0 && st.cycles < 200);
+  fp_free(&prog);
+  vta_device_close(dev);
+  assert_int_equal(vta_device_open("rtl", &cfg, "bogus", &dev, &err), VTA_ERR_INVALID);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rtl_gemm_blocked_compute_bound_reaches_90_percent),
+      cmocka_unit_test(test_rtl_alu_vector_and_immediate_one_uop_per_cycle),
+      cmocka_unit_test(test_rtl_back_to_back_same_element_matches_fsim),
+      cmocka_unit_test(test_rtl_missing_model_names_the_make_target),
+      cmocka_unit_test(test_rtl_options_reject_unknown_keys_and_bad_numbers),
+      cmocka_unit_test(test_rtl_hung_program_times_out_with_module_states),
+      cmocka_unit_test(test_rtl_bad_streams_are_refused_naming_the_instruction),
+      cmocka_unit_test(test_rtl_waveform_is_written_on_request),
+      cmocka_unit_test(test_rtl_backend_runs_through_the_device_interface),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
