@@ -5,9 +5,12 @@
  *      u64 FNV-1a 64 checksum of the payload
  *   then per section: u32 kind, u32 reserved, u64 size, data padded to 8 bytes.
  * Sections: GRAPH (the text form with "= @K" constant references), CONST (one per large
- * constant, in value order), CPU (LLVM bitcode). The next issue adds accelerator programs and
- * the hardware configuration as further kinds; a reader skips kinds it does not know only if
- * the version says they are optional, so today any unknown kind is refused.
+ * constant, in value order), CPU (LLVM bitcode), TARGET (what the code was generated for:
+ * "triple\ncpu\nfeatures"), OBJ (the same code as a native object for that target, so that
+ * loading on the compiling machine needs no code generation). Version 1 bundles had no TARGET
+ * or OBJ. The next issue adds accelerator programs and the hardware configuration as further
+ * kinds; a reader skips kinds it does not know only if the version says they are optional, so
+ * today any unknown kind is refused.
  *
  * The design idea: the graph stays human-readable inside the bundle (vta info prints it) and is
  * read by the same parser as the dumps; bulk data lives in binary sections beside it.
@@ -17,7 +20,7 @@
 
 #include "compiler/compiler.h"
 
-enum { SEC_GRAPH = 1, SEC_CONST = 2, SEC_CPU = 3 };
+enum { SEC_GRAPH = 1, SEC_CONST = 2, SEC_CPU = 3, SEC_TARGET = 4, SEC_OBJ = 5 };
 #define HDR 32
 
 static uint64_t fnv1a(const unsigned char *p, size_t n) {
@@ -47,8 +50,13 @@ int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char
   char *text = vta_graph_print_string(g, VTA_PRINT_REFS);
   if (!text) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory writing the bundle");
   size_t tlen = strlen(text);
-  size_t total = HDR + 16 + ((tlen + 7) & ~(size_t)7) + 16 + ((code->size + 7) & ~(size_t)7);
-  int nsec = 2;
+  char target[sizeof code->target + 4];
+  size_t glen = (size_t)snprintf(target, sizeof target, "%s\n%s\n%s", code->target.triple,
+                                 code->target.cpu, code->target.features);
+  if (glen >= sizeof target) glen = sizeof target - 1;
+  size_t total = HDR + 16 + ((tlen + 7) & ~(size_t)7) + 16 + ((code->size + 7) & ~(size_t)7) +
+                 16 + ((glen + 7) & ~(size_t)7) + 16 + ((code->object_size + 7) & ~(size_t)7);
+  int nsec = 4;
   for (int i = 0; i < g->n_values; i++) {
     const vta_gvalue *v = &g->values[i];
     if (v->data && vta_value_count(v) > 16) {
@@ -75,6 +83,8 @@ int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char
     if (v->data && vta_value_count(v) > 16) SECTION(SEC_CONST, v->data, vta_value_bytes(v));
   }
   SECTION(SEC_CPU, code->bitcode, code->size);
+  SECTION(SEC_TARGET, target, glen);
+  SECTION(SEC_OBJ, code->object, code->object_size);
 #undef SECTION
   memcpy(b, "VTAB", 4);
   put32(b + 4, VTA_BUNDLE_VERSION);
@@ -105,6 +115,9 @@ int vta_bundle_read(const unsigned char *b, size_t size, vta_graph **g, vta_cpu_
                          "the file has %zu", (unsigned long long)payload, size - HDR);
   if (fnv1a(b + HDR, size - HDR) != get64(b + 24))
     return vta_error_set(err, VTA_ERR_INVALID, "the bundle's checksum does not match (corrupted)");
+  if (nsec > (size - HDR) / 16)
+    return vta_error_set(err, VTA_ERR_INVALID, "the header claims %u sections; %zu bytes hold at most %zu",
+                         nsec, size - HDR, (size - HDR) / 16);
   const char *text = NULL;
   size_t tlen = 0;
   vta_const_ref *refs = calloc(nsec + 1, sizeof *refs);
@@ -112,39 +125,62 @@ int vta_bundle_read(const unsigned char *b, size_t size, vta_graph **g, vta_cpu_
   int nrefs = 0;
   size_t at = HDR;
   for (uint32_t s = 0; s < nsec; s++) {
-    if (size - at < 16) {
-      free(refs);
-      return vta_error_set(err, VTA_ERR_INVALID, "section %u header runs past the end", s);
+    if (at > size || size - at < 16) {
+      vta_error_set(err, VTA_ERR_INVALID, "section %u header runs past the end", s);
+      goto fail;
     }
     uint32_t kind = get32(b + at);
     uint64_t n = get64(b + at + 8);
     if (n > size - at - 16) {
-      free(refs);
-      return vta_error_set(err, VTA_ERR_INVALID, "section %u (%llu bytes) runs past the end", s,
-                           (unsigned long long)n);
+      vta_error_set(err, VTA_ERR_INVALID, "section %u (%llu bytes) runs past the end", s,
+                    (unsigned long long)n);
+      goto fail;
     }
     const unsigned char *d = b + at + 16;
     switch (kind) {
     case SEC_GRAPH: text = (const char *)d, tlen = n; break;
     case SEC_CONST: refs[nrefs].data = d, refs[nrefs++].size = n; break;
-    case SEC_CPU: code->bitcode = malloc(n ? n : 1), code->size = n;
-      if (!code->bitcode) {
-        free(refs);
-        return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    case SEC_CPU:
+    case SEC_OBJ: {
+      unsigned char *copy = n ? malloc(n) : NULL;
+      if (n && !copy) {
+        vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+        goto fail;
       }
-      memcpy(code->bitcode, d, n);
+      if (n) memcpy(copy, d, n);
+      unsigned char **dst = kind == SEC_CPU ? &code->bitcode : &code->object;
+      free(*dst);
+      *dst = copy;
+      if (kind == SEC_CPU)
+        code->size = n;
+      else
+        code->object_size = n;
       break;
+    }
+    case SEC_TARGET: {
+      /* "triple\ncpu\nfeatures" */
+      const char *t = (const char *)d, *end = t + n, *nl1 = memchr(t, '\n', n);
+      const char *nl2 = nl1 ? memchr(nl1 + 1, '\n', (size_t)(end - nl1 - 1)) : NULL;
+      if (!nl2 || nl1 - t >= (long)sizeof code->target.triple ||
+          nl2 - nl1 - 1 >= (long)sizeof code->target.cpu ||
+          end - nl2 - 1 >= (long)sizeof code->target.features) {
+        vta_error_set(err, VTA_ERR_INVALID, "section %u (target) is not \"triple\\ncpu\\nfeatures\"", s);
+        goto fail;
+      }
+      memcpy(code->target.triple, t, (size_t)(nl1 - t));
+      memcpy(code->target.cpu, nl1 + 1, (size_t)(nl2 - nl1 - 1));
+      memcpy(code->target.features, nl2 + 1, (size_t)(end - nl2 - 1));
+      break;
+    }
     default:
-      free(refs);
-      vta_cpu_code_free(code);
-      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "section %u has unknown kind %u", s, kind);
+      vta_error_set(err, VTA_ERR_UNSUPPORTED, "section %u has unknown kind %u", s, kind);
+      goto fail;
     }
     at += 16 + ((n + 7) & ~(uint64_t)7);
   }
   if (!text) {
-    free(refs);
-    vta_cpu_code_free(code);
-    return vta_error_set(err, VTA_ERR_INVALID, "the bundle has no graph section");
+    vta_error_set(err, VTA_ERR_INVALID, "the bundle has no graph section");
+    goto fail;
   }
   *g = vta_graph_parse(text, tlen, refs, nrefs, err);
   free(refs);
@@ -154,4 +190,8 @@ int vta_bundle_read(const unsigned char *b, size_t size, vta_graph **g, vta_cpu_
     return -1;
   }
   return 0;
+fail:
+  free(refs);
+  vta_cpu_code_free(code);
+  return -1;
 }

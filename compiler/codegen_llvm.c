@@ -1,15 +1,23 @@
-/* codegen_llvm.c - CPU code generation with the LLVM C API: one function per graph node.
+/* codegen_llvm.c - CPU code generation with the LLVM C API: one wrapper function per graph
+ * node, a few shared vector kernels (codegen_kernels.c), one optimised module per graph.
  *
- * The design idea: every shape is known at compile time, so each node becomes straight loop
- * nests over constant bounds, with the index arithmetic folded into constants and the
- * boundary cases of convolutions and pools resolved here, in C, rather than tested per element
- * at run time (a convolution's kernel loops are unrolled and each (kh, kw) gets exact output
- * ranges, leaving an inner loop without conditions that the loop vectoriser turns into SIMD
- * code). A kernel is "void vta_k<N>(void **args)" (see compiler.h for the argument order); it
- * calls an internal body whose pointer parameters are noalias, so after inlining LLVM knows
- * the buffers do not overlap. Fused epilogues are applied in the same loop for elementwise
- * nodes and in one pass over the (cache-warm) output for the others. The module is optimised
- * with LLVMRunPasses("default<O3>") for the host CPU's name and features.
+ * The design idea: compile time must stay proportional to the number of distinct operations,
+ * not to the size of the network, and the heavy operators must still run near the machine's
+ * peak. So every shape is known at compile time and baked into each node's code as
+ * constants, but the code that does the arithmetic for convolutions and matrix products is
+ * shared: a node's wrapper calls the GEMM, im2col or depthwise kernel with its sizes. Those
+ * kernels are written with explicit vectors of the target's width, and so is the elementwise
+ * code (standalone elementwise nodes and the fused epilogues): nothing relies on the loop
+ * vectoriser, so the module is optimised with a light pipeline (O2 without the unroller and
+ * vectorisers, which on constant-bound loop nests produced huge, slow code) and compiles to a
+ * native object in a fraction of a second. The object goes into the bundle next to portable
+ * bitcode; loading a bundle on the CPU it was compiled for only links the object.
+ *
+ * A kernel is "void vta_k<N>(void **args)" (see compiler.h for the argument order); it calls
+ * an internal body whose pointer parameters are noalias, so after inlining LLVM knows the
+ * buffers do not overlap. Leading Relu/Clip epilogue steps are applied by the GEMM and
+ * depthwise kernels to the registers before the store; the remaining steps run in one
+ * vectorised pass over the (cache-warm) output.
  */
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
@@ -22,51 +30,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/compiler.h"
-
-typedef struct {
-  LLVMContextRef ctx;
-  LLVMModuleRef mod;
-  LLVMBuilderRef b;
-  LLVMTypeRef f32, i64, i32, i1, fptr, vptr;
-  LLVMValueRef fn;
-  LLVMBasicBlockRef entry;
-  const vta_graph *g;
-  const vta_node *nd;
-  int node;
-  int n_args;
-  int argv[64];          /* value index of each kernel argument */
-  LLVMValueRef argp[64]; /* its pointer inside the body */
-  vta_error *err;
-} cg;
+#include "compiler/codegen_llvm.h"
 
 /* ---- small builders ---- */
 
-static LLVMValueRef C(cg *c, int64_t x) { return LLVMConstInt(c->i64, (unsigned long long)x, 1); }
-static LLVMValueRef F(cg *c, double x) { return LLVMConstReal(c->f32, x); }
+LLVMValueRef cg_i64(cg *c, int64_t x) { return LLVMConstInt(c->i64, (unsigned long long)x, 1); }
 
-static LLVMValueRef gep(cg *c, LLVMValueRef p, LLVMValueRef i) {
+/* A float constant, splat over a vector while c->vec is set. */
+LLVMValueRef cg_f32(cg *c, double x) {
+  LLVMValueRef s = LLVMConstReal(c->f32, x);
+  if (!c->vec) return s;
+  LLVMValueRef e[16];
+  for (int k = 0; k < c->vw; k++) e[k] = s;
+  return LLVMConstVector(e, (unsigned)c->vw);
+}
+LLVMValueRef cg_gep(cg *c, LLVMValueRef p, LLVMValueRef i) {
   return LLVMBuildInBoundsGEP2(c->b, c->f32, p, &i, 1, "");
 }
-static LLVMValueRef load(cg *c, LLVMValueRef p, LLVMValueRef i) {
-  return LLVMBuildLoad2(c->b, c->f32, gep(c, p, i), "");
+LLVMValueRef cg_load(cg *c, LLVMValueRef p, LLVMValueRef i) {
+  return LLVMBuildLoad2(c->b, c->f32, cg_gep(c, p, i), "");
 }
-static void store(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
-  LLVMBuildStore(c->b, v, gep(c, p, i));
+void cg_store(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
+  LLVMBuildStore(c->b, v, cg_gep(c, p, i));
 }
-static LLVMValueRef add(cg *c, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildNSWAdd(c->b, a, b, ""); }
-static LLVMValueRef mul(cg *c, LLVMValueRef a, int64_t k) {
+LLVMValueRef cg_add(cg *c, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildNSWAdd(c->b, a, b, ""); }
+LLVMValueRef cg_mul(cg *c, LLVMValueRef a, int64_t k) {
   if (k == 1) return a;
-  return LLVMBuildNSWMul(c->b, a, C(c, k), "");
+  return LLVMBuildNSWMul(c->b, a, cg_i64(c, k), "");
+}
+LLVMValueRef cg_mulv(cg *c, LLVMValueRef a, LLVMValueRef b) { return LLVMBuildNSWMul(c->b, a, b, ""); }
+LLVMValueRef cg_smin(cg *c, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, a, b, ""), a, b, "");
+}
+LLVMValueRef cg_smax(cg *c, LLVMValueRef a, LLVMValueRef b) {
+  return LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, a, b, ""), a, b, "");
 }
 
-typedef struct {
-  LLVMValueRef phi;
-  LLVMBasicBlockRef header, exit;
-} loop_t;
-
-/* for (iv = lo; iv < hi; iv++): returns iv; the body follows until loop_close. */
-static LLVMValueRef loop_open(cg *c, loop_t *l, LLVMValueRef lo, LLVMValueRef hi) {
+LLVMValueRef cg_loop_open(cg *c, cg_loop *l, LLVMValueRef lo, LLVMValueRef hi, int64_t step) {
   LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b);
   l->header = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "loop");
   LLVMBasicBlockRef body = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "body");
@@ -77,42 +77,175 @@ static LLVMValueRef loop_open(cg *c, loop_t *l, LLVMValueRef lo, LLVMValueRef hi
   LLVMAddIncoming(l->phi, &lo, &pre, 1);
   LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, l->phi, hi, ""), body, l->exit);
   LLVMPositionBuilderAtEnd(c->b, body);
+  l->step = step;
   return l->phi;
 }
-static void loop_close(cg *c, loop_t *l) {
+void cg_loop_close(cg *c, cg_loop *l) {
   LLVMBasicBlockRef cur = LLVMGetInsertBlock(c->b);
-  LLVMValueRef next = LLVMBuildNSWAdd(c->b, l->phi, C(c, 1), "");
+  LLVMValueRef next = LLVMBuildNSWAdd(c->b, l->phi, cg_i64(c, l->step), "");
   LLVMBuildBr(c->b, l->header);
   LLVMAddIncoming(l->phi, &next, &cur, 1);
   LLVMPositionBuilderAtEnd(c->b, l->exit);
 }
+LLVMBasicBlockRef cg_if_open(cg *c, LLVMValueRef cond) {
+  LLVMBasicBlockRef then = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "then");
+  LLVMBasicBlockRef after = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "endif");
+  LLVMBuildCondBr(c->b, cond, then, after);
+  LLVMPositionBuilderAtEnd(c->b, then);
+  return after;
+}
+void cg_if_close(cg *c, LLVMBasicBlockRef after) {
+  LLVMBuildBr(c->b, after);
+  LLVMPositionBuilderAtEnd(c->b, after);
+}
 
-/* A float accumulator in the entry block (SROA turns it into SSA). */
-static LLVMValueRef accum(cg *c) {
+LLVMValueRef cg_slot(cg *c, LLVMTypeRef t) {
   LLVMBasicBlockRef cur = LLVMGetInsertBlock(c->b);
   LLVMValueRef first = LLVMGetFirstInstruction(c->entry);
   if (first)
     LLVMPositionBuilderBefore(c->b, first);
   else
     LLVMPositionBuilderAtEnd(c->b, c->entry);
-  LLVMValueRef a = LLVMBuildAlloca(c->b, c->f32, "acc");
+  LLVMValueRef a = LLVMBuildAlloca(c->b, t, "slot");
   LLVMPositionBuilderAtEnd(c->b, cur);
   return a;
 }
 
-static LLVMValueRef call1(cg *c, const char *name, LLVMValueRef x) {
-  LLVMTypeRef ft = LLVMFunctionType(c->f32, &c->f32, 1, 0);
+LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, int n, LLVMValueRef *args) {
+  LLVMTypeRef ps[8];
+  for (int k = 0; k < n; k++) ps[k] = LLVMTypeOf(args[k]);
+  LLVMTypeRef ft = LLVMFunctionType(ret, ps, (unsigned)n, 0);
   LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
   if (!f) f = LLVMAddFunction(c->mod, name, ft);
-  return LLVMBuildCall2(c->b, ft, f, &x, 1, "");
+  return LLVMBuildCall2(c->b, ft, f, args, (unsigned)n, "");
 }
-static LLVMValueRef call2(cg *c, const char *name, LLVMValueRef x, LLVMValueRef y) {
-  LLVMTypeRef ps[2] = {c->f32, c->f32};
-  LLVMTypeRef ft = LLVMFunctionType(c->f32, ps, 2, 0);
-  LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
-  if (!f) f = LLVMAddFunction(c->mod, name, ft);
+
+/* ---- vectors ---- */
+
+LLVMValueRef cg_splat(cg *c, LLVMValueRef s) {
+  LLVMValueRef v = LLVMBuildInsertElement(c->b, LLVMGetUndef(c->vf), s, LLVMConstInt(c->i32, 0, 0), "");
+  return LLVMBuildShuffleVector(c->b, v, LLVMGetUndef(c->vf), LLVMConstNull(LLVMVectorType(c->i32, (unsigned)c->vw)), "");
+}
+static LLVMValueRef vptr_at(cg *c, LLVMValueRef p, LLVMValueRef i) {
+  return LLVMBuildBitCast(c->b, cg_gep(c, p, i), c->vfptr, "");
+}
+LLVMValueRef cg_vload(cg *c, LLVMValueRef p, LLVMValueRef i) {
+  LLVMValueRef l = LLVMBuildLoad2(c->b, c->vf, vptr_at(c, p, i), "");
+  LLVMSetAlignment(l, 4);
+  return l;
+}
+void cg_vstore(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
+  LLVMValueRef s = LLVMBuildStore(c->b, v, vptr_at(c, p, i));
+  LLVMSetAlignment(s, 4);
+}
+LLVMValueRef cg_vmask(cg *c, LLVMValueRef n) {
+  LLVMValueRef iota[16];
+  for (int k = 0; k < c->vw; k++) iota[k] = LLVMConstInt(c->i32, (unsigned)k, 0);
+  LLVMValueRef lim = LLVMBuildTrunc(c->b, cg_smax(c, cg_smin(c, n, cg_i64(c, c->vw)), cg_i64(c, 0)), c->i32, "");
+  LLVMValueRef v = LLVMBuildInsertElement(c->b, LLVMGetUndef(LLVMVectorType(c->i32, (unsigned)c->vw)), lim,
+                                          LLVMConstInt(c->i32, 0, 0), "");
+  v = LLVMBuildShuffleVector(c->b, v, v, LLVMConstNull(LLVMVectorType(c->i32, (unsigned)c->vw)), "");
+  return LLVMBuildICmp(c->b, LLVMIntSLT, LLVMConstVector(iota, (unsigned)c->vw), v, "");
+}
+LLVMValueRef cg_vmload(cg *c, LLVMValueRef p, LLVMValueRef i, LLVMValueRef mask) {
+  char name[64];
+  snprintf(name, sizeof name, "llvm.masked.load.v%df32.p0v%df32", c->vw, c->vw);
+  LLVMValueRef a[4] = {vptr_at(c, p, i), LLVMConstInt(c->i32, 4, 0), mask, LLVMConstNull(c->vf)};
+  return cg_call(c, name, c->vf, 4, a);
+}
+void cg_vmstore(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i, LLVMValueRef mask) {
+  char name[64];
+  snprintf(name, sizeof name, "llvm.masked.store.v%df32.p0v%df32", c->vw, c->vw);
+  LLVMValueRef a[4] = {v, vptr_at(c, p, i), LLVMConstInt(c->i32, 4, 0), mask};
+  cg_call(c, name, LLVMVoidTypeInContext(c->ctx), 4, a);
+}
+LLVMValueRef cg_fmuladd(cg *c, LLVMValueRef a, LLVMValueRef b, LLVMValueRef acc) {
+  char name[40];
+  int vec = LLVMGetTypeKind(LLVMTypeOf(a)) == LLVMVectorTypeKind;
+  if (vec)
+    snprintf(name, sizeof name, "llvm.fmuladd.v%df32", c->vw);
+  else
+    snprintf(name, sizeof name, "llvm.fmuladd.f32");
+  LLVMValueRef x[3] = {a, b, acc};
+  return cg_call(c, name, LLVMTypeOf(a), 3, x);
+}
+LLVMValueRef cg_clamp(cg *c, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef hi) {
+  x = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, x, lo, ""), lo, x, "");
+  return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, x, hi, ""), hi, x, "");
+}
+
+void cg_kernel_attrs(cg *c, LLVMValueRef f, uint64_t noalias_params) {
+  LLVMSetLinkage(f, LLVMInternalLinkage);
+  unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+  LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c->ctx, noinline, 0));
+  unsigned noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+  unsigned nocapture = LLVMGetEnumAttributeKindForName("nocapture", 9);
+  for (unsigned k = 0; k < 64; k++)
+    if (noalias_params >> k & 1) {
+      LLVMAddAttributeAtIndex(f, k + 1, LLVMCreateEnumAttribute(c->ctx, noalias, 0));
+      LLVMAddAttributeAtIndex(f, k + 1, LLVMCreateEnumAttribute(c->ctx, nocapture, 0));
+    }
+}
+cg_saved cg_save(cg *c) {
+  cg_saved s = {LLVMGetInsertBlock(c->b), c->fn, c->entry};
+  return s;
+}
+void cg_restore(cg *c, cg_saved s) {
+  c->fn = s.fn;
+  c->entry = s.entry;
+  if (s.block) LLVMPositionBuilderAtEnd(c->b, s.block);
+}
+/* The entry block holds only the stack slots and a branch to "start", added at the end. */
+void cg_begin_function(cg *c, LLVMValueRef f) {
+  c->fn = f;
+  c->entry = LLVMAppendBasicBlockInContext(c->ctx, f, "entry");
+  LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->ctx, f, "start");
+  LLVMPositionBuilderAtEnd(c->b, start);
+}
+void cg_end_function(cg *c) {
+  LLVMBuildRetVoid(c->b);
+  LLVMPositionBuilderAtEnd(c->b, c->entry);
+  LLVMBuildBr(c->b, LLVMGetNextBasicBlock(c->entry));
+}
+
+/* Short names for the node emitters below. */
+typedef cg_loop loop_t;
+static LLVMValueRef C(cg *c, int64_t x) { return cg_i64(c, x); }
+static LLVMValueRef F(cg *c, double x) { return cg_f32(c, x); }
+static LLVMValueRef gep(cg *c, LLVMValueRef p, LLVMValueRef i) { return cg_gep(c, p, i); }
+static LLVMValueRef load(cg *c, LLVMValueRef p, LLVMValueRef i) { return cg_load(c, p, i); }
+static void store(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) { cg_store(c, v, p, i); }
+static LLVMValueRef add(cg *c, LLVMValueRef a, LLVMValueRef b) { return cg_add(c, a, b); }
+static LLVMValueRef mul(cg *c, LLVMValueRef a, int64_t k) { return cg_mul(c, a, k); }
+static LLVMValueRef loop_open(cg *c, loop_t *l, LLVMValueRef lo, LLVMValueRef hi) {
+  return cg_loop_open(c, l, lo, hi, 1);
+}
+static void loop_close(cg *c, loop_t *l) { cg_loop_close(c, l); }
+static LLVMValueRef accum(cg *c) { return cg_slot(c, c->f32); }
+
+/* A math function of one or two floats: the intrinsic's vector form for vectors, except libm
+ * functions (no vector form), which are called once per lane. */
+static LLVMValueRef callf(cg *c, const char *name, int n, LLVMValueRef x, LLVMValueRef y) {
   LLVMValueRef a[2] = {x, y};
-  return LLVMBuildCall2(c->b, ft, f, a, 2, "");
+  if (!c->vec) return cg_call(c, name, c->f32, n, a);
+  size_t len = strlen(name);
+  if (strncmp(name, "llvm.", 5) == 0 && len > 4 && strcmp(name + len - 4, ".f32") == 0) {
+    char vname[64];
+    snprintf(vname, sizeof vname, "%.*s.v%df32", (int)(len - 4), name, c->vw);
+    return cg_call(c, vname, c->vf, n, a);
+  }
+  LLVMValueRef v = LLVMGetUndef(c->vf);
+  for (int k = 0; k < c->vw; k++) {
+    LLVMValueRef lane = LLVMConstInt(c->i32, (unsigned)k, 0);
+    LLVMValueRef s[2] = {LLVMBuildExtractElement(c->b, x, lane, ""),
+                         n > 1 ? LLVMBuildExtractElement(c->b, y, lane, "") : NULL};
+    v = LLVMBuildInsertElement(c->b, v, cg_call(c, name, c->f32, n, s), lane, "");
+  }
+  return v;
+}
+static LLVMValueRef call1(cg *c, const char *name, LLVMValueRef x) { return callf(c, name, 1, x, NULL); }
+static LLVMValueRef call2(cg *c, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  return callf(c, name, 2, x, y);
 }
 static LLVMValueRef fmax_(cg *c, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, a, b, ""), a, b, "");
@@ -132,7 +265,7 @@ static float attr_f(int n, const vta_attr *a, const char *name, float d) {
   return d;
 }
 
-/* ---- elementwise scalar operations ---- */
+/* ---- elementwise operations, on scalars or (while c->vec is set) vectors ---- */
 
 static LLVMValueRef unary(cg *c, vta_gop op, int na, const vta_attr *at, LLVMValueRef x) {
   LLVMBuilderRef b = c->b;
@@ -205,7 +338,6 @@ static LLVMValueRef binary(cg *c, vta_gop op, LLVMValueRef a, LLVMValueRef x) {
 
 /* ---- argument bookkeeping ---- */
 
-/* Index among the kernel arguments of value v, first occurrence at or after from. */
 static LLVMValueRef argp_of(cg *c, int v) {
   for (int k = 0; k < c->n_args; k++)
     if (c->argv[k] == v) return c->argp[k];
@@ -214,46 +346,76 @@ static LLVMValueRef argp_of(cg *c, int v) {
 static const vta_gvalue *V(cg *c, int v) { return &c->g->values[v]; }
 static LLVMValueRef in_p(cg *c, int k) { return argp_of(c, c->nd->in[k]); }
 static LLVMValueRef out_p(cg *c) { return c->argp[c->n_args - c->nd->n_out]; }
+static int has_in(cg *c, int k) { return c->nd->n_in > k && c->nd->in[k] >= 0; }
 
-/* ---- pointwise loop nests with broadcasting ---- */
+/* ---- pointwise loop nests with broadcasting, vectorised along the innermost dimension ---- */
 
-/* Broadcast strides of value v for an output of rank r / dims (0 where broadcast). */
-static void bstrides(const vta_gvalue *v, int r, const int64_t *dims, int64_t *s) {
+/* Broadcast strides of value v for an output of rank r (0 where broadcast). */
+static void bstrides(const vta_gvalue *v, int r, int64_t *s) {
   int64_t acc = 1;
   for (int d = r - 1; d >= 0; d--) {
     int vd = d - (r - v->rank);
-    if (vd < 0 || v->dims[vd] == 1) {
-      s[d] = 0;
-    } else {
-      s[d] = acc;
-    }
+    s[d] = (vd < 0 || v->dims[vd] == 1) ? 0 : acc;
     if (vd >= 0) acc *= v->dims[vd];
   }
-  (void)dims;
 }
 
-/* with_main: compute the node's own op on its inputs, then the epilogue; otherwise read the
- * output back and apply the epilogue in place. */
-static void emit_pointwise(cg *c, int with_main) {
+/* The node's epilogue steps from `first` on, applied to x (scalar or vector, c->vec says);
+ * operand k of the epilogue is read by rd(k). */
+typedef LLVMValueRef (*operand_fn)(cg *c, int k, void *ctx);
+static LLVMValueRef apply_epilogue(cg *c, LLVMValueRef x, int first, int ea, operand_fn rd, void *ctx) {
+  const vta_node *nd = c->nd;
+  for (int k = 0; k < nd->n_epi; k++) {
+    const vta_epilogue *e = &nd->epi[k];
+    if (e->arg >= 0) {
+      if (k >= first) {
+        LLVMValueRef y = rd(c, ea, ctx);
+        x = e->arg_left ? binary(c, e->op, y, x) : binary(c, e->op, x, y);
+      }
+      ea++;
+    } else if (k >= first) {
+      x = unary(c, e->op, e->n_attrs, e->attrs, x);
+    }
+  }
+  return x;
+}
+
+typedef struct {
+  LLVMValueRef *opp, *off;
+  int64_t *inner;   /* innermost stride of each operand: 0 (broadcast) or 1 */
+  LLVMValueRef j, mask;
+} pw_ctx;
+
+static LLVMValueRef pw_read(cg *c, int k, void *vctx) {
+  pw_ctx *p = vctx;
+  LLVMValueRef at = p->inner[k] ? add(c, p->off[k], p->j) : p->off[k];
+  if (!c->vec) return load(c, p->opp[k], at);
+  if (!p->inner[k]) return cg_splat(c, load(c, p->opp[k], at));
+  return p->mask ? cg_vmload(c, p->opp[k], at, p->mask) : cg_vload(c, p->opp[k], at);
+}
+
+/* with_main: compute the node's own op on its inputs, then the epilogue from step `first`;
+ * otherwise read the output back and apply the epilogue from `first` in place. */
+static void emit_pointwise(cg *c, int with_main, int first) {
   const vta_node *nd = c->nd;
   const vta_gvalue *o = V(c, nd->out[0]);
-  int nops = 0, opv[40];
-  LLVMValueRef opp[40];
+  int nops = 0, opv[CG_MAX_ARGS];
+  LLVMValueRef opp[CG_MAX_ARGS + 1];
   if (with_main) {
     for (int k = 0; k < nd->n_in; k++) opv[nops] = nd->in[k], opp[nops++] = in_p(c, k);
   } else {
     opv[nops] = nd->out[0], opp[nops++] = out_p(c);
   }
   int first_epi = nops;
-  for (int k = 0; k < nd->n_epi; k++)
+  for (int k = 0; k < nd->n_epi && nops < CG_MAX_ARGS; k++)
     if (nd->epi[k].arg >= 0) opv[nops] = nd->epi[k].arg, opp[nops++] = argp_of(c, nd->epi[k].arg);
   /* Strides, then coalesce adjacent dimensions that are contiguous for every operand. */
   int r = o->rank;
-  int64_t dims[VTA_MAX_RANK], st[41][VTA_MAX_RANK];
+  int64_t dims[VTA_MAX_RANK], st[CG_MAX_ARGS + 1][VTA_MAX_RANK];
   for (int d = 0; d < r; d++) dims[d] = o->dims[d];
-  for (int k = 0; k < nops; k++) bstrides(V(c, opv[k]), r, dims, st[k]);
-  bstrides(o, r, dims, st[nops]);
-  int64_t cd[VTA_MAX_RANK], cs[41][VTA_MAX_RANK];
+  for (int k = 0; k < nops; k++) bstrides(V(c, opv[k]), r, st[k]);
+  bstrides(o, r, st[nops]);
+  int64_t cd[VTA_MAX_RANK], cs[CG_MAX_ARGS + 1][VTA_MAX_RANK];
   int cr = 0;
   for (int d = 0; d < r; d++) {
     if (dims[d] == 1) continue;
@@ -269,46 +431,96 @@ static void emit_pointwise(cg *c, int with_main) {
       cr++;
     }
   }
+  /* The innermost dimension is the vector loop (its strides are 0 or 1, see bstrides). */
+  int64_t n = 1, inner[CG_MAX_ARGS + 1];
+  if (cr > 0) {
+    n = cd[--cr];
+    for (int k = 0; k <= nops; k++) inner[k] = cs[k][cr];
+  } else {
+    for (int k = 0; k <= nops; k++) inner[k] = 0;
+  }
   loop_t lp[VTA_MAX_RANK];
-  LLVMValueRef off[41];
+  LLVMValueRef off[CG_MAX_ARGS + 1];
   for (int k = 0; k <= nops; k++) off[k] = C(c, 0);
   for (int d = 0; d < cr; d++) {
     LLVMValueRef i = loop_open(c, &lp[d], C(c, 0), C(c, cd[d]));
     for (int k = 0; k <= nops; k++)
       if (cs[k][d]) off[k] = add(c, off[k], mul(c, i, cs[k][d]));
   }
-  LLVMValueRef x;
-  if (with_main) {
-    LLVMValueRef a = load(c, opp[0], off[0]);
-    if (vta_op_kind(nd->op) == VTA_OPK_BINARY)
-      x = binary(c, nd->op, a, load(c, opp[1], off[1]));
-    else
-      x = unary(c, nd->op, nd->n_attrs, nd->attrs, a);
-  } else {
-    x = load(c, opp[0], off[0]);
-  }
-  int ea = first_epi;
-  for (int k = 0; k < nd->n_epi; k++) {
-    const vta_epilogue *e = &nd->epi[k];
-    if (e->arg >= 0) {
-      LLVMValueRef y = load(c, opp[ea], off[ea]);
-      ea++;
-      x = e->arg_left ? binary(c, e->op, y, x) : binary(c, e->op, x, y);
-    } else {
-      x = unary(c, e->op, e->n_attrs, e->attrs, x);
+  int vec = n >= 4 && inner[nops] == 1;
+  loop_t lj;
+  LLVMValueRef j = cg_loop_open(c, &lj, C(c, 0), C(c, n), vec ? c->vw : 1);
+  pw_ctx px = {opp, off, inner, j, NULL};
+  /* Full vectors, and a masked copy of the same code for the last partial one. */
+  for (int part = 0; part < (vec ? 2 : 1); part++) {
+    LLVMBasicBlockRef after = NULL;
+    if (vec) {
+      LLVMValueRef rem = LLVMBuildNSWSub(c->b, C(c, n), j, "");
+      LLVMValueRef full = LLVMBuildICmp(c->b, LLVMIntSGE, rem, C(c, c->vw), "");
+      after = cg_if_open(c, part ? LLVMBuildNot(c->b, full, "") : full);
+      px.mask = part ? cg_vmask(c, rem) : NULL;
+      c->vec = 1;
     }
+    LLVMValueRef x;
+    if (with_main) {
+      LLVMValueRef a = pw_read(c, 0, &px);
+      if (vta_op_kind(nd->op) == VTA_OPK_BINARY)
+        x = binary(c, nd->op, a, pw_read(c, 1, &px));
+      else
+        x = unary(c, nd->op, nd->n_attrs, nd->attrs, a);
+    } else {
+      x = pw_read(c, 0, &px);
+    }
+    x = apply_epilogue(c, x, first, first_epi, pw_read, &px);
+    LLVMValueRef at = add(c, off[nops], j);
+    if (!vec)
+      store(c, x, out_p(c), at);
+    else if (px.mask)
+      cg_vmstore(c, x, out_p(c), at, px.mask);
+    else
+      cg_vstore(c, x, out_p(c), at);
+    c->vec = 0;
+    if (after) cg_if_close(c, after);
   }
-  store(c, x, out_p(c), off[nops]);
+  cg_loop_close(c, &lj);
   for (int d = cr - 1; d >= 0; d--) loop_close(c, &lp[d]);
+}
+
+/* Leading epilogue steps a kernel can apply as a clamp: Relu and Clip. Returns how many. */
+static int lead_clamp(const vta_node *nd, float *lo, float *hi) {
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  int k = 0;
+  for (; k < nd->n_epi; k++) {
+    const vta_epilogue *e = &nd->epi[k];
+    float l, h;
+    if (e->op == VTA_GOP_RELU) {
+      l = 0, h = INFINITY;
+    } else if (e->op == VTA_GOP_CLIP) {
+      l = attr_f(e->n_attrs, e->attrs, "min", -INFINITY);
+      h = attr_f(e->n_attrs, e->attrs, "max", INFINITY);
+    } else {
+      break;
+    }
+    /* clamp(clamp(x, lo, hi), l, h) == clamp(x, max(lo, l), min(hi, h)) when they overlap. */
+    float nl = *lo > l ? *lo : l, nh = *hi < h ? *hi : h;
+    if (nl > nh) break;
+    *lo = nl, *hi = nh;
+  }
+  return k;
 }
 
 /* ---- copies and data movement ---- */
 
+static void memcpy_f32(cg *c, LLVMValueRef dst, LLVMValueRef src, int64_t count) {
+  if (count <= 0) return;
+  LLVMValueRef a[4] = {LLVMBuildBitCast(c->b, dst, c->i8ptr, ""), LLVMBuildBitCast(c->b, src, c->i8ptr, ""),
+                       C(c, count * 4), LLVMConstInt(c->i1, 0, 0)};
+  cg_call(c, "llvm.memcpy.p0i8.p0i8.i64", LLVMVoidTypeInContext(c->ctx), 4, a);
+}
+
 static void emit_copy(cg *c) {
-  loop_t l;
-  LLVMValueRef i = loop_open(c, &l, C(c, 0), C(c, vta_value_count(V(c, c->nd->out[0]))));
-  store(c, load(c, in_p(c, 0), i), out_p(c), i);
-  loop_close(c, &l);
+  memcpy_f32(c, out_p(c), in_p(c, 0), vta_value_count(V(c, c->nd->out[0])));
 }
 
 static void row_strides(const vta_gvalue *v, int64_t *s) {
@@ -363,13 +575,11 @@ static void emit_concat(cg *c) {
   for (int k = 0; k < nd->n_in; k++) {
     const vta_gvalue *x = V(c, nd->in[k]);
     int64_t row = x->dims[axis] * inner;
-    if (row) {
-      loop_t l1, l2;
+    if (row && outer) {
+      loop_t l1;
       LLVMValueRef i = loop_open(c, &l1, C(c, 0), C(c, outer));
-      LLVMValueRef j = loop_open(c, &l2, C(c, 0), C(c, row));
-      store(c, load(c, in_p(c, k), add(c, mul(c, i, row), j)), out_p(c),
-            add(c, add(c, mul(c, i, orow), C(c, at * inner)), j));
-      loop_close(c, &l2);
+      memcpy_f32(c, gep(c, out_p(c), add(c, mul(c, i, orow), C(c, at * inner))),
+                 gep(c, in_p(c, k), mul(c, i, row)), row);
       loop_close(c, &l1);
     }
     at += x->dims[axis];
@@ -449,7 +659,13 @@ static LLVMValueRef tload_f32(cg *c, LLVMValueRef tab, LLVMValueRef i) {
 /* Source coordinate of output index i along an axis (ONNX Resize's transformations). */
 static double resize_coord(const char *mode, int64_t i, int64_t in, int64_t out, float scale) {
   if (strcmp(mode, "asymmetric") == 0) return i / (double)scale;
-  if (strcmp(mode, "align_corners") == 0) return out == 1 ? 0 : i * (double)(in - 1) / (double)(out - 1);
+  if (strcmp(mode, "align_corners") == 0) {
+    /* The resized length is in * scale, not the (floored) output size: with scales given
+     * they differ (ONNX's reference and test_resize_downsample_scales_linear_align_corners);
+     * with sizes given, scale = out / in and they agree. */
+    double len = (double)in * scale;
+    return out == 1 || len <= 1 ? 0 : i * (double)(in - 1) / (len - 1);
+  }
   if (strcmp(mode, "pytorch_half_pixel") == 0) return out > 1 ? (i + 0.5) / scale - 0.5 : 0;
   if (strcmp(mode, "tf_half_pixel_for_nn") == 0) return (i + 0.5) / scale;
   return (i + 0.5) / scale - 0.5; /* half_pixel */
@@ -547,24 +763,10 @@ static void emit_resize(cg *c) {
 
 /* ---- convolution ---- */
 
-/* Range of output positions o in [0, n_out) with 0 <= o*s + k*d - p < n_in. */
-static void out_range(int64_t n_out, int64_t n_in, int64_t s, int64_t off, int64_t *lo, int64_t *hi) {
-  /* o*s + off >= 0  and  o*s + off <= n_in - 1 */
-  int64_t l = 0;
-  while (l < n_out && l * s + off < 0) l++;
-  int64_t h = n_out;
-  while (h > l && (h - 1) * s + off > n_in - 1) h--;
-  *lo = l;
-  *hi = h;
-}
+typedef cg_conv conv_dims;
 
-typedef struct {
-  int64_t n, cin, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, group;
-} conv_dims;
-
-static conv_dims conv_get(cg *c, int transpose) {
-  const vta_node *nd = c->nd;
-  const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]), *w = V(c, nd->in[1]);
+static conv_dims conv_dims_of(const vta_graph *g, const vta_node *nd) {
+  const vta_gvalue *x = &g->values[nd->in[0]], *o = &g->values[nd->out[0]], *w = &g->values[nd->in[1]];
   conv_dims k;
   int two = x->rank == 4;
   int64_t st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
@@ -587,12 +789,34 @@ static conv_dims conv_get(cg *c, int transpose) {
   k.pt = two ? pd[0] : 0;
   k.pl = two ? pd[1] : pd[0];
   k.group = vta_node_int(nd, "group", 1);
-  (void)transpose;
   return k;
+}
+static conv_dims conv_get(cg *c) { return conv_dims_of(c->g, c->nd); }
+
+/* How a convolution is computed. */
+enum { CONV_DEPTHWISE, CONV_POINTWISE, CONV_IM2COL };
+static int conv_plan(const conv_dims *k) {
+  if (k->group > 1 && k->group == k->cin && k->m == k->cin) return CONV_DEPTHWISE;
+  if (k->kh == 1 && k->kw == 1 && k->sh == 1 && k->sw == 1 && k->pt == 0 && k->pl == 0 &&
+      k->oh == k->h && k->ow == k->w)
+    return CONV_POINTWISE;
+  return CONV_IM2COL;
+}
+
+/* Floats of the module's scratch buffer node i needs. */
+static int64_t scratch_need(const vta_graph *g, int i, int vw) {
+  const vta_node *nd = &g->nodes[i];
+  if (nd->op != VTA_GOP_CONV) return 0;
+  conv_dims k = conv_dims_of(g, nd);
+  switch (conv_plan(&k)) {
+  case CONV_DEPTHWISE: return cg_dwconv_scratch(&k, vw);
+  case CONV_IM2COL: return k.cin / k.group * k.kh * k.kw * cg_im2col_rows(&k) * k.ow + 2 * vw;
+  default: return 0;
+  }
 }
 
 static void init_bias(cg *c, LLVMValueRef outp, LLVMValueRef m, int64_t plane) {
-  LLVMValueRef bias = c->nd->n_in > 2 && c->nd->in[2] >= 0 ? in_p(c, 2) : NULL;
+  LLVMValueRef bias = has_in(c, 2) ? in_p(c, 2) : NULL;
   LLVMValueRef bv = bias ? load(c, bias, m) : F(c, 0);
   loop_t l;
   LLVMValueRef i = loop_open(c, &l, C(c, 0), C(c, plane));
@@ -600,42 +824,41 @@ static void init_bias(cg *c, LLVMValueRef outp, LLVMValueRef m, int64_t plane) {
   loop_close(c, &l);
 }
 
-static void emit_conv(cg *c) {
-  conv_dims k = conv_get(c, 0);
-  int64_t cg_ = k.cin / k.group, mg = k.m / k.group, plane = k.oh * k.ow;
-  LLVMValueRef X = in_p(c, 0), W = in_p(c, 1), O = out_p(c);
-  loop_t ln, lg, lm, lc;
+static void emit_conv(cg *c, float lo, float hi) {
+  conv_dims k = conv_get(c);
+  int64_t cgi = k.cin / k.group, mg = k.m / k.group, P = k.oh * k.ow, HW = k.h * k.w;
+  int64_t K = cgi * k.kh * k.kw;
+  LLVMValueRef X = in_p(c, 0), W = in_p(c, 1), O = out_p(c), B = has_in(c, 2) ? in_p(c, 2) : NULL;
+  int plan = conv_plan(&k);
+  loop_t ln, lg, lb;
   LLVMValueRef n = loop_open(c, &ln, C(c, 0), C(c, k.n));
+  if (plan == CONV_DEPTHWISE) {
+    cg_call_dwconv(c, &k, gep(c, X, mul(c, n, k.cin * HW)), W, B, gep(c, O, mul(c, n, k.m * P)), lo, hi);
+    loop_close(c, &ln);
+    return;
+  }
   LLVMValueRef g = loop_open(c, &lg, C(c, 0), C(c, k.group));
-  LLVMValueRef mo = loop_open(c, &lm, C(c, 0), C(c, mg));
-  LLVMValueRef m = add(c, mul(c, g, mg), mo);
-  LLVMValueRef outp = gep(c, O, mul(c, add(c, mul(c, n, k.m), m), plane));
-  init_bias(c, outp, m, plane);
-  LLVMValueRef ci = loop_open(c, &lc, C(c, 0), C(c, cg_));
-  LLVMValueRef ch = add(c, mul(c, g, cg_), ci);
-  LLVMValueRef inp = gep(c, X, mul(c, add(c, mul(c, n, k.cin), ch), k.h * k.w));
-  LLVMValueRef wbase = mul(c, add(c, mul(c, m, cg_), ci), k.kh * k.kw);
-  for (int64_t kh = 0; kh < k.kh; kh++)
-    for (int64_t kw = 0; kw < k.kw; kw++) {
-      int64_t oh0, oh1, ow0, ow1;
-      out_range(k.oh, k.h, k.sh, kh * k.dh - k.pt, &oh0, &oh1);
-      out_range(k.ow, k.w, k.sw, kw * k.dw - k.pl, &ow0, &ow1);
-      if (oh0 >= oh1 || ow0 >= ow1) continue;
-      LLVMValueRef wv = load(c, W, add(c, wbase, C(c, kh * k.kw + kw)));
-      loop_t lh, lw;
-      LLVMValueRef oh = loop_open(c, &lh, C(c, oh0), C(c, oh1));
-      LLVMValueRef irow = mul(c, add(c, mul(c, oh, k.sh), C(c, kh * k.dh - k.pt)), k.w);
-      LLVMValueRef orow = mul(c, oh, k.ow);
-      LLVMValueRef ow = loop_open(c, &lw, C(c, ow0), C(c, ow1));
-      LLVMValueRef iv = load(c, inp, add(c, irow, add(c, mul(c, ow, k.sw), C(c, kw * k.dw - k.pl))));
-      LLVMValueRef oi = add(c, orow, ow);
-      LLVMValueRef acc = load(c, outp, oi);
-      store(c, LLVMBuildFAdd(c->b, acc, LLVMBuildFMul(c->b, wv, iv, ""), ""), outp, oi);
-      loop_close(c, &lw);
-      loop_close(c, &lh);
-    }
-  loop_close(c, &lc);
-  loop_close(c, &lm);
+  LLVMValueRef Xg = gep(c, X, add(c, mul(c, n, k.cin * HW), mul(c, g, cgi * HW)));
+  LLVMValueRef Wg = gep(c, W, mul(c, g, mg * K));
+  LLVMValueRef Og = gep(c, O, add(c, mul(c, n, k.m * P), mul(c, g, mg * P)));
+  LLVMValueRef Bg = B ? gep(c, B, mul(c, g, mg)) : NULL;
+  if (plan == CONV_POINTWISE) {
+    cg_call_gemm(c, Wg, C(c, K), C(c, 1), Xg, C(c, P), Og, C(c, P), C(c, mg), C(c, P), C(c, K), Bg,
+                 1.0f, lo, hi);
+  } else {
+    /* Blocks of output rows: their patch matrix is built in the scratch buffer, then one GEMM
+     * writes those rows of every output channel. */
+    int64_t rows = cg_im2col_rows(&k), nblk = (k.oh + rows - 1) / rows;
+    LLVMValueRef S = LLVMBuildBitCast(c->b, c->scratch, c->fptr, "");
+    LLVMValueRef blk = loop_open(c, &lb, C(c, 0), C(c, nblk));
+    LLVMValueRef oh0 = mul(c, blk, rows);
+    LLVMValueRef noh = cg_smin(c, C(c, rows), LLVMBuildNSWSub(c->b, C(c, k.oh), oh0, ""));
+    LLVMValueRef ncol = mul(c, noh, k.ow);
+    cg_call_im2col(c, &k, Xg, S, cgi, oh0, noh);
+    cg_call_gemm(c, Wg, C(c, K), C(c, 1), S, ncol, gep(c, Og, mul(c, oh0, k.ow)), C(c, P), C(c, mg),
+                 ncol, C(c, K), Bg, 1.0f, lo, hi);
+    loop_close(c, &lb);
+  }
   loop_close(c, &lg);
   loop_close(c, &ln);
 }
@@ -651,7 +874,7 @@ static void in_range(int64_t n_in, int64_t n_out, int64_t s, int64_t off, int64_
 }
 
 static void emit_conv_transpose(cg *c) {
-  conv_dims k = conv_get(c, 1);
+  conv_dims k = conv_get(c);
   int64_t cg_ = k.cin / k.group, mg = k.m / k.group, plane = k.oh * k.ow;
   LLVMValueRef X = in_p(c, 0), W = in_p(c, 1), O = out_p(c);
   loop_t ln, lm, lg, lc, lmo;
@@ -691,8 +914,6 @@ static void emit_conv_transpose(cg *c) {
   loop_close(c, &ln);
 }
 
-/* ---- matrix products ---- */
-
 /* out[M,N] (+)= alpha * A[M,K] * B[K,N] with element strides (A: ars, acs; B: brs, bcs). */
 static void emit_mm(cg *c, LLVMValueRef A, LLVMValueRef B, LLVMValueRef O, int64_t M, int64_t N,
                     int64_t K, int64_t ars, int64_t acs, int64_t brs, int64_t bcs, float alpha) {
@@ -714,18 +935,25 @@ static void emit_mm(cg *c, LLVMValueRef A, LLVMValueRef B, LLVMValueRef O, int64
   loop_close(c, &li);
 }
 
-static void emit_gemm(cg *c) {
+static void emit_gemm(cg *c, float lo, float hi) {
   const vta_node *nd = c->nd;
   const vta_gvalue *a = V(c, nd->in[0]), *o = V(c, nd->out[0]);
   int ta = (int)vta_node_int(nd, "transA", 0), tb = (int)vta_node_int(nd, "transB", 0);
   int64_t M = o->dims[0], N = o->dims[1], K = ta ? a->dims[0] : a->dims[1];
   float alpha = vta_node_float(nd, "alpha", 1.0f), beta = vta_node_float(nd, "beta", 1.0f);
-  emit_mm(c, in_p(c, 0), in_p(c, 1), out_p(c), M, N, K, ta ? 1 : K, ta ? M : 1, tb ? 1 : N,
-          tb ? K : 1, alpha);
-  if (nd->n_in > 2 && nd->in[2] >= 0 && beta != 0.0f) {
+  int with_c = has_in(c, 2) && beta != 0.0f;
+  if (!tb)
+    cg_call_gemm(c, in_p(c, 0), C(c, ta ? 1 : K), C(c, ta ? M : 1), in_p(c, 1), C(c, N), out_p(c),
+                 C(c, N), C(c, M), C(c, N), C(c, K), NULL, alpha, lo, hi);
+  else if (!ta)
+    cg_call_gemm_nt(c, in_p(c, 0), C(c, K), in_p(c, 1), C(c, K), out_p(c), C(c, N), C(c, M),
+                    C(c, N), C(c, K), NULL, alpha, lo, hi);
+  else
+    emit_mm(c, in_p(c, 0), in_p(c, 1), out_p(c), M, N, K, 1, M, 1, K, alpha);
+  if (with_c) {
     const vta_gvalue *cc = V(c, nd->in[2]);
     int64_t s[2];
-    bstrides(cc, 2, o->dims, s);
+    bstrides(cc, 2, s);
     loop_t li, lj;
     LLVMValueRef i = loop_open(c, &li, C(c, 0), C(c, M));
     LLVMValueRef j = loop_open(c, &lj, C(c, 0), C(c, N));
@@ -738,7 +966,7 @@ static void emit_gemm(cg *c) {
   }
 }
 
-static void emit_matmul(cg *c) {
+static void emit_matmul(cg *c, float lo, float hi) {
   const vta_node *nd = c->nd;
   const vta_gvalue *a = V(c, nd->in[0]), *b = V(c, nd->in[1]), *o = V(c, nd->out[0]);
   int64_t M = a->rank > 1 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
@@ -765,8 +993,8 @@ static void emit_matmul(cg *c) {
     bo = add(c, bo, mul(c, i, bs[d]));
     oo = add(c, oo, mul(c, i, os[d]));
   }
-  emit_mm(c, gep(c, in_p(c, 0), ao), gep(c, in_p(c, 1), bo), gep(c, out_p(c), oo), M, N, K, K, 1,
-          N, 1, 1.0f);
+  cg_call_gemm(c, gep(c, in_p(c, 0), ao), C(c, K), C(c, 1), gep(c, in_p(c, 1), bo), C(c, N),
+               gep(c, out_p(c), oo), C(c, N), C(c, M), C(c, N), C(c, K), NULL, 1.0f, lo, hi);
   for (int d = ob - 1; d >= 0; d--) loop_close(c, &lp[d]);
 }
 
@@ -924,13 +1152,28 @@ int vta_kernel_args(const vta_graph *g, int i, int *values) {
 
 void vta_kernel_name(int node, char *buf, size_t size) { snprintf(buf, size, "vta_k%d", node); }
 
+/* Can the node's kernel apply leading Relu/Clip steps itself? */
+static int takes_clamp(const vta_node *nd) {
+  if (nd->op == VTA_GOP_CONV || nd->op == VTA_GOP_MATMUL) return 1;
+  if (nd->op != VTA_GOP_GEMM) return 0;
+  int ta = (int)vta_node_int(nd, "transA", 0), tb = (int)vta_node_int(nd, "transB", 0);
+  int with_c = nd->n_in > 2 && nd->in[2] >= 0 && vta_node_float(nd, "beta", 1.0f) != 0.0f;
+  return !with_c && !(ta && tb);
+}
+
 static int emit_node(cg *c, int i) {
   const vta_node *nd = &c->g->nodes[i];
   c->nd = nd;
   c->node = i;
   c->n_args = vta_kernel_args(c->g, i, c->argv);
+  if (c->n_args > CG_MAX_ARGS) {
+    char w[300];
+    return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s has %d operands; the CPU code generator "
+                         "takes at most %d", vta_node_describe(c->g, i, w, sizeof w), c->n_args,
+                         CG_MAX_ARGS);
+  }
   /* body(float *noalias p0, ...) */
-  LLVMTypeRef ps[64];
+  LLVMTypeRef ps[CG_MAX_ARGS];
   for (int k = 0; k < c->n_args; k++) ps[k] = c->fptr;
   LLVMTypeRef bt = LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, (unsigned)c->n_args, 0);
   char name[64], bname[80];
@@ -946,16 +1189,15 @@ static int emit_node(cg *c, int i) {
     LLVMAddAttributeAtIndex(body, (unsigned)(k + 1), LLVMCreateEnumAttribute(c->ctx, nocapture, 0));
     c->argp[k] = LLVMGetParam(body, (unsigned)k);
   }
-  c->fn = body;
-  c->entry = LLVMAppendBasicBlockInContext(c->ctx, body, "entry");
-  LLVMBasicBlockRef start = LLVMAppendBasicBlockInContext(c->ctx, body, "start");
-  LLVMPositionBuilderAtEnd(c->b, start);
+  cg_begin_function(c, body);
+  float lo = -INFINITY, hi = INFINITY;
+  int done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
   int pointwise_done = 0;
   switch (nd->op) {
-  case VTA_GOP_CONV: emit_conv(c); break;
+  case VTA_GOP_CONV: emit_conv(c, lo, hi); break;
   case VTA_GOP_CONV_TRANSPOSE: emit_conv_transpose(c); break;
-  case VTA_GOP_GEMM: emit_gemm(c); break;
-  case VTA_GOP_MATMUL: emit_matmul(c); break;
+  case VTA_GOP_GEMM: emit_gemm(c, lo, hi); break;
+  case VTA_GOP_MATMUL: emit_matmul(c, lo, hi); break;
   case VTA_GOP_MAXPOOL: case VTA_GOP_AVGPOOL: case VTA_GOP_GLOBAL_AVGPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
     emit_pool(c);
     break;
@@ -974,19 +1216,17 @@ static int emit_node(cg *c, int i) {
       return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: no CPU code generator for %s",
                            vta_node_describe(c->g, i, w, sizeof w), vta_op_name(nd->op));
     }
-    emit_pointwise(c, 1);
+    emit_pointwise(c, 1, 0);
     pointwise_done = 1;
   }
-  if (nd->n_epi && !pointwise_done) emit_pointwise(c, 0);
-  LLVMBuildRetVoid(c->b);
-  LLVMPositionBuilderAtEnd(c->b, c->entry);
-  LLVMBuildBr(c->b, start);
+  if (nd->n_epi > done && !pointwise_done) emit_pointwise(c, 0, done);
+  cg_end_function(c);
   /* The exported wrapper: void vta_kN(void **args). */
   LLVMTypeRef wt = LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), &c->vptr, 1, 0);
   LLVMValueRef wf = LLVMAddFunction(c->mod, name, wt);
   LLVMBasicBlockRef wb = LLVMAppendBasicBlockInContext(c->ctx, wf, "entry");
   LLVMPositionBuilderAtEnd(c->b, wb);
-  LLVMValueRef av = LLVMGetParam(wf, 0), cargs[64];
+  LLVMValueRef av = LLVMGetParam(wf, 0), cargs[CG_MAX_ARGS];
   for (int k = 0; k < c->n_args; k++) {
     LLVMValueRef idx = C(c, k);
     LLVMValueRef p = LLVMBuildInBoundsGEP2(c->b, c->fptr, av, &idx, 1, "");
@@ -997,59 +1237,113 @@ static int emit_node(cg *c, int i) {
   return 0;
 }
 
-static LLVMTargetMachineRef host_machine(const char *triple_or_null, vta_error *err) {
+/* ---- targets, the pass pipeline, output ---- */
+
+static void init_llvm(int all_targets) {
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMInitializeNativeAsmParser();
-  char *triple = triple_or_null ? strdup(triple_or_null) : LLVMGetDefaultTargetTriple();
-  LLVMTargetRef t;
+  if (all_targets) {
+    LLVMInitializeAllTargetInfos();
+    LLVMInitializeAllTargets();
+    LLVMInitializeAllTargetMCs();
+    LLVMInitializeAllAsmPrinters();
+  }
+}
+
+int vta_cpu_target_host(vta_cpu_target *t) {
+  init_llvm(0);
+  char *triple = LLVMGetDefaultTargetTriple(), *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+  snprintf(t->triple, sizeof t->triple, "%s", triple);
+  snprintf(t->cpu, sizeof t->cpu, "%s", cpu);
+  snprintf(t->features, sizeof t->features, "%s", feat);
+  LLVMDisposeMessage(triple);
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(feat);
+  return 0;
+}
+
+/* Vector width from the features: 512-bit with AVX-512F, 256-bit with AVX, else 128-bit
+ * (SSE2, NEON, and what LLVM splits correctly on anything narrower). */
+static int vector_width(const vta_cpu_target *t) {
+  if (strstr(t->features, "+avx512f")) return 16;
+  if (strstr(t->features, "+avx")) return 8;
+  return 4;
+}
+
+static LLVMTargetMachineRef target_machine(const vta_cpu_target *t, vta_error *err) {
+  init_llvm(1);
+  LLVMTargetRef tr;
   char *msg = NULL;
-  if (LLVMGetTargetFromTriple(triple, &t, &msg)) {
-    vta_error_set(err, VTA_ERR_UNSUPPORTED, "no LLVM target for triple '%s': %s", triple,
+  if (LLVMGetTargetFromTriple(t->triple, &tr, &msg)) {
+    vta_error_set(err, VTA_ERR_UNSUPPORTED, "no LLVM target for triple '%s': %s", t->triple,
                   msg ? msg : "");
     LLVMDisposeMessage(msg);
-    if (triple_or_null) free(triple); else LLVMDisposeMessage(triple);
     return NULL;
   }
-  /* The host's CPU name may be "generic" on this machine: pass the features explicitly, or the
-   * vectoriser would target baseline SSE2 only. A foreign triple gets a generic CPU. */
-  char *cpu = triple_or_null ? NULL : LLVMGetHostCPUName();
-  char *feat = triple_or_null ? NULL : LLVMGetHostCPUFeatures();
-  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(t, triple, cpu ? cpu : "generic", feat ? feat : "",
-                                                    LLVMCodeGenLevelAggressive, LLVMRelocPIC,
+  /* The host's CPU name may be "generic" (LLVM 14 does not know every recent CPU): the
+   * features are passed explicitly, or the code would target the baseline instruction set. */
+  LLVMTargetMachineRef tm = LLVMCreateTargetMachine(tr, t->triple, t->cpu, t->features,
+                                                    LLVMCodeGenLevelDefault, LLVMRelocPIC,
                                                     LLVMCodeModelDefault);
-  if (cpu) LLVMDisposeMessage(cpu);
-  if (feat) LLVMDisposeMessage(feat);
-  if (triple_or_null) free(triple); else LLVMDisposeMessage(triple);
-  if (!tm) vta_error_set(err, VTA_ERR_UNSUPPORTED, "cannot create an LLVM target machine");
+  if (!tm)
+    vta_error_set(err, VTA_ERR_UNSUPPORTED, "cannot create an LLVM target machine for '%s' (cpu '%s')",
+                  t->triple, t->cpu);
   return tm;
 }
 
-int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err) {
+static unsigned char *copy_buffer(LLVMMemoryBufferRef mb, size_t *n) {
+  *n = LLVMGetBufferSize(mb);
+  unsigned char *p = malloc(*n ? *n : 1);
+  if (p) memcpy(p, LLVMGetBufferStart(mb), *n);
+  return p;
+}
+
+int vta_codegen_llvm_for(const vta_graph *g, const vta_cpu_target *target, int what,
+                         vta_cpu_code *out, vta_error *err) {
   memset(out, 0, sizeof *out);
+  vta_cpu_target host;
+  if (!target) {
+    vta_cpu_target_host(&host);
+    target = &host;
+  }
+  out->target = *target;
   cg c;
   memset(&c, 0, sizeof c);
   c.g = g;
   c.err = err;
+  c.vw = vector_width(target);
   c.ctx = LLVMContextCreate();
   c.mod = LLVMModuleCreateWithNameInContext("vta_cpu", c.ctx);
   c.b = LLVMCreateBuilderInContext(c.ctx);
   c.f32 = LLVMFloatTypeInContext(c.ctx);
   c.i64 = LLVMInt64TypeInContext(c.ctx);
   c.i32 = LLVMInt32TypeInContext(c.ctx);
+  c.i8 = LLVMInt8TypeInContext(c.ctx);
   c.i1 = LLVMInt1TypeInContext(c.ctx);
   c.fptr = LLVMPointerType(c.f32, 0);
   c.vptr = LLVMPointerType(c.fptr, 0);
+  c.i8ptr = LLVMPointerType(c.i8, 0);
+  c.vf = LLVMVectorType(c.f32, (unsigned)c.vw);
+  c.vfptr = LLVMPointerType(c.vf, 0);
   int rc = 0;
-  LLVMTargetMachineRef tm = host_machine(NULL, err);
+  LLVMTargetMachineRef tm = target_machine(target, err);
   if (!tm) rc = -1;
   if (!rc) {
-    char *triple = LLVMGetTargetMachineTriple(tm);
-    LLVMSetTarget(c.mod, triple);
-    LLVMDisposeMessage(triple);
+    LLVMSetTarget(c.mod, target->triple);
     LLVMTargetDataRef td = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(c.mod, td);
     LLVMDisposeTargetData(td);
+    /* One scratch buffer for the whole module, sized for the largest need. */
+    for (int i = 0; i < g->n_nodes; i++) {
+      int64_t s = vta_node_needs_code(g, i) ? scratch_need(g, i, c.vw) : 0;
+      if (s > c.scratch_floats) c.scratch_floats = s;
+    }
+    LLVMTypeRef st = LLVMArrayType(c.f32, (unsigned)(c.scratch_floats ? c.scratch_floats : 1));
+    c.scratch = LLVMAddGlobal(c.mod, st, "vta.scratch");
+    LLVMSetInitializer(c.scratch, LLVMConstNull(st));
+    LLVMSetLinkage(c.scratch, LLVMInternalLinkage);
+    LLVMSetAlignment(c.scratch, 64);
   }
   for (int i = 0; i < g->n_nodes && !rc; i++)
     if (vta_node_needs_code(g, i)) rc = emit_node(&c, i);
@@ -1059,21 +1353,25 @@ int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err) {
   }
   if (msg) LLVMDisposeMessage(msg);
   if (!rc) {
-    /* Every function gets the host CPU so that codegen in the JIT matches the optimiser. */
-    char *cpu = LLVMGetHostCPUName(), *feat = LLVMGetHostCPUFeatures();
+    /* Every function gets the target's CPU and features so that code generated later from
+     * the bitcode (the JIT on another machine of the same triple) matches the optimiser. */
     for (LLVMValueRef f = LLVMGetFirstFunction(c.mod); f; f = LLVMGetNextFunction(f)) {
       if (LLVMIsDeclaration(f)) continue;
       LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                              LLVMCreateStringAttribute(c.ctx, "target-cpu", 10, cpu, (unsigned)strlen(cpu)));
+                              LLVMCreateStringAttribute(c.ctx, "target-cpu", 10, target->cpu,
+                                                        (unsigned)strlen(target->cpu)));
       LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                              LLVMCreateStringAttribute(c.ctx, "target-features", 15, feat, (unsigned)strlen(feat)));
+                              LLVMCreateStringAttribute(c.ctx, "target-features", 15, target->features,
+                                                        (unsigned)strlen(target->features)));
     }
-    LLVMDisposeMessage(cpu);
-    LLVMDisposeMessage(feat);
+    /* The kernels are vectorised by construction: the loop vectoriser, SLP and the unroller
+     * only cost compile time here (with them, O3 took 2.5 s on PP-OCR's classifier and fully
+     * unrolled constant loop nests into slower code). */
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMPassBuilderOptionsSetLoopVectorization(po, 1);
-    LLVMPassBuilderOptionsSetSLPVectorization(po, 1);
-    LLVMErrorRef e = LLVMRunPasses(c.mod, "default<O3>", tm, po);
+    LLVMPassBuilderOptionsSetLoopVectorization(po, 0);
+    LLVMPassBuilderOptionsSetSLPVectorization(po, 0);
+    LLVMPassBuilderOptionsSetLoopUnrolling(po, 0);
+    LLVMErrorRef e = LLVMRunPasses(c.mod, "default<O2>", tm, po);
     LLVMDisposePassBuilderOptions(po);
     if (e) {
       char *m = LLVMGetErrorMessage(e);
@@ -1081,86 +1379,48 @@ int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err) {
       LLVMDisposeErrorMessage(m);
     }
   }
-  if (!rc) {
+  if (!rc && (what & VTA_CODE_BITCODE)) {
     LLVMMemoryBufferRef mb = LLVMWriteBitcodeToMemoryBuffer(c.mod);
-    size_t n = LLVMGetBufferSize(mb);
-    out->bitcode = malloc(n ? n : 1);
-    if (!out->bitcode) {
-      rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
-    } else {
-      memcpy(out->bitcode, LLVMGetBufferStart(mb), n);
-      out->size = n;
-    }
+    out->bitcode = copy_buffer(mb, &out->size);
     LLVMDisposeMemoryBuffer(mb);
+    if (!out->bitcode) rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  }
+  if (!rc && (what & VTA_CODE_OBJECT)) {
+    LLVMMemoryBufferRef mb = NULL;
+    char *m = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, c.mod, LLVMObjectFile, &m, &mb)) {
+      rc = vta_error_set(err, VTA_ERR_INVALID, "LLVM cannot generate code for '%s': %s",
+                         target->triple, m ? m : "");
+    } else {
+      out->object = copy_buffer(mb, &out->object_size);
+      LLVMDisposeMemoryBuffer(mb);
+      if (!out->object) rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    }
+    if (m) LLVMDisposeMessage(m);
+  }
+  if (!rc && (what & VTA_CODE_IR_TEXT)) {
+    char *text = LLVMPrintModuleToString(c.mod);
+    out->ir_text = strdup(text);
+    LLVMDisposeMessage(text);
+    if (!out->ir_text) rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
   }
   if (tm) LLVMDisposeTargetMachine(tm);
   LLVMDisposeBuilder(c.b);
   LLVMDisposeModule(c.mod);
   LLVMContextDispose(c.ctx);
+  if (rc) vta_cpu_code_free(out);
   return rc;
+}
+
+int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err) {
+  return vta_codegen_llvm_for(g, NULL, VTA_CODE_BITCODE | VTA_CODE_OBJECT, out, err);
 }
 
 void vta_cpu_code_free(vta_cpu_code *code) {
   free(code->bitcode);
-  code->bitcode = NULL;
-  code->size = 0;
-}
-
-static LLVMModuleRef load_module(LLVMContextRef ctx, const vta_cpu_code *code, vta_error *err) {
-  LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)code->bitcode,
-                                                                     code->size, "vta_cpu");
-  LLVMModuleRef m = NULL;
-  if (LLVMParseBitcodeInContext2(ctx, mb, &m)) {
-    vta_error_set(err, VTA_ERR_INVALID, "the CPU code is not valid LLVM bitcode");
-    m = NULL;
-  }
-  LLVMDisposeMemoryBuffer(mb);
-  return m;
-}
-
-int vta_codegen_emit_obj(const vta_cpu_code *code, const char *triple, const char *path,
-                         vta_error *err) {
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef m = load_module(ctx, code, err);
-  int rc = m ? 0 : -1;
-  LLVMTargetMachineRef tm = NULL;
-  if (!rc && triple) {
-    LLVMInitializeAllTargetInfos();
-    LLVMInitializeAllTargets();
-    LLVMInitializeAllTargetMCs();
-    LLVMInitializeAllAsmPrinters();
-    /* Host CPU attributes would not fit a foreign target. */
-    for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
-      LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-cpu", 10);
-      LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-features", 15);
-    }
-    LLVMSetTarget(m, triple);
-  }
-  if (!rc && !(tm = host_machine(triple, err))) rc = -1;
-  if (!rc) {
-    char *msg = NULL;
-    if (LLVMTargetMachineEmitToFile(tm, m, (char *)path, LLVMObjectFile, &msg)) {
-      rc = vta_error_set(err, VTA_ERR_IO, "%s: cannot write the object file: %s", path, msg ? msg : "");
-    }
-    if (msg) LLVMDisposeMessage(msg);
-  }
-  if (tm) LLVMDisposeTargetMachine(tm);
-  if (m) LLVMDisposeModule(m);
-  LLVMContextDispose(ctx);
-  return rc;
-}
-
-int vta_codegen_emit_ll(const vta_cpu_code *code, const char *path, vta_error *err) {
-  LLVMContextRef ctx = LLVMContextCreate();
-  LLVMModuleRef m = load_module(ctx, code, err);
-  int rc = m ? 0 : -1;
-  if (!rc) {
-    char *msg = NULL;
-    if (LLVMPrintModuleToFile(m, path, &msg))
-      rc = vta_error_set(err, VTA_ERR_IO, "%s: cannot write LLVM IR: %s", path, msg ? msg : "");
-    if (msg) LLVMDisposeMessage(msg);
-    LLVMDisposeModule(m);
-  }
-  LLVMContextDispose(ctx);
-  return rc;
+  free(code->object);
+  free(code->ir_text);
+  code->bitcode = code->object = NULL;
+  code->ir_text = NULL;
+  code->size = code->object_size = 0;
 }

@@ -6,6 +6,7 @@
  *     vta_compile_graph(g, &o, &err);     // shape inference + passes (pipeline.c)
  *     vta_cpu_code code;
  *     vta_codegen_llvm(g, &code, &err);   // one LLVM function per node (codegen_llvm.c)
+ *     vta_cpu_jit_create(&code, g, fns, &err);        // kernels callable (llvm_jit.c)
  *     vta_bundle_write(g, &code, &bytes, &size, &err);                      // bundle.c
  *
  * The graph IR is deliberately small: tensors ("values") and operators ("nodes") in two arrays
@@ -326,9 +327,25 @@ int vta_codegen_supports(vta_gop op);
  * value's elements in row-major order. */
 typedef void (*vta_kernel_fn)(void **args);
 
+/* What CPU code is generated for: an LLVM triple, CPU name and feature string ("+avx2,..."). */
+typedef struct vta_cpu_target {
+  char triple[128];
+  char cpu[64];
+  char features[2048];
+} vta_cpu_target;
+
+/* The running machine (LLVM's default triple, host CPU name and host features). */
+int vta_cpu_target_host(vta_cpu_target *t);
+
+enum { VTA_CODE_BITCODE = 1, VTA_CODE_OBJECT = 2, VTA_CODE_IR_TEXT = 4 };
+
 typedef struct vta_cpu_code {
-  unsigned char *bitcode;  /* optimised LLVM bitcode of all kernels (malloc'd) */
+  vta_cpu_target target;   /* what the code was generated for */
+  unsigned char *bitcode;  /* optimised LLVM bitcode of all kernels (malloc'd), or NULL */
   size_t size;
+  unsigned char *object;   /* native relocatable object of the same code, or NULL */
+  size_t object_size;
+  char *ir_text;           /* LLVM IR text (VTA_CODE_IR_TEXT), or NULL */
 } vta_cpu_code;
 
 /* Symbol name of node i's kernel ("vta_k12"); the node must need code (vta_node_needs_code). */
@@ -337,17 +354,18 @@ int vta_node_needs_code(const vta_graph *g, int i);
 /* Number of args of node i's kernel, and their value indices (array of at least that size). */
 int vta_kernel_args(const vta_graph *g, int i, int *values);
 
+/* Generates the kernels of every node for target (NULL: this machine) and produces the
+ * outputs asked for in `what` (VTA_CODE_* bits). */
+int vta_codegen_llvm_for(const vta_graph *g, const vta_cpu_target *target, int what,
+                         vta_cpu_code *out, vta_error *err);
+/* For this machine, bitcode and object (what a bundle holds). */
 int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err);
 void vta_cpu_code_free(vta_cpu_code *c);
-/* Writes a native object for triple (NULL: the host) from the bitcode. */
-int vta_codegen_emit_obj(const vta_cpu_code *c, const char *triple, const char *path,
-                         vta_error *err);
-/* Writes LLVM IR text. */
-int vta_codegen_emit_ll(const vta_cpu_code *c, const char *path, vta_error *err);
 
 typedef struct vta_cpu_jit vta_cpu_jit;
-/* JIT-compiles the bitcode with ORC LLJIT; fns[i] receives node i's kernel (NULL for nodes
- * without code). */
+/* Loads the code with ORC LLJIT: the native object when it was generated for this machine
+ * (linking only), else the bitcode (compiled now for this machine). fns[i] receives node i's
+ * kernel (NULL for nodes without code). */
 vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *c, const vta_graph *g, vta_kernel_fn *fns,
                                 vta_error *err);
 void vta_cpu_jit_destroy(vta_cpu_jit *j);
@@ -355,7 +373,7 @@ void vta_cpu_jit_destroy(vta_cpu_jit *j);
 /* ------------------------------------------------------------------------------------------ */
 /* Bundle file (bundle.c)                                                                     */
 
-#define VTA_BUNDLE_VERSION 1
+#define VTA_BUNDLE_VERSION 2
 
 int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char **bytes,
                      size_t *size, vta_error *err);

@@ -6,7 +6,13 @@
  * to each element before it is stored. The consumer's other operand (a bias, a residual) must
  * already exist when the producer runs, i.e. be a constant, an input, or produced earlier. The
  * walk repeats on the same producer, so Conv -> Add -> Relu becomes "Conv | Add | Relu".
+ *
+ * Before that, HardSwish written out by exporters is recognised and becomes one node:
+ * x * Clip(x + 3, 0, 6) / 6 (PaddlePaddle, TensorFlow) and x * HardSigmoid(x) with alpha 1/6
+ * and beta 1/2 (PyTorch before opset 14). Written out, x is read twice, so nothing could be
+ * fused into x's producer; as one HardSwish it becomes an epilogue of the convolution.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,9 +54,98 @@ static int copy_attrs(int n, const vta_attr *src, int *dn, vta_attr **dst) {
   return 0;
 }
 
+/* Is v a float constant whose every element is within rel of want? */
+static int const_all(const vta_graph *g, int v, float want, float rel) {
+  if (v < 0) return 0;
+  const vta_gvalue *x = &g->values[v];
+  if (!x->data || x->dtype != VTA_DT_F32) return 0;
+  const float *d = x->data;
+  for (int64_t i = 0; i < vta_value_count(x); i++)
+    if (!(fabsf(d[i] - want) <= rel * fabsf(want))) return 0;
+  return 1;
+}
+
+/* The value's only consumer, if it is node op reading it and the value is no graph output. */
+static int only_consumer(const vta_graph *g, int v, vta_gop op, const char *dead) {
+  if (g->values[v].is_output || vta_value_uses(g, v) != 1) return -1;
+  int c = sole_consumer(g, v);
+  return c >= 0 && !dead[c] && g->nodes[c].op == op && g->nodes[c].n_epi == 0 ? c : -1;
+}
+
+/* The operand of binary node nd other than v, or -1 when v is not an operand. */
+static int other_operand(const vta_node *nd, int v) {
+  if (nd->n_in != 2) return -1;
+  return nd->in[0] == v ? nd->in[1] : nd->in[1] == v ? nd->in[0] : -1;
+}
+
+/* Rewrites node a into HardSwish(x) producing value out; nodes in kill[0..n) die. */
+static int make_hardswish(vta_graph *g, int a, int x, int out, const int *kill, int n, char *dead) {
+  vta_node *nd = &g->nodes[a];
+  nd->op = VTA_GOP_HARD_SWISH;
+  nd->in[0] = x;
+  nd->n_in = 1;
+  vta_attrs_free(nd->n_attrs, nd->attrs);
+  nd->n_attrs = 0;
+  nd->attrs = NULL;
+  for (int k = 0; k < n; k++) {
+    vta_node *d = &g->nodes[kill[k]];
+    d->n_in = d->n_out = 0;
+    dead[kill[k]] = 1;
+  }
+  nd->out[0] = out;
+  g->values[out].producer = a;
+  return 0;
+}
+
+static void fuse_hardswish(vta_graph *g, char *dead) {
+  for (int i = 0; i < g->n_nodes; i++) {
+    vta_node *a = &g->nodes[i];
+    if (dead[i] || a->n_out != 1 || a->n_epi) continue;
+    int y = a->out[0];
+    if (a->op == VTA_GOP_ADD && a->n_in == 2) {
+      /* x + 3 -> Clip(0, 6) -> x * . -> . / 6 (or * 1/6) */
+      int x = const_all(g, a->in[1], 3.0f, 0) ? a->in[0] : const_all(g, a->in[0], 3.0f, 0) ? a->in[1] : -1;
+      if (x < 0) continue;
+      int c1 = only_consumer(g, y, VTA_GOP_CLIP, dead);
+      if (c1 < 0 || vta_node_float(&g->nodes[c1], "min", -1) != 0.0f ||
+          vta_node_float(&g->nodes[c1], "max", -1) != 6.0f)
+        continue;
+      int y1 = g->nodes[c1].out[0];
+      int c2 = only_consumer(g, y1, VTA_GOP_MUL, dead);
+      if (c2 < 0 || other_operand(&g->nodes[c2], y1) != x) continue;
+      int y2 = g->nodes[c2].out[0];
+      int c3 = only_consumer(g, y2, VTA_GOP_DIV, dead), c3m = only_consumer(g, y2, VTA_GOP_MUL, dead);
+      int y3;
+      if (c3 >= 0 && g->nodes[c3].n_in == 2 && g->nodes[c3].in[0] == y2 && const_all(g, g->nodes[c3].in[1], 6.0f, 0)) {
+        y3 = g->nodes[c3].out[0];
+      } else if (c3m >= 0 && const_all(g, other_operand(&g->nodes[c3m], y2), 1.0f / 6.0f, 1e-6f)) {
+        c3 = c3m;
+        y3 = g->nodes[c3].out[0];
+      } else {
+        continue;
+      }
+      if (!same_shape(&g->values[x], &g->values[y3])) continue;
+      int kill[3] = {c1, c2, c3};
+      make_hardswish(g, i, x, y3, kill, 3, dead);
+    } else if (a->op == VTA_GOP_HARD_SIGMOID && a->n_in == 1) {
+      /* x * HardSigmoid(x, 1/6, 1/2) */
+      if (fabsf(vta_node_float(a, "alpha", 0.2f) - 1.0f / 6.0f) > 1e-6f ||
+          vta_node_float(a, "beta", 0.5f) != 0.5f)
+        continue;
+      int x = a->in[0], c1 = only_consumer(g, y, VTA_GOP_MUL, dead);
+      if (c1 < 0 || other_operand(&g->nodes[c1], y) != x) continue;
+      int y1 = g->nodes[c1].out[0];
+      if (!same_shape(&g->values[x], &g->values[y1])) continue;
+      int kill[1] = {c1};
+      make_hardswish(g, i, x, y1, kill, 1, dead);
+    }
+  }
+}
+
 int vta_pass_fuse(vta_graph *g, vta_error *err) {
   char *dead = calloc((size_t)g->n_nodes + 1, 1);
   if (!dead) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in fusion");
+  fuse_hardswish(g, dead);
   for (int i = 0; i < g->n_nodes; i++) {
     if (dead[i]) continue;
     for (;;) {

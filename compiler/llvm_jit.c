@@ -1,10 +1,11 @@
-/* llvm_jit.c - loads a bundle's CPU code (LLVM bitcode) into ORC LLJIT and hands out one
- * function pointer per node.
+/* llvm_jit.c - loads a bundle's CPU code into ORC LLJIT and hands out one function pointer
+ * per node.
  *
- * The design idea: the bundle carries optimised bitcode, not machine code, so the same bundle
- * runs on any host and the final instruction selection uses the running CPU. LLJIT compiles
- * the module on the first symbol lookup; libm functions the kernels call (tanhf, expf when not
- * inlined) are resolved from the running process.
+ * The design idea: a bundle carries the code twice, as a native object for the machine it was
+ * compiled on and as optimised bitcode. On that machine (same triple, CPU name and features)
+ * loading is only linking the object, a few milliseconds; anywhere else the bitcode is
+ * compiled for the running CPU, so the same bundle still runs. libm functions the kernels call
+ * (expf, tanhf) and memset/memcpy are resolved from the running process.
  */
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
@@ -38,7 +39,7 @@ vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *code, const vta_graph *g, vt
     return NULL;
   }
   if (!any) return j;
-  if (!code->bitcode || !code->size) {
+  if (!code->object && !code->bitcode) {
     vta_error_set(err, VTA_ERR_INVALID, "the bundle has no CPU code for its %d nodes", g->n_nodes);
     free(j);
     return NULL;
@@ -59,6 +60,39 @@ vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *code, const vta_graph *g, vt
     goto bad;
   }
   LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(j->jit), gen);
+  vta_cpu_target host;
+  vta_cpu_target_host(&host);
+  int native = code->object && code->object_size &&
+               strcmp(host.triple, code->target.triple) == 0 &&
+               strcmp(host.cpu, code->target.cpu) == 0 &&
+               strcmp(host.features, code->target.features) == 0;
+  if (native) {
+    LLVMMemoryBufferRef ob = LLVMCreateMemoryBufferWithMemoryRangeCopy(
+        (const char *)code->object, code->object_size, "vta_cpu.o");
+    e = LLVMOrcLLJITAddObjectFile(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), ob);
+    if (e) {
+      jit_error(err, e, "cannot add the native object");
+      goto bad;
+    }
+    goto lookup;
+  }
+  if (!code->bitcode || !code->size) {
+    vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                  "the CPU code is a native object for %s (cpu %s) without bitcode; this "
+                  "machine is %s (cpu %s) or has other CPU features: recompile the model here",
+                  code->target.triple, code->target.cpu, host.triple, host.cpu);
+    goto bad;
+  }
+  /* Bitcode is portable across CPUs of one architecture, not across architectures (the data
+   * layout and the intrinsics differ). */
+  size_t arch = strcspn(host.triple, "-");
+  if (code->target.triple[0] &&
+      (strncmp(host.triple, code->target.triple, arch) != 0 || code->target.triple[arch] != '-')) {
+    vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                  "the CPU code was generated for %s; this machine is %s: recompile the model here",
+                  code->target.triple, host.triple);
+    goto bad;
+  }
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
   LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)code->bitcode,
@@ -71,6 +105,20 @@ vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *code, const vta_graph *g, vt
     vta_error_set(err, VTA_ERR_INVALID, "the bundle's CPU code is not valid LLVM bitcode");
     goto bad;
   }
+  /* The functions carry the compiling machine's CPU and features; this one may lack some of
+   * them (AVX-512 code on an AVX2 machine would fault), so they are replaced by the host's.
+   * The vectors' width stays; LLVM splits them into what this CPU has. */
+  for (LLVMValueRef f = LLVMGetFirstFunction(m); f; f = LLVMGetNextFunction(f)) {
+    if (LLVMIsDeclaration(f)) continue;
+    LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-cpu", 10);
+    LLVMRemoveStringAttributeAtIndex(f, LLVMAttributeFunctionIndex, "target-features", 15);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(ctx, "target-cpu", 10, host.cpu, (unsigned)strlen(host.cpu)));
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(ctx, "target-features", 15, host.features,
+                                                      (unsigned)strlen(host.features)));
+  }
+  LLVMSetTarget(m, host.triple);
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);
   LLVMOrcDisposeThreadSafeContext(tsc);
   e = LLVMOrcLLJITAddLLVMIRModule(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), tsm);
@@ -79,6 +127,7 @@ vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *code, const vta_graph *g, vt
     jit_error(err, e, "cannot add the module");
     goto bad;
   }
+lookup:
   for (int i = 0; i < g->n_nodes; i++) {
     if (!vta_node_needs_code(g, i)) continue;
     char name[64];

@@ -72,7 +72,7 @@ static int is_ident(int c) { return isalnum(c) || c == '_' || c == '.'; }
 static char *read_name(reader *r) {
   skip(r);
   if (r->p < r->end && *r->p == '"') {
-    r->p++;
+    const char *open = r->p++;
     size_t cap = 32, n = 0;
     char *out = malloc(cap);
     while (out && r->p < r->end && *r->p != '"') {
@@ -90,6 +90,7 @@ static char *read_name(reader *r) {
     if (!out) return NULL;
     if (r->p >= r->end) {
       free(out);
+      r->p = open; /* point at the opening quote, not at the end of the text */
       fail(r, "unterminated quoted name");
       return NULL;
     }

@@ -186,7 +186,9 @@ static int spatial_params(ctx *c, const vta_gvalue *x, const int64_t *kernel, in
           pads[d + nsp] = total / 2;
         }
       }
-      out_sp[d] = strides[d] * (in - 1) + opad[d] + ek - pads[d] - pads[d + nsp];
+      /* With output_shape the output has exactly that size: when it exceeds the natural size
+       * (total padding clamped at 0 above), the extra positions receive only the bias. */
+      out_sp[d] = has_oshape ? oshape[d] : strides[d] * (in - 1) + opad[d] + ek - pads[d] - pads[d + nsp];
     } else {
       if (strcmp(ap, "VALID") == 0) {
         pads[d] = pads[d + nsp] = 0;

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "host/bench.h"
+#include "host/bench_alu.h"
 #include "host/cli.h"
 #include "host/cli_args.h"
 #include "host/model.h"
@@ -30,12 +32,14 @@
 
 static void bench_help(void) {
   printf("usage: vta bench gemm [--m M] [--n N] [--k K] [--config FILE] [--backend NAME]\n"
-         "                      [--repeat R]\n"
+         "                      [--repeat R] [--wave FILE] [--device-options OPTS]\n"
          "\n"
          "Runs C[MxN] = A[MxK] * W[NxK]^T in int8 (int32 accumulation, int8 result) through\n"
          "the runtime JIT on a device, checks it against a CPU reference, and prints one JSON\n"
          "line: sizes, MACs, wall / JIT / device seconds, device GMAC/s, JIT instructions per\n"
-         "second, the JIT's share of the wall time, instructions and micro-ops executed.\n"
+         "second, the JIT's share of the wall time, instructions and micro-ops executed, the\n"
+         "compute bound in cycles and, on cycle-level backends (rtl), cycles, utilisation,\n"
+         "busy and stall cycles per module and simulated cycles per second.\n"
          "\n"
          "options:\n"
          "  --m, --n, --k M  matrix sizes (default 1024 each); multiples of BATCH, BLOCK_OUT\n"
@@ -43,6 +47,8 @@ static void bench_help(void) {
          "  --config FILE    hardware configuration (default: $VTA_CONFIG, else built in)\n"
          "  --backend NAME   device backend (default: $VTA_BACKEND, else fsim)\n"
          "  --repeat R       run R times and report the fastest (default 1)\n"
+         "  --wave FILE      write a waveform (rtl: FST) of the runs\n"
+         "  --device-options S  backend options, e.g. latency=64 (rtl)\n"
          "  -h, --help       show this help\n"
          "\n"
          "exit status: 0 correct result, 1 wrong result or failed run, 2 bad command line.\n");
@@ -267,6 +273,7 @@ static int gemm_program(vta_jit *jit, const gemm_shape *s, const gemm_bufs *b,
 typedef struct bench_result {
   double wall, jit, device;
   uint64_t insns, uops, uops_loaded, syncs;
+  vta_stats st; /* the device's counters for this repetition (cycles on rtl) */
 } bench_result;
 
 static int parse_dim(const char *cmd, const char *opt, const char *text, uint32_t *out) {
@@ -282,6 +289,7 @@ static int parse_dim(const char *cmd, const char *opt, const char *text, uint32_
 
 static int bench_gemm(int argc, char **argv) {
   const char *cmd = "bench gemm", *cfg_path = NULL, *backend_name = NULL, *v;
+  const char *wave = NULL, *dev_opts = NULL;
   gemm_shape s = {.m = 1024, .n = 1024, .k = 1024};
   uint32_t repeat = 1;
   for (int i = 1; i < argc; i++) {
@@ -301,10 +309,17 @@ static int bench_gemm(int argc, char **argv) {
       if (r < 0) return VTA_EXIT_USAGE;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &backend_name))) {
       if (r < 0) return VTA_EXIT_USAGE;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--wave", NULL, &wave))) {
+      if (r < 0) return VTA_EXIT_USAGE;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--device-options", NULL, &dev_opts))) {
+      if (r < 0) return VTA_EXIT_USAGE;
     } else {
       return vta_cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
     }
   }
+  char optbuf[1024];
+  const char *options = vta_bench_device_options(cmd, wave, dev_opts, optbuf, sizeof optbuf);
+  if ((wave || dev_opts) && !options) return VTA_EXIT_USAGE;
   vta_config cfg;
   if (vta_cli_config(cmd, cfg_path, &cfg) != 0) return VTA_EXIT_FAIL;
   const char *backend = vta_cli_backend(backend_name);
@@ -336,7 +351,7 @@ static int bench_gemm(int argc, char **argv) {
   }
   for (size_t i = 0; i < asz; i++) a[i] = rnd8();
   for (size_t i = 0; i < wsz; i++) w[i] = rnd8();
-  if (vta_device_open(backend, &cfg, NULL, &dev, &err) ||
+  if (vta_device_open(backend, &cfg, options, &dev, &err) ||
       vta_device_alloc(dev, asz, &b.a, &err) || vta_device_alloc(dev, wsz, &b.w, &err) ||
       vta_device_alloc(dev, csz, &b.c, &err)) {
     vta_cli_fail(cmd, &err);
@@ -376,6 +391,7 @@ static int bench_gemm(int argc, char **argv) {
         .syncs = after->syncs - before.syncs,
     };
     res.jit = res.wall - res.device;
+    vta_bench_stats_delta(&after->stats, &before.stats, &res.st);
     if (r == 0 || res.wall < best.wall) best = res;
     /* Check every repetition: a run that is fast but wrong must not be reported. */
     if (vta_device_copy_from(dev, packed, b.c, csz, &err)) {
@@ -399,12 +415,14 @@ static int bench_gemm(int argc, char **argv) {
          "\"macs\":%.0f,\"wall_seconds\":%.6f,\"jit_seconds\":%.6f,\"device_seconds\":%.6f,"
          "\"gmacs_per_s\":%.3f,\"jit_insns_per_s\":%.0f,\"jit_share\":%.4f,\"insns\":%" PRIu64
          ",\"uops\":%" PRIu64 ",\"uops_loaded\":%" PRIu64 ",\"syncs\":%" PRIu64
-         ",\"tile\":{\"m\":%u,\"n\":%u,\"k\":%u},\"repeat\":%u,\"verified\":true}\n",
+         ",\"tile\":{\"m\":%u,\"n\":%u,\"k\":%u},\"repeat\":%u",
          backend, shape, s.m, s.n, s.k, macs, best.wall, best.jit, best.device,
          best.device > 0 ? macs / best.device / 1e9 : 0.0,
          best.jit > 0 ? (double)best.insns / best.jit : 0.0,
          best.wall > 0 ? best.jit / best.wall : 0.0, best.insns, best.uops, best.uops_loaded,
          best.syncs, s.mt * cfg.batch, s.nt * cfg.block_out, s.kt * cfg.block_in, repeat);
+  vta_bench_print_cycles(stdout, &best.st, (unsigned long long)cfg.macs_per_cycle, best.device);
+  printf(",\"verified\":true}\n");
   status = VTA_EXIT_OK;
 done:
   vta_jit_destroy(jit);
@@ -427,10 +445,14 @@ int vta_cmd_bench(int argc, char **argv) {
     printf("usage: vta bench <benchmark> [options]\n"
            "\n"
            "benchmarks:\n"
-           "  gemm   blocked int8 GEMM through the runtime JIT (see 'vta bench gemm --help')\n");
+           "  gemm   blocked int8 GEMM through the runtime JIT (see 'vta bench gemm --help')\n"
+           "  alu    ALU micro-ops with immediate and vector operands ('vta bench alu --help')\n");
     return argc < 2 ? VTA_EXIT_USAGE : VTA_EXIT_OK;
   }
   if (strcmp(argv[1], "gemm") == 0) return bench_gemm(argc - 1, argv + 1);
+  if (strcmp(argv[1], "alu") == 0) return vta_bench_alu(argc - 1, argv + 1);
   if (strcmp(argv[1], "model") == 0) return vta_bench_model(argc - 1, argv + 1);
+  if (strcmp(argv[1], "conv2d") == 0) return vta_bench_conv2d(argc - 1, argv + 1);
+  if (strcmp(argv[1], "resnet18") == 0) return vta_bench_resnet18(argc - 1, argv + 1);
   return vta_cli_usage_error("bench", "unknown benchmark '%s' (known: gemm)", argv[1]);
 }

@@ -23,9 +23,13 @@ static void compile_help(void) {
          "\n"
          "options:\n"
          "  -o, --output FILE   where to write (required unless only dumping)\n"
-         "  --emit KIND         bundle (default), obj (native object file of the CPU code),\n"
-         "                      ll (LLVM IR text), graph (the optimised graph, text form)\n"
-         "  --triple T          target triple for --emit obj (default: this machine)\n"
+         "  --emit KIND         bundle (default), obj (native object file of the CPU code:\n"
+         "                      one function vta_k<N>(void **args) per node, needing no LLVM\n"
+         "                      at run time), ll (LLVM IR text), graph (the optimised graph)\n"
+         "  --triple T          target triple for --emit obj or ll (default: this machine),\n"
+         "                      e.g. aarch64-linux-gnu, armv7a-linux-gnueabihf\n"
+         "  --cpu NAME          target CPU for --triple (default: the target's generic CPU)\n"
+         "  --features F        target features for --triple, e.g. +neon or +avx2,+fma\n"
          "  -d LETTERS          dump the graph to stderr after passes: i import, s shapes,\n"
          "                      f constant folding, b batch-norm folding, d dead nodes,\n"
          "                      e epilogue fusion\n"
@@ -48,6 +52,7 @@ static double ms(void) {
 
 int vta_cmd_compile(int argc, char **argv) {
   const char *cmd = "compile", *in = NULL, *out = NULL, *emit = "bundle", *triple = NULL, *dump = NULL;
+  const char *cpu = NULL, *features = NULL;
   const char *batch = NULL, *shape_names[16];
   int n_shapes = 0, shape_ranks[16];
   int64_t shape_dims[16][VTA_MAX_RANK];
@@ -67,6 +72,12 @@ int vta_cmd_compile(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--triple", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       triple = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--cpu", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      cpu = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--features", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      features = val;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--batch", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       batch = val;
@@ -110,7 +121,22 @@ int vta_cmd_compile(int argc, char **argv) {
            : strcmp(emit, "ll") == 0 ? 2 : strcmp(emit, "graph") == 0 ? 3 : -1;
   if (kind < 0) return vta_cli_usage_error(cmd, "--emit must be bundle, obj, ll or graph, not '%s'", emit);
   if (!out && !dump) return vta_cli_usage_error(cmd, "no output file (-o FILE)");
-  if (triple && kind != 1) return vta_cli_usage_error(cmd, "--triple applies to --emit obj only");
+  if ((triple || cpu || features) && kind != 1 && kind != 2)
+    return vta_cli_usage_error(cmd, "--triple, --cpu and --features apply to --emit obj and ll only");
+  if ((cpu || features) && !triple)
+    return vta_cli_usage_error(cmd, "--cpu and --features need --triple (without it the code is "
+                                    "for this machine)");
+  vta_cpu_target target, *tp = NULL;
+  if (triple) {
+    if (strlen(triple) >= sizeof target.triple || (cpu && strlen(cpu) >= sizeof target.cpu) ||
+        (features && strlen(features) >= sizeof target.features))
+      return vta_cli_usage_error(cmd, "--triple, --cpu or --features is too long");
+    snprintf(target.triple, sizeof target.triple, "%s", triple);
+    /* Empty: the target's own default ("generic" is fatal for some targets in LLVM 14). */
+    snprintf(target.cpu, sizeof target.cpu, "%s", cpu ? cpu : "");
+    snprintf(target.features, sizeof target.features, "%s", features ? features : "");
+    tp = &target;
+  }
   vta_import_opts io = {0};
   io.n_shapes = n_shapes;
   io.shape_names = shape_names;
@@ -146,7 +172,8 @@ int vta_cmd_compile(int argc, char **argv) {
     return rc;
   }
   vta_cpu_code code;
-  if (vta_codegen_llvm(g, &code, &err)) {
+  int what = kind == 0 ? VTA_CODE_BITCODE | VTA_CODE_OBJECT : kind == 1 ? VTA_CODE_OBJECT : VTA_CODE_IR_TEXT;
+  if (vta_codegen_llvm_for(g, tp, what, &code, &err)) {
     vta_graph_destroy(g);
     return vta_cli_fail(cmd, &err);
   }
@@ -161,9 +188,9 @@ int vta_cmd_compile(int argc, char **argv) {
       free(b);
     }
   } else if (kind == 1) {
-    if (vta_codegen_emit_obj(&code, triple, out, &err)) rc = vta_cli_fail(cmd, &err);
+    if (vta_cli_write_file(cmd, out, code.object, code.object_size) != 0) rc = VTA_EXIT_FAIL;
   } else {
-    if (vta_codegen_emit_ll(&code, out, &err)) rc = vta_cli_fail(cmd, &err);
+    if (vta_cli_write_file(cmd, out, code.ir_text, strlen(code.ir_text)) != 0) rc = VTA_EXIT_FAIL;
   }
   if (verbose)
     fprintf(stderr, "vta compile: import %.1f ms, passes %.1f ms, codegen %.1f ms, %d nodes\n",

@@ -74,7 +74,10 @@ int vta_cmd_info(int argc, char **argv) {
   printf("nodes:  %d (%d fused epilogue steps):", g->n_nodes, fused);
   for (int o = 0; o < VTA_GOP_COUNT; o++)
     if (count[o]) printf(" %s %d", vta_op_name((vta_gop)o), count[o]);
-  printf("\nconstants: %zu bytes\ncpu code: %zu bytes of LLVM bitcode (JIT-compiled at load)\n", cbytes, code.size);
+  printf("\nconstants: %zu bytes\n", cbytes);
+  printf("cpu code: %zu bytes of LLVM bitcode, %zu bytes of native object for %s (cpu %s, %zu "
+         "bytes of features)\n", code.size, code.object_size, code.target.triple[0] ? code.target.triple : "-",
+         code.target.cpu[0] ? code.target.cpu : "-", strlen(code.target.features));
   printf("accelerator programs: none (CPU-only bundle)\n");
   if (graph) vta_graph_print(g, stdout, 0);
   vta_cpu_code_free(&code);

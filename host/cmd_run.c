@@ -3,6 +3,8 @@
  * The design idea: a thin shell over the model runtime (model.c): match each --input to a model
  * input by name (or position when the model has one input), check shapes, run, write each
  * output as DIR/<name>.npy and print a one-line summary of each so a person sees the answer.
+ * For a classifier, --labels names the classes and the summary becomes the answer itself:
+ * the most likely labels with their scores.
  */
 #include <ctype.h>
 #include <math.h>
@@ -28,9 +30,79 @@ static void run_help(void) {
          "  -i, --input [NAME=]FILE  an input tensor (.npy, float32); NAME may be omitted when\n"
          "                           the model has one input\n"
          "  -o, --output DIR         where to write the outputs\n"
+         "  --labels L1,L2,...       class names: an output with one score per class is\n"
+         "                           printed as its most likely labels and scores\n"
+         "                           (--labels @FILE reads one name per line)\n"
          "  --backend cpu            the only backend of a CPU-only bundle (default)\n"
          "  -h, --help               show this help\n"
          "\nexit status: 0 ran, 1 model, input or output problem, 2 bad command line.\n");
+}
+
+#define MAX_LABELS 1024
+
+/* Splits "a,b,c" or the lines of @FILE into labels (pointers into *store, which is malloc'd).
+ * Returns the count, or -1 after printing an error. */
+static int read_labels(const char *spec, char **store, const char **labels) {
+  const char *text = spec;
+  char *file = NULL;
+  if (spec[0] == '@') {
+    FILE *f = fopen(spec + 1, "rb");
+    if (!f) {
+      fprintf(stderr, "vta run: --labels %s: cannot open %s\n", spec, spec + 1);
+      return -1;
+    }
+    size_t cap = 4096, n = 0;
+    file = malloc(cap);
+    for (int ch; file && (ch = fgetc(f)) != EOF;) {
+      if (n + 2 > cap) {
+        char *bigger = realloc(file, cap *= 2);
+        if (!bigger) free(file);
+        file = bigger;
+        if (!file) break;
+      }
+      file[n++] = (char)ch;
+    }
+    fclose(f);
+    if (!file) {
+      fprintf(stderr, "vta run: out of memory reading %s\n", spec + 1);
+      return -1;
+    }
+    file[n] = 0;
+    text = file;
+  }
+  *store = strdup(text);
+  free(file);
+  if (!*store) return -1;
+  char sep = spec[0] == '@' ? '\n' : ',';
+  int n = 0;
+  for (char *p = *store; *p && n < MAX_LABELS;) {
+    char *e = strchr(p, sep);
+    if (e) *e = 0;
+    size_t len = strlen(p);
+    while (len && (p[len - 1] == '\r' || p[len - 1] == ' ')) p[--len] = 0;
+    labels[n++] = p;
+    if (!e) break;
+    p = e + 1;
+  }
+  if (n == 0) fprintf(stderr, "vta run: --labels %s names no class\n", spec);
+  return n ? n : -1;
+}
+
+/* "NAME: label (score), label (score), ..." for up to five classes, best first. */
+static void print_classes(const char *name, const float *y, size_t n, const char **labels) {
+  int shown[5], ns = 0;
+  printf("%s:", name);
+  for (; ns < 5 && (size_t)ns < n; ns++) {
+    int best = -1;
+    for (size_t j = 0; j < n; j++) {
+      int used = 0;
+      for (int k = 0; k < ns; k++) used |= shown[k] == (int)j;
+      if (!used && (best < 0 || y[j] > y[best])) best = (int)j;
+    }
+    shown[ns] = best;
+    printf("%s %s (%.3f)", ns ? "," : "", labels[best], (double)y[best]);
+  }
+  printf("\n");
 }
 
 static void safe_name(const char *s, char *out, size_t size) {
@@ -42,6 +114,7 @@ static void safe_name(const char *s, char *out, size_t size) {
 
 int vta_cmd_run(int argc, char **argv) {
   const char *cmd = "run", *model = NULL, *outdir = NULL, *inputs[64], *backend = NULL;
+  const char *label_spec = NULL;
   int n_in = 0, r;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -56,6 +129,9 @@ int vta_cmd_run(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--output", "-o", &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       outdir = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--labels", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      label_spec = val;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       backend = val;
@@ -70,6 +146,10 @@ int vta_cmd_run(int argc, char **argv) {
   if (!model) return vta_cli_usage_error(cmd, "no MODEL given");
   if (backend && strcmp(backend, "cpu") != 0)
     return vta_cli_usage_error(cmd, "backend '%s': this bundle has no accelerator programs, only 'cpu' applies", backend);
+  static const char *labels[MAX_LABELS];
+  char *label_store = NULL;
+  int n_labels = 0;
+  if (label_spec && (n_labels = read_labels(label_spec, &label_store, labels)) < 0) return VTA_EXIT_FAIL;
   vta_error err = {0};
   /* Inputs are read first: their shapes fix an ONNX model's symbolic dimensions. */
   vta_npy tens[64];
@@ -82,6 +162,7 @@ int vta_cmd_run(int argc, char **argv) {
     if (vta_npy_read(eq ? eq + 1 : inputs[k], &tens[k], &err)) {
       for (int j = 0; j <= k; j++) free((char *)names[j]);
       for (int j = 0; j < k; j++) vta_npy_free(&tens[j]);
+      free(label_store);
       return vta_cli_fail(cmd, &err);
     }
     ranks[k] = tens[k].rank;
@@ -90,6 +171,7 @@ int vta_cmd_run(int argc, char **argv) {
   vta_model *m = vta_model_open_shaped(model, n_in, names, ranks, (const int64_t(*)[8])dims_in, &err);
   if (!m) {
     for (int j = 0; j < n_in; j++) free((char *)names[j]), vta_npy_free(&tens[j]);
+    free(label_store);
     return vta_cli_fail(cmd, &err);
   }
   int rc = VTA_EXIT_OK;
@@ -154,9 +236,13 @@ int vta_cmd_run(int argc, char **argv) {
       if (y[j] < lo) lo = y[j];
       if (y[j] > hi) hi = y[j], best = j;
     }
-    printf("%s [", name);
-    for (int d = 0; d < rank; d++) printf("%s%lld", d ? "," : "", (long long)dims[d]);
-    printf("] min %.6g max %.6g argmax %zu\n", (double)lo, (double)hi, best);
+    if (n_labels && n == (size_t)n_labels) {
+      print_classes(name, y, n, labels);
+    } else {
+      printf("%s [", name);
+      for (int d = 0; d < rank; d++) printf("%s%lld", d ? "," : "", (long long)dims[d]);
+      printf("] min %.6g max %.6g argmax %zu\n", (double)lo, (double)hi, best);
+    }
     if (outdir) {
       char fn[1024], path[4096];
       safe_name(name, fn, sizeof fn);
@@ -164,6 +250,19 @@ int vta_cmd_run(int argc, char **argv) {
       if (vta_npy_write(path, "<f4", rank, dims, y, &err)) rc = vta_cli_fail(cmd, &err);
     }
   }
+  if (rc == VTA_EXIT_OK && n_labels) {
+    int any = 0;
+    for (int k = 0; k < vta_model_n_outputs(m); k++) {
+      int rank;
+      int64_t dims[8];
+      size_t n = 1;
+      vta_model_output_info(m, k, &rank, dims);
+      for (int d = 0; d < rank; d++) n *= (size_t)dims[d];
+      any |= n == (size_t)n_labels;
+    }
+    if (!any) fprintf(stderr, "vta run: warning: no output has %d elements, one per label\n", n_labels);
+  }
+  free(label_store);
   vta_model_destroy(m);
   return rc;
 }

@@ -1,10 +1,13 @@
-/* model.c - the model runtime: loads a bundle, JITs its CPU code, walks its graph.
+/* model.c - the model runtime: loads a bundle (or compiles an ONNX file in memory), makes its
+ * CPU code callable, walks its graph.
  *
  * The design idea: the graph is already in execution order and every node has one kernel, so
  * running a model is a loop that calls kernels with pointers to the buffers of their
  * arguments. Buffers are allocated once at load time, one per computed value, and constants
- * are used in place from the graph, so a run allocates nothing. With the next issue a node may
- * instead be an accelerator subgraph replayed through jit/; the walk stays the same.
+ * are used in place from the graph, so a run allocates nothing. A bundle's code is linked from
+ * its native object when it was compiled on this machine (milliseconds), else compiled from
+ * its bitcode; an ONNX file is compiled straight to an object and linked. With the next issue
+ * a node may instead be an accelerator subgraph replayed through jit/; the walk stays the same.
  */
 #include "host/model.h"
 
@@ -157,7 +160,8 @@ vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *con
   }
   double t2 = now_ms();
   vta_cpu_code code;
-  if (vta_codegen_llvm(g, &code, err)) {
+  /* Only the native object: it is linked straight away, bitcode would be unused. */
+  if (vta_codegen_llvm_for(g, NULL, VTA_CODE_OBJECT, &code, err)) {
     vta_error_prefix(err, "%s", path);
     vta_graph_destroy(g);
     return NULL;

@@ -8,6 +8,8 @@
 #include "host/npy.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +85,10 @@ int vta_npy_parse(const void *bytes, size_t size, const char *path, vta_npy *out
       goto out;
     }
     out->dims[out->rank++] = d;
+    if (d && out->count > SIZE_MAX / out->elem_size / (size_t)d) {
+      rc = vta_error_set(err, VTA_ERR_INVALID, "%s: the shape's size overflows: %s", path, h);
+      goto out;
+    }
     out->count *= (size_t)d;
     p = e;
   }
@@ -107,14 +113,13 @@ int vta_npy_read(const char *path, vta_npy *out, vta_error *err) {
   memset(out, 0, sizeof *out);
   FILE *f = fopen(path, "rb");
   if (!f) return vta_error_set(err, VTA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *buf = malloc(n > 0 ? (size_t)n : 1);
-  if (!buf || n < 0 || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+  errno = 0;
+  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+  unsigned char *buf = n >= 0 && n < LONG_MAX && fseek(f, 0, SEEK_SET) == 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
+  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
     free(buf);
     fclose(f);
-    return vta_error_set(err, VTA_ERR_IO, "%s: read error", path);
+    return vta_error_set(err, VTA_ERR_IO, "%s: cannot read: %s", path, errno ? strerror(errno) : "not a regular file");
   }
   fclose(f);
   int rc = vta_npy_parse(buf, (size_t)n, path, out, err);
@@ -129,6 +134,9 @@ int vta_npy_encode(const char *descr, int rank, const int64_t *dims, const void 
     if (strcmp(kinds[k].descr, descr) == 0) break;
   if (k == sizeof kinds / sizeof kinds[0])
     return vta_error_set(err, VTA_ERR_UNSUPPORTED, "element type '%s' cannot be written", descr);
+  if (rank < 0 || rank > VTA_NPY_MAX_RANK)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "rank %d cannot be written (at most %d)", rank,
+                         VTA_NPY_MAX_RANK);
   char h[512];
   int n = snprintf(h, sizeof h, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
   for (int d = 0; d < rank; d++) {
