@@ -1,7 +1,8 @@
 # Makefile - one non-recursive build of the whole project into build/.
 #
 #   make            library, the vta tool (build/bin/vta)
-#   make run        install missing packages, build, run the demonstration and the GEMM benchmark
+#   make run        install missing packages, build, run the demonstration, the GEMM benchmark
+#                   and two real ONNX models (text orientation, face detection) on real pictures
 #   make test       install missing packages, build everything with ASan+UBSan, run every test;
 #                   ends with the line "N passed, N failed"
 #   make install PREFIX=DIR
@@ -112,6 +113,7 @@ run: deps
 	$(Q)$(MAKE) --no-print-directory -j$$(nproc) all
 	$(Q)$(VTA) demo
 	$(Q)$(VTA) bench gemm
+	$(Q)scripts/run-model-demo.sh $(VTA) $(BUILD)/demo
 
 install: all
 	install -d $(PREFIX)/include/vta $(PREFIX)/lib/pkgconfig $(PREFIX)/bin
