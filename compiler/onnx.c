@@ -402,6 +402,22 @@ vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts 
     vta_error_set(err, VTA_ERR_INVALID, "the ONNX model imports no default-domain opset");
     goto bad;
   }
+  /* A model declaring an opset older than 9 means the same as at opset 9 when every operator
+   * it uses has had one definition since opset 1 (GlobalAveragePool, GlobalMaxPool): ONNX's
+   * own conformance tests for those operators declare opset 1. Such a model is imported as
+   * opset 9; any other old model is refused. */
+  if (opset < MIN_OPSET && opset >= 1 && m->graph && m->graph->n_node > 0) {
+    static const char *const unchanged_since_1[] = {"GlobalAveragePool", "GlobalMaxPool"};
+    int all = 1;
+    for (size_t i = 0; i < m->graph->n_node && all; i++) {
+      const char *t = m->graph->node[i]->op_type ? m->graph->node[i]->op_type : "";
+      int found = 0;
+      for (size_t k = 0; k < sizeof unchanged_since_1 / sizeof unchanged_since_1[0]; k++)
+        if (strcmp(t, unchanged_since_1[k]) == 0) found = 1;
+      all = found;
+    }
+    if (all) opset = MIN_OPSET;
+  }
   if (opset < MIN_OPSET || opset > MAX_OPSET) {
     vta_error_set(err, VTA_ERR_UNSUPPORTED,
                   "the model uses ONNX opset %d; this compiler supports opsets %d to %d", opset,
