@@ -1,0 +1,1020 @@
+/* vta_conv.c - the schedule of a conv2d or dense layer on the accelerator, and its emission as
+ * a vta_program.
+ *
+ * The design idea: the schedule is written once, as a walk over output tiles ("units") and
+ * their reduction steps that issues runtime operations to a sink. The cost model (vta_tile.c)
+ * is one sink, timing the operations; the program builder is the other. So what the cost model
+ * predicts is exactly what the program does, instruction for instruction.
+ *
+ * The schedule is the classic VTA one with two virtual threads. A unit is a block of output
+ * rows x columns x output-channel blocks of one batch group; it owns one half of the ACC buffer
+ * (units alternate halves), so the epilogue and store of one unit overlap the GEMMs of the
+ * next. A unit's reduction over input-channel tiles (and, when a whole kernel does not fit,
+ * over groups of kernel rows or columns) is a sequence of steps. Every step's input tile (with
+ * the conv's zero padding made by the 2-D load's pads) and weight tile occupy one slot of INP
+ * and of WGT; there are as many slots as tiles fit, at least two, and a new tile goes to the
+ * least recently used slot that the previous step does not use, so the load of step t+1
+ * overlaps the GEMM of step t, and tiles still resident are not loaded again (an input tile
+ * reused by every output-channel tile, weights reused by every spatial tile, or all weights of
+ * a small layer loaded once). Tokens: load->compute after every step's loads; compute->load
+ * when a step's GEMM is done (the load two steps later may overwrite its slot); compute->store
+ * after a unit's epilogue; store->compute when a unit's store is done (the unit two later may
+ * reuse its ACC and OUT half). Every push is popped: the stream ends balanced.
+ *
+ * A step's GEMM is one micro-op kernel that uses both loop levels: output rows and columns in
+ * the loops and (output block, input block, ky, kx) in the micro-ops, or output blocks and
+ * columns in the loops and (row, input block, ky, kx) in the micro-ops, or for 1x1 stride-1
+ * layers output blocks and pixels in the loops and input blocks in the micro-ops: whichever
+ * needs the fewest micro-ops. Its micro-ops name absolute buffer entries, so there is one
+ * kernel per combination of halves and tile shape, built once and reused by every tile of that
+ * shape (the JIT keeps them resident in the micro-op buffer).
+ *
+ * The epilogue runs on the ALU over the unit's ACC half: bias, rounding right shift, MAX and
+ * MIN (ReLU and the int8 clip). With VTA_EPI_OFFSET the accumulators are initialised by one
+ * ALU MAX against a bias vector raised by an offset instead of a reset and an ADD; see
+ * vta_conv_epilogue and docs/tiling.md.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/vta_lower.h"
+
+static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/* ---- Layer geometry ---- */
+
+uint32_t vta_conv_out_h(const vta_conv_desc *d) {
+  uint64_t span = (uint64_t)d->h + d->pad_top + d->pad_bottom;
+  if (d->stride_h == 0 || d->kh == 0 || span < d->kh) return 0;
+  return (uint32_t)((span - d->kh) / d->stride_h + 1);
+}
+
+uint32_t vta_conv_out_w(const vta_conv_desc *d) {
+  uint64_t span = (uint64_t)d->w + d->pad_left + d->pad_right;
+  if (d->stride_w == 0 || d->kw == 0 || span < d->kw) return 0;
+  return (uint32_t)((span - d->kw) / d->stride_w + 1);
+}
+
+int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err) {
+  if (cfg->inp_width != 8 || cfg->wgt_width != 8 || cfg->acc_width != 32)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "lowering: the configuration has %u-bit inputs, %u-bit weights and "
+                         "%u-bit accumulators; the lowering handles 8, 8 and 32",
+                         cfg->inp_width, cfg->wgt_width, cfg->acc_width);
+  if (!d->n || !d->c || !d->h || !d->w || !d->k || !d->kh || !d->kw || !d->stride_h ||
+      !d->stride_w)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "lowering: conv2d n=%u c=%u h=%u w=%u k=%u kernel %ux%u stride %ux%u: "
+                         "every size and stride must be at least 1",
+                         d->n, d->c, d->h, d->w, d->k, d->kh, d->kw, d->stride_h, d->stride_w);
+  uint64_t sizes[] = {d->n, d->c, d->h, d->w, d->k, d->kh, d->kw};
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+    if (sizes[i] > 65535)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: conv2d size %llu exceeds 65535 (16-bit transfer fields)",
+                           (unsigned long long)sizes[i]);
+  if (!vta_conv_out_h(d) || !vta_conv_out_w(d))
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "lowering: the %ux%u kernel does not fit the %ux%u input with its "
+                         "padding",
+                         d->kh, d->kw, d->h, d->w);
+  if (d->pad_top >= d->kh || d->pad_bottom >= d->kh || d->pad_left >= d->kw ||
+      d->pad_right >= d->kw)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "lowering: padding %u,%u,%u,%u reaches a whole kernel (%ux%u): some "
+                         "outputs would see no input",
+                         d->pad_top, d->pad_left, d->pad_bottom, d->pad_right, d->kh, d->kw);
+  if ((uint64_t)d->stride_h * d->w > 65535)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "lowering: a row stride of %u x %u elements exceeds the 16-bit "
+                         "x_stride of a load",
+                         d->stride_h, d->w);
+  if (d->shift > 31)
+    return vta_error_set(err, VTA_ERR_INVALID, "lowering: shift %u exceeds 31", d->shift);
+  if (d->clip_lo < -128 || d->clip_hi > 127 || d->clip_lo > d->clip_hi)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "lowering: clip range [%d, %d] is not inside [-128, 127]", d->clip_lo,
+                         d->clip_hi);
+  if (d->has_residual) {
+    if (cfg->block_in != cfg->block_out)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a residual operand needs BLOCK_IN = BLOCK_OUT (%u, %u)",
+                           cfg->block_in, cfg->block_out);
+    if (d->residual_mul < -128 || d->residual_mul > 127)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "lowering: residual multiplier %d is not an int8", d->residual_mul);
+  }
+  return VTA_OK;
+}
+
+void vta_conv_im2col_desc(const vta_conv_desc *d, vta_conv_desc *out) {
+  *out = *d;
+  out->c = d->c * d->kh * d->kw;
+  out->h = vta_conv_out_h(d);
+  out->w = vta_conv_out_w(d);
+  out->kh = out->kw = out->stride_h = out->stride_w = 1;
+  out->pad_top = out->pad_left = out->pad_bottom = out->pad_right = 0;
+}
+
+/* The layer a plan walks: the conv itself, or the 1x1 conv over its im2col patches. */
+static const vta_conv_desc *effective(const vta_conv_desc *d, const vta_tile_plan *p,
+                                      vta_conv_desc *tmp) {
+  if (!p->im2col) return d;
+  vta_conv_im2col_desc(d, tmp);
+  return tmp;
+}
+
+void vta_dense_as_conv(const vta_config *cfg, const vta_dense_desc *d, vta_conv_desc *out) {
+  memset(out, 0, sizeof *out);
+  out->n = cfg->batch;
+  out->c = d->k;
+  out->h = 1;
+  out->w = ceil_div(d->m, cfg->batch);
+  out->k = d->n;
+  out->kh = out->kw = out->stride_h = out->stride_w = 1;
+  out->has_bias = d->has_bias;
+  out->shift = d->shift;
+  out->relu = d->relu;
+  out->clip_lo = d->clip_lo;
+  out->clip_hi = d->clip_hi;
+}
+
+typedef enum gemm_kind {
+  GK_ROWS = 0, /* loops: output rows, columns; micro-ops: co, ci, ky, kx */
+  GK_CO = 1,   /* loops: output blocks, columns; micro-ops: row, ci, ky, kx */
+  GK_FLAT = 2, /* loops: output blocks, pixels; micro-ops: ci (1x1, stride 1) */
+  GK_COUNT = 3
+} gemm_kind;
+
+typedef struct geom {
+  const vta_config *cfg;
+  const vta_conv_desc *d;
+  uint32_t ho, wo, ng, cib, cob;
+  int row_sub; /* 1-row kernel with a row stride: load only the rows used */
+  uint32_t rs; /* INP rows per output row in a tile */
+} geom;
+
+static void geom_init(geom *g, const vta_config *cfg, const vta_conv_desc *d) {
+  g->cfg = cfg;
+  g->d = d;
+  g->ho = vta_conv_out_h(d);
+  g->wo = vta_conv_out_w(d);
+  g->ng = ceil_div(d->n, cfg->batch);
+  g->cib = ceil_div(d->c, cfg->block_in);
+  g->cob = ceil_div(d->k, cfg->block_out);
+  g->row_sub = d->kh == 1 && d->stride_h > 1;
+  g->rs = g->row_sub ? 1 : d->stride_h;
+}
+
+/* INP rows and columns of a tile of ho_n x wo_n outputs over kh_n x kw_n kernel taps. */
+static uint32_t tile_rows(const geom *g, uint32_t ho_n, uint32_t kh_n) {
+  return g->row_sub ? ho_n : (ho_n - 1) * g->d->stride_h + kh_n;
+}
+static uint32_t tile_cols(const geom *g, uint32_t wo_n, uint32_t kw_n) {
+  return (wo_n - 1) * g->d->stride_w + kw_n;
+}
+
+static uint64_t gemm_uops(gemm_kind k, uint32_t ho_n, uint32_t co_n, uint32_t ci_n,
+                          uint32_t taps) {
+  if (k == GK_ROWS) return (uint64_t)co_n * ci_n * taps;
+  if (k == GK_CO) return (uint64_t)ho_n * ci_n * taps;
+  return ci_n;
+}
+
+/* The plan's kernel taps per step (0 means all). */
+static uint32_t plan_kh(const geom *g, const vta_tile_plan *p) {
+  return p->kh_t ? p->kh_t : g->d->kh;
+}
+static uint32_t plan_kw(const geom *g, const vta_tile_plan *p) {
+  return p->kw_t ? p->kw_t : g->d->kw;
+}
+
+static int flat_ok(const geom *g) {
+  return g->d->kh == 1 && g->d->kw == 1 && g->d->stride_w == 1;
+}
+
+static gemm_kind choose_kind(const geom *g, const vta_tile_plan *p) {
+  if (flat_ok(g)) return GK_FLAT;
+  uint32_t taps = plan_kh(g, p) * plan_kw(g, p);
+  return gemm_uops(GK_CO, p->ho_t, p->co_t, p->ci_t, taps) <
+                 gemm_uops(GK_ROWS, p->ho_t, p->co_t, p->ci_t, taps)
+             ? GK_CO
+             : GK_ROWS;
+}
+
+/* ---- Tile transfers ---- */
+
+/* A tile's taps: kernel rows [ky0, ky0 + kh_n) and columns [kx0, kx0 + kw_n). */
+typedef struct tapset {
+  uint32_t ky0, kh_n, kx0, kw_n;
+} tapset;
+
+/* The load of input block `c` (absolute) for the tile of output rows [oh0, oh0 + ho_n) and
+ * columns [ow0, ow0 + ow_n) of batch group gi over kernel taps tp; sram set by the caller.
+ * Returns VTA_OK with x->x_size = 0 when the tile lies wholly in the zero padding (the step
+ * then adds nothing). */
+static int input_xfer(const geom *g, uint32_t gi, uint32_t oh0, uint32_t ho_n, uint32_t ow0,
+                      uint32_t wo_n, uint32_t c, const tapset *tp, vta_prog_xfer *x,
+                      vta_error *err) {
+  const vta_conv_desc *d = g->d;
+  memset(x, 0, sizeof *x);
+  x->type = VTA_MEM_INP;
+  x->buf = VTA_PROG_BUF_INPUT;
+  int64_t H = d->h, W = d->w, first_row;
+  if (g->row_sub) {
+    /* Output row oh reads input row oh * stride - pad_top. */
+    uint32_t before = 0, after = 0;
+    for (uint32_t i = 0; i < ho_n; i++) {
+      int64_t iy = (int64_t)(oh0 + i) * d->stride_h - d->pad_top;
+      if (iy < 0) before++;
+      else if (iy >= H) after++;
+    }
+    if (before + after >= ho_n) return VTA_OK; /* wholly padding */
+    x->y_pad_before = before;
+    x->y_pad_after = after;
+    x->y_size = ho_n - before - after;
+    first_row = (int64_t)(oh0 + before) * d->stride_h - d->pad_top;
+    x->x_stride = d->stride_h * d->w;
+  } else {
+    int64_t r0 = (int64_t)oh0 * d->stride_h - d->pad_top + tp->ky0;
+    int64_t r1 = r0 + tile_rows(g, ho_n, tp->kh_n);
+    int64_t before = r0 < 0 ? -r0 : 0, after = r1 > H ? r1 - H : 0;
+    if (before + after >= r1 - r0) return VTA_OK; /* wholly padding */
+    x->y_pad_before = (uint32_t)before;
+    x->y_pad_after = (uint32_t)after;
+    x->y_size = (uint32_t)(r1 - r0 - before - after);
+    first_row = r0 + before;
+    x->x_stride = d->w;
+  }
+  int64_t c0 = (int64_t)ow0 * d->stride_w - d->pad_left + tp->kx0;
+  int64_t c1 = c0 + tile_cols(g, wo_n, tp->kw_n);
+  int64_t before = c0 < 0 ? -c0 : 0, after = c1 > W ? c1 - W : 0;
+  if (before + after >= c1 - c0) {
+    x->x_size = x->y_size = 0; /* wholly padding */
+    return VTA_OK;
+  }
+  x->x_pad_before = (uint32_t)before;
+  x->x_pad_after = (uint32_t)after;
+  x->x_size = (uint32_t)(c1 - c0 - before - after);
+  uint32_t pads[4] = {x->y_pad_before, x->y_pad_after, x->x_pad_before, x->x_pad_after};
+  for (int i = 0; i < 4; i++)
+    if (pads[i] > 15)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a tile needs %u rows or columns of zero padding; a load "
+                           "pads at most 15",
+                           pads[i]);
+  x->offset = (((uint64_t)gi * g->cib + c) * d->h + (uint64_t)first_row) * d->w +
+              (uint64_t)(c0 + before);
+  return VTA_OK;
+}
+
+/* A transfer of output-shaped data (residual loads, output stores) for co_n blocks from co0:
+ * one 2-D transfer when the tile spans whole rows (its blocks are then contiguous runs), else
+ * one per block (*count says how many; x receives the first, the others follow at `next_sram`
+ * and `next_off` increments). */
+typedef struct out_xfer {
+  vta_prog_xfer x;
+  uint32_t count;
+  uint32_t next_sram;
+  uint64_t next_off;
+} out_xfer;
+
+static void output_xfer(const geom *g, uint32_t gi, uint32_t oh0, uint32_t ho_n, uint32_t ow0,
+                        uint32_t wo_n, uint32_t co0, uint32_t co_n, out_xfer *o) {
+  memset(o, 0, sizeof *o);
+  uint64_t plane = (uint64_t)g->ho * g->wo;
+  uint64_t base = ((uint64_t)gi * g->cob + co0) * plane + (uint64_t)oh0 * g->wo + ow0;
+  uint32_t P = ho_n * wo_n;
+  o->x.offset = base;
+  if (wo_n == g->wo && plane <= 65535 && (co_n == 1 || P <= plane)) {
+    o->x.x_size = P;
+    o->x.y_size = co_n;
+    o->x.x_stride = (uint32_t)(co_n > 1 ? plane : P);
+    o->count = 1;
+  } else {
+    o->x.x_size = wo_n;
+    o->x.y_size = ho_n;
+    o->x.x_stride = g->wo;
+    o->count = co_n;
+    o->next_sram = P;
+    o->next_off = plane;
+  }
+}
+
+/* ---- The on-chip layout ---- */
+
+int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta_tile_plan *p,
+                        vta_sched_layout *l, vta_error *err) {
+  vta_conv_desc tmp;
+  d = effective(d, p, &tmp);
+  geom g;
+  geom_init(&g, cfg, d);
+  memset(l, 0, sizeof *l);
+  uint32_t kh_n = plan_kh(&g, p), kw_n = plan_kw(&g, p);
+  if (!p->ho_t || !p->wo_t || !p->co_t || !p->ci_t || p->ho_t > g.ho || p->wo_t > g.wo ||
+      p->co_t > g.cob || p->ci_t > g.cib || kh_n > d->kh || kw_n > d->kw ||
+      (unsigned)p->order >= VTA_TILE_ORDER_COUNT)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "tiling: plan %ux%u outputs x %u/%u channel blocks x %ux%u taps is "
+                         "outside the layer (%ux%u outputs, %u output and %u input blocks, "
+                         "kernel %ux%u)",
+                         p->ho_t, p->wo_t, p->co_t, p->ci_t, kh_n, kw_n, g.ho, g.wo, g.cob, g.cib,
+                         d->kh, d->kw);
+  /* A weight tile must be one 2-D load: contiguous runs of taps per output block. */
+  if ((kh_n < d->kh || kw_n < d->kw) && p->ci_t != 1)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "tiling: a step over part of the kernel takes one input block, not %u",
+                         p->ci_t);
+  if (kw_n < d->kw && kh_n != 1)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "tiling: a step over part of the kernel's columns takes one row, not %u",
+                         kh_n);
+  if (g.row_sub && kh_n != d->kh)
+    return vta_error_set(err, VTA_ERR_INVALID, "tiling: a 1-row kernel has no rows to split");
+  uint32_t taps_n = kh_n * kw_n;
+  uint64_t P = (uint64_t)p->ho_t * p->wo_t;
+  uint64_t inp = (uint64_t)p->ci_t * tile_rows(&g, p->ho_t, kh_n) * tile_cols(&g, p->wo_t, kw_n);
+  uint64_t res = d->has_residual ? (uint64_t)p->co_t * P : 0;
+  uint64_t wgt = (uint64_t)p->co_t * p->ci_t * taps_n;
+  uint64_t acc = (uint64_t)p->co_t * P;
+  l->bias_entries = p->bias_resident ? g.cob : p->co_t;
+  uint32_t reserved_wgt = d->has_residual ? 1 : 0;
+  if (l->bias_entries + 2 > cfg->depth[VTA_MEM_ACC] || reserved_wgt + 2 > cfg->depth[VTA_MEM_WGT])
+    return vta_error_set(err, VTA_ERR_BOUNDS, "tiling: the biases do not fit the ACC buffer");
+  uint32_t inp_half = cfg->depth[VTA_MEM_INP] / 2;
+  uint32_t wgt_avail = cfg->depth[VTA_MEM_WGT] - reserved_wgt, wgt_half = wgt_avail / 2;
+  l->wgt_ident = wgt_avail;
+  l->acc_half = (cfg->depth[VTA_MEM_ACC] - l->bias_entries) / 2;
+  l->acc_bias = 2 * l->acc_half;
+  const char *what = NULL;
+  uint64_t need = 0, have = 0;
+  if (inp > inp_half) what = "input tile", need = inp, have = inp_half;
+  else if (res > inp_half) what = "residual tile", need = res, have = inp_half;
+  else if (wgt > wgt_half) what = "weight tile", need = wgt, have = wgt_half;
+  else if (acc > l->acc_half) what = "accumulator tile", need = acc, have = l->acc_half;
+  if (what)
+    return vta_error_set(err, VTA_ERR_BOUNDS,
+                         "tiling: the %s of plan %ux%u x %u/%u x %ux%u needs %llu entries, a "
+                         "half buffer holds %llu",
+                         what, p->ho_t, p->wo_t, p->co_t, p->ci_t, kh_n, kw_n,
+                         (unsigned long long)need, (unsigned long long)have);
+  /* Tile slots. The tiles a schedule cycles through (per spatial tile, or per output-channel
+   * tile, depending on the order) stay resident when they fit beside the one being loaded;
+   * then exactly that many slots are used. Otherwise every access misses anyway and two slots
+   * suffice: fewer slots mean fewer kernel variants (kernels name absolute slots). */
+  uint32_t n_co = ceil_div(g.cob, p->co_t), n_red = ceil_div(g.cib, p->ci_t) *
+                                                      ceil_div(d->kh, kh_n) * ceil_div(d->kw, kw_n);
+  uint64_t nsp = (uint64_t)g.ng * ceil_div(g.ho, p->ho_t) * ceil_div(g.wo, p->wo_t);
+  uint64_t in_cycle = p->order == VTA_TILE_SPATIAL_OUTER ? n_red + (d->has_residual ? 1 : 0)
+                                                         : nsp * n_red;
+  uint64_t w_cycle = p->order == VTA_TILE_SPATIAL_OUTER ? (uint64_t)n_co * n_red : n_red;
+  l->inp_slot = (uint32_t)(inp > res ? inp : res);
+  l->wgt_slot = (uint32_t)wgt;
+  uint64_t in_fit = cfg->depth[VTA_MEM_INP] / l->inp_slot, w_fit = wgt_avail / l->wgt_slot;
+  if (in_fit > VTA_SCHED_MAX_SLOTS) in_fit = VTA_SCHED_MAX_SLOTS;
+  if (w_fit > VTA_SCHED_MAX_SLOTS) w_fit = VTA_SCHED_MAX_SLOTS;
+  l->inp_slots = in_cycle + 1 <= in_fit ? (uint32_t)(in_cycle + 1 > 2 ? in_cycle + 1 : 2) : 2;
+  l->wgt_slots = w_cycle + 1 <= w_fit ? (uint32_t)(w_cycle + 1 > 2 ? w_cycle + 1 : 2) : 2;
+  gemm_kind k = choose_kind(&g, p);
+  uint64_t nu = gemm_uops(k, p->ho_t, p->co_t, p->ci_t, taps_n);
+  uint32_t ulim = cfg->depth[VTA_MEM_UOP] / 4;
+  if (nu > ulim)
+    return vta_error_set(err, VTA_ERR_BOUNDS,
+                         "tiling: a step's kernel needs %llu micro-ops, more than a quarter of "
+                         "the micro-op buffer (%u)",
+                         (unsigned long long)nu, ulim);
+  if (P > 16383 || p->ho_t > 16383 || p->wo_t > 16383 || p->co_t > 16383)
+    return vta_error_set(err, VTA_ERR_BOUNDS, "tiling: a loop extent exceeds 16383 (14 bits)");
+  /* The first and the last tile of each dimension carry the padding: check their loads (a
+   * part of the kernel never pads more than the whole). */
+  uint32_t last_oh = (ceil_div(g.ho, p->ho_t) - 1) * p->ho_t;
+  uint32_t last_ow = (ceil_div(g.wo, p->wo_t) - 1) * p->wo_t;
+  uint32_t ohs[2] = {0, last_oh}, ows[2] = {0, last_ow};
+  tapset all = {0, d->kh, 0, d->kw};
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++) {
+      vta_prog_xfer x;
+      int rc = input_xfer(&g, 0, ohs[a], min_u32(p->ho_t, g.ho - ohs[a]), ows[b],
+                          min_u32(p->wo_t, g.wo - ows[b]), 0, &all, &x, err);
+      if (rc) return rc;
+    }
+  return VTA_OK;
+}
+
+/* ---- Epilogue parameters ---- */
+
+void vta_sched_epi_default(const vta_conv_desc *d, vta_tile_epilogue mode, vta_sched_epi *e) {
+  memset(e, 0, sizeof *e);
+  e->mode = mode;
+  e->shift = d->shift;
+  e->lo = d->relu && d->clip_lo < 0 ? 0 : d->clip_lo;
+  e->hi = d->clip_hi;
+  if (mode == VTA_EPI_OFFSET) {
+    e->lo += 256;
+    e->hi += 256;
+  }
+}
+
+/* The offset epilogue: the accumulators start at B_c = bias_c + round + (C' << shift) instead
+ * of 0, so after the shift every result is raised by C' (a multiple of 256, invisible to the
+ * 8-bit narrowing of OUT), and is clipped to [C' + lo, C' + hi]. An accumulator that holds such
+ * a result is initialised for the next tile by one MAX against B_c, provided B_c >= C' + hi for
+ * every channel: no reset and no ADD. It is exact when no int32 sum overflows, with or without
+ * the offset (bounded by 128 * sum |w| per channel). Returns the smallest C' / 256 that works,
+ * or 0 (use PLAIN). */
+static int32_t offset_multiple(const vta_conv_desc *d, const int8_t *w, const int32_t *bias) {
+  if (d->shift == 0 || d->shift > 22) return 0;
+  int64_t round = 1ll << (d->shift - 1);
+  int32_t hi = d->clip_hi;
+  uint64_t taps = (uint64_t)d->c * d->kh * d->kw;
+  int64_t resmax = d->has_residual ? 128ll * (d->residual_mul < 0 ? -d->residual_mul
+                                                                   : d->residual_mul)
+                                   : 0;
+  int64_t lo_need = INT64_MIN, hi_room = INT64_MAX; /* over channels */
+  for (uint32_t k = 0; k < d->k; k++) {
+    int64_t s = 0;
+    for (uint64_t i = 0; i < taps; i++) {
+      int v = w[k * taps + i];
+      s += v < 0 ? -v : v;
+    }
+    int64_t amax = 128 * s + resmax, base = (d->has_bias ? bias[k] : 0) + round;
+    if (base - amax < INT32_MIN || base + amax > INT32_MAX) return 0; /* the reference wraps */
+    /* B = base + C must reach C' + hi, and B + amax must not overflow. */
+    if (-base > lo_need) lo_need = -base;
+    if (INT32_MAX - amax - base < hi_room) hi_room = INT32_MAX - amax - base;
+  }
+  for (int32_t m = 1; m <= 127; m++) {
+    int64_t cp = 256ll * m, c = cp << d->shift;
+    /* For every channel: base + c >= cp + hi  <=>  c - cp - hi >= -base. */
+    if (c - cp - hi >= lo_need && c <= hi_room) return m;
+  }
+  return 0;
+}
+
+vta_tile_epilogue vta_conv_epilogue(const vta_conv_desc *d, const int8_t *w,
+                                    const int32_t *bias) {
+  if (offset_multiple(d, w, bias)) return VTA_EPI_OFFSET;
+  int any = d->shift != 0;
+  for (uint32_t k = 0; !any && d->has_bias && k < d->k; k++) any = bias[k] != 0;
+  return any ? VTA_EPI_RESET_ADD : VTA_EPI_RESET;
+}
+
+/* ---- The walk ---- */
+
+typedef enum kkind {
+  KK_GEMM = 0,  /* a step's convolution */
+  KK_RES = 1,   /* residual: ACC += INP * diag(mul) */
+  KK_RESET = 2, /* GEMM reset */
+  KK_BIAS = 3,  /* ALU op with the bias vector (MAX or ADD) */
+  KK_IMM = 4    /* ALU op with an immediate */
+} kkind;
+
+typedef struct kkey {
+  uint32_t kind, op, a, b, c, ho_n, wo_n, co_n, ci_n, kh_n, kw_n;
+  int32_t imm;
+} kkey;
+
+typedef struct walker {
+  geom g;
+  const vta_sched_epi *e;
+  const vta_tile_plan *p;
+  vta_sched_layout l;
+  gemm_kind gk;
+  const vta_sched_sink *s;
+  kkey *keys;
+  uint32_t *ids;
+  size_t nkeys, capkeys;
+  vta_uop *uops;
+  size_t capuops;
+} walker;
+
+static int uops_room(walker *w, size_t n, vta_error *err) {
+  if (n <= w->capuops) return VTA_OK;
+  vta_uop *nu = realloc(w->uops, n * sizeof *nu);
+  if (!nu) return vta_error_set(err, VTA_ERR_NOMEM, "lowering: out of memory");
+  w->uops = nu;
+  w->capuops = n;
+  return VTA_OK;
+}
+
+/* Builds the kernel a key describes (micro-ops only when the sink wants them). */
+static int build(walker *w, const kkey *key, vta_prog_kernel *k, vta_error *err) {
+  const vta_conv_desc *d = w->g.d;
+  memset(k, 0, sizeof *k);
+  uint32_t P = key->ho_n * key->wo_n;
+  int want = w->s->wants_uops;
+  int rc = VTA_OK;
+  k->nloops = 2;
+  if (key->kind == KK_GEMM) {
+    k->mode = VTA_JIT_GEMM;
+    uint32_t kh = key->kh_n, kw = key->kw_n;
+    uint32_t R = tile_rows(&w->g, key->ho_n, kh), Cc = tile_cols(&w->g, key->wo_n, kw);
+    uint32_t taps = kh * kw, sw = d->stride_w, rs = w->g.rs;
+    gemm_kind gk = w->gk;
+    k->nuops = (uint32_t)gemm_uops(gk, key->ho_n, key->co_n, key->ci_n, taps);
+    if (want) rc = uops_room(w, k->nuops, err);
+    if (rc) return rc;
+    size_t n = 0;
+    if (gk == GK_ROWS) {
+      k->loop[0] = (vta_prog_loop){key->ho_n, key->wo_n, rs * Cc, 0};
+      k->loop[1] = (vta_prog_loop){key->wo_n, 1, sw, 0};
+      for (uint32_t co = 0; want && co < key->co_n; co++)
+        for (uint32_t ci = 0; ci < key->ci_n; ci++)
+          for (uint32_t ky = 0; ky < kh; ky++)
+            for (uint32_t kx = 0; kx < kw; kx++)
+              w->uops[n++] = (vta_uop){key->a + co * P, key->b + ci * R * Cc + ky * Cc + kx,
+                                       key->c + ((co * key->ci_n + ci) * kh + ky) * kw + kx};
+    } else if (gk == GK_CO) {
+      k->loop[0] = (vta_prog_loop){key->co_n, P, 0, key->ci_n * taps};
+      k->loop[1] = (vta_prog_loop){key->wo_n, 1, sw, 0};
+      for (uint32_t oh = 0; want && oh < key->ho_n; oh++)
+        for (uint32_t ci = 0; ci < key->ci_n; ci++)
+          for (uint32_t ky = 0; ky < kh; ky++)
+            for (uint32_t kx = 0; kx < kw; kx++)
+              w->uops[n++] = (vta_uop){key->a + oh * key->wo_n,
+                                       key->b + ci * R * Cc + (oh * rs + ky) * Cc + kx,
+                                       key->c + (ci * kh + ky) * kw + kx};
+    } else {
+      k->loop[0] = (vta_prog_loop){key->co_n, P, 0, key->ci_n};
+      k->loop[1] = (vta_prog_loop){P, 1, 1, 0};
+      for (uint32_t ci = 0; want && ci < key->ci_n; ci++)
+        w->uops[n++] = (vta_uop){key->a, key->b + ci * R * Cc, key->c + ci};
+    }
+  } else {
+    k->nuops = 1;
+    if (want) rc = uops_room(w, 1, err);
+    if (rc) return rc;
+    vta_uop u = {key->a, 0, 0};
+    if (key->kind == KK_RES) {
+      k->mode = VTA_JIT_GEMM;
+      k->loop[0] = (vta_prog_loop){key->co_n, P, P, 0};
+      k->loop[1] = (vta_prog_loop){P, 1, 1, 0};
+      u.src = key->b;
+      u.wgt = key->c;
+    } else if (key->kind == KK_RESET) {
+      k->mode = VTA_JIT_GEMM;
+      k->reset = 1;
+      k->loop[0] = (vta_prog_loop){key->co_n, P, 0, 0};
+      k->loop[1] = (vta_prog_loop){P, 1, 0, 0};
+    } else {
+      k->mode = VTA_JIT_ALU;
+      k->alu_op = (vta_alu_op)key->op;
+      if (key->kind == KK_BIAS) {
+        k->loop[0] = (vta_prog_loop){key->co_n, P, 1, 0};
+        k->loop[1] = (vta_prog_loop){P, 1, 0, 0};
+        u.src = key->c;
+      } else {
+        k->use_imm = 1;
+        k->imm = key->imm;
+        k->loop[0] = (vta_prog_loop){key->co_n, P, 0, 0};
+        k->loop[1] = (vta_prog_loop){P, 1, 0, 0};
+      }
+    }
+    if (want) w->uops[0] = u;
+  }
+  k->uops = want ? w->uops : NULL;
+  return VTA_OK;
+}
+
+/* Runs the kernel of a key, announcing it to the sink the first time. */
+static int run(walker *w, const kkey *key, vta_error *err) {
+  size_t i = 0;
+  while (i < w->nkeys && memcmp(&w->keys[i], key, sizeof *key) != 0) i++;
+  if (i == w->nkeys) {
+    if (w->nkeys == w->capkeys) {
+      size_t nc = w->capkeys ? 2 * w->capkeys : 32;
+      kkey *nk = realloc(w->keys, nc * sizeof *nk);
+      uint32_t *ni = nk ? realloc(w->ids, nc * sizeof *ni) : NULL;
+      if (nk) w->keys = nk;
+      if (!ni) return vta_error_set(err, VTA_ERR_NOMEM, "lowering: out of memory");
+      w->ids = ni;
+      w->capkeys = nc;
+    }
+    vta_prog_kernel k;
+    int rc = build(w, key, &k, err);
+    if (rc == VTA_OK) rc = w->s->kernel(w->s->ctx, &k, &w->ids[i], err);
+    if (rc) return rc;
+    w->keys[i] = *key;
+    w->nkeys++;
+  }
+  return w->s->run(w->s->ctx, w->ids[i], err);
+}
+
+static kkey key_of(kkind kind, uint32_t op, uint32_t a, uint32_t b, uint32_t c, uint32_t ho_n,
+                   uint32_t wo_n, uint32_t co_n, uint32_t ci_n, const tapset *tp, int32_t imm) {
+  kkey k;
+  memset(&k, 0, sizeof k); /* keys are compared as bytes */
+  k.kind = kind;
+  k.op = op;
+  k.a = a;
+  k.b = b;
+  k.c = c;
+  k.ho_n = ho_n;
+  k.wo_n = wo_n;
+  k.co_n = co_n;
+  k.ci_n = ci_n;
+  if (tp) {
+    k.kh_n = tp->kh_n;
+    k.kw_n = tp->kw_n;
+  }
+  k.imm = imm;
+  return k;
+}
+
+#define L_ VTA_JIT_STAGE_LOAD
+#define C_ VTA_JIT_STAGE_COMPUTE
+#define S_ VTA_JIT_STAGE_STORE
+
+typedef struct unit_pos {
+  uint32_t gi, oh0, ho_n, ow0, wo_n, co0, co_n, coi, spi; /* spi: spatial tile index */
+} unit_pos;
+
+static void unit_at(const walker *w, uint64_t u, unit_pos *q) {
+  const vta_tile_plan *p = w->p;
+  uint32_t n_oh = ceil_div(w->g.ho, p->ho_t), n_ow = ceil_div(w->g.wo, p->wo_t);
+  uint32_t n_co = ceil_div(w->g.cob, p->co_t);
+  uint64_t nsp = (uint64_t)w->g.ng * n_oh * n_ow, sp;
+  if (p->order == VTA_TILE_SPATIAL_OUTER) {
+    q->coi = (uint32_t)(u % n_co);
+    sp = u / n_co;
+  } else {
+    q->coi = (uint32_t)(u / nsp);
+    sp = u % nsp;
+  }
+  q->spi = (uint32_t)sp;
+  uint32_t owi = (uint32_t)(sp % n_ow), ohi = (uint32_t)(sp / n_ow % n_oh);
+  q->gi = (uint32_t)(sp / n_ow / n_oh);
+  q->oh0 = ohi * p->ho_t;
+  q->ho_n = min_u32(p->ho_t, w->g.ho - q->oh0);
+  q->ow0 = owi * p->wo_t;
+  q->wo_n = min_u32(p->wo_t, w->g.wo - q->ow0);
+  q->co0 = q->coi * p->co_t;
+  q->co_n = min_u32(p->co_t, w->g.cob - q->co0);
+}
+
+/* Tile slots of one buffer: which tile each holds and when it was last used. */
+typedef struct slots {
+  uint32_t n;
+  uint64_t key[VTA_SCHED_MAX_SLOTS];
+  uint64_t used[VTA_SCHED_MAX_SLOTS]; /* step of the last use + 1; 0: empty */
+  int prev;                           /* the slot of the previous step, -1 if none */
+} slots;
+
+/* Chooses the slot for a tile at step t: where it already is, else the least recently used
+ * slot other than the previous step's (which may still be computing; every older step has
+ * finished, its compute->load token popped). Returns 1 when the tile must be loaded. */
+static int place(slots *s, uint64_t key, uint64_t t, int *slot) {
+  int best = -1;
+  for (uint32_t i = 0; i < s->n; i++)
+    if (s->used[i] && s->key[i] == key) {
+      s->used[i] = t + 1;
+      *slot = (int)i;
+      return 0;
+    }
+  for (uint32_t i = 0; i < s->n; i++) {
+    if ((int)i == s->prev) continue;
+    if (best < 0 || s->used[i] < s->used[best]) best = (int)i;
+  }
+  s->key[best] = key;
+  s->used[best] = t + 1;
+  *slot = best;
+  return 1;
+}
+
+static int walk(walker *w, vta_error *err) {
+  const vta_sched_sink *s = w->s;
+  const vta_tile_plan *p = w->p;
+  const vta_conv_desc *d = w->g.d;
+  const vta_sched_epi *e = w->e;
+  const vta_sched_layout *l = &w->l;
+  uint32_t taps = d->kh * d->kw, kh_t = plan_kh(&w->g, p), kw_t = plan_kw(&w->g, p);
+  uint32_t n_oh = ceil_div(w->g.ho, p->ho_t), n_ow = ceil_div(w->g.wo, p->wo_t);
+  uint32_t n_co = ceil_div(w->g.cob, p->co_t), n_ci = ceil_div(w->g.cib, p->ci_t);
+  uint32_t n_ky = ceil_div(d->kh, kh_t), n_kx = ceil_div(d->kw, kw_t);
+  uint32_t n_red = n_ci * n_ky * n_kx; /* reduction steps */
+  uint64_t U = (uint64_t)w->g.ng * n_oh * n_ow * n_co;
+  uint32_t spu = n_red + (d->has_residual ? 1 : 0); /* steps per unit */
+  uint64_t T = U * spu, t = 0;
+  slots is, ws;
+  memset(&is, 0, sizeof is);
+  memset(&ws, 0, sizeof ws);
+  is.n = l->inp_slots;
+  ws.n = l->wgt_slots;
+  is.prev = ws.prev = -1;
+  uint32_t clean[2] = {0, 0};
+  int rc = VTA_OK;
+  vta_prog_xfer x;
+
+  /* Prologue: the residual's diagonal weights (load stage), every bias (compute stage). */
+  if (d->has_residual) {
+    memset(&x, 0, sizeof x);
+    x.type = VTA_MEM_WGT;
+    x.buf = VTA_PROG_BUF_WEIGHT;
+    x.sram = l->wgt_ident;
+    x.offset = (uint64_t)w->g.cob * w->g.cib * taps;
+    x.x_size = x.y_size = 1;
+    x.x_stride = 1;
+    rc = s->load(s->ctx, &x, err);
+  }
+  int biases = e->mode != VTA_EPI_RESET; /* nothing to add: no bias vector at all */
+  if (!rc && p->bias_resident && biases) {
+    memset(&x, 0, sizeof x);
+    x.type = VTA_MEM_ACC;
+    x.buf = VTA_PROG_BUF_BIAS;
+    x.sram = l->acc_bias;
+    x.x_size = w->g.cob;
+    x.y_size = 1;
+    x.x_stride = w->g.cob;
+    rc = s->load(s->ctx, &x, err);
+  }
+  for (uint64_t u = 0; !rc && u < U; u++) {
+    unit_pos q;
+    unit_at(w, u, &q);
+    int ah = (int)(u % 2);
+    uint32_t accb = (uint32_t)ah * l->acc_half, P = q.ho_n * q.wo_n;
+    for (uint32_t j = 0; !rc && j < spu; j++, t++) {
+      int res_step = j == n_red;
+      uint32_t cii = res_step ? 0 : j / (n_ky * n_kx), ci0 = cii * p->ci_t;
+      uint32_t ci_n = res_step ? 0 : min_u32(p->ci_t, w->g.cib - ci0);
+      tapset tp = {0, 0, 0, 0};
+      if (!res_step) {
+        uint32_t kyi = j / n_kx % n_ky, kxi = j % n_kx;
+        tp.ky0 = kyi * kh_t;
+        tp.kh_n = min_u32(kh_t, d->kh - tp.ky0);
+        tp.kx0 = kxi * kw_t;
+        tp.kw_n = min_u32(kw_t, d->kw - tp.kx0);
+      }
+      /* ---- load stage ---- */
+      if (t >= 2) rc = s->dep(s->ctx, 0, C_, L_, err);
+      int ih = -1, wh = -1, empty = 0;
+      vta_prog_xfer in0;
+      memset(&in0, 0, sizeof in0);
+      if (!rc && !res_step) {
+        rc = input_xfer(&w->g, q.gi, q.oh0, q.ho_n, q.ow0, q.wo_n, ci0, &tp, &in0, err);
+        empty = in0.x_size == 0; /* the tile is all padding: nothing to add */
+      }
+      uint64_t ikey = res_step ? (1ull << 63) | ((uint64_t)q.spi << 24) | q.coi
+                               : ((uint64_t)q.spi << 24) | j;
+      if (!rc && !empty && place(&is, ikey, t, &ih)) {
+        uint32_t base = (uint32_t)ih * l->inp_slot;
+        if (res_step) {
+          out_xfer o;
+          output_xfer(&w->g, q.gi, q.oh0, q.ho_n, q.ow0, q.wo_n, q.co0, q.co_n, &o);
+          o.x.type = VTA_MEM_INP;
+          o.x.buf = VTA_PROG_BUF_INPUT2;
+          for (uint32_t i = 0; !rc && i < o.count; i++) {
+            o.x.sram = base + i * o.next_sram;
+            rc = s->load(s->ctx, &o.x, err);
+            o.x.offset += o.next_off;
+          }
+        } else {
+          uint32_t blk = tile_rows(&w->g, q.ho_n, tp.kh_n) * tile_cols(&w->g, q.wo_n, tp.kw_n);
+          uint64_t cstride = (uint64_t)d->h * d->w; /* the next input block */
+          for (uint32_t c = 0; !rc && c < ci_n; c++) {
+            x = in0;
+            x.offset += c * cstride;
+            x.sram = base + c * blk;
+            rc = s->load(s->ctx, &x, err);
+          }
+        }
+      }
+      is.prev = ih;
+      if (!rc && !res_step && !empty) {
+        uint64_t wkey = ((uint64_t)q.coi << 32) | j;
+        if (place(&ws, wkey, t, &wh)) {
+          memset(&x, 0, sizeof x);
+          x.type = VTA_MEM_WGT;
+          x.buf = VTA_PROG_BUF_WEIGHT;
+          x.sram = (uint32_t)wh * l->wgt_slot;
+          x.offset = (((uint64_t)q.co0 * w->g.cib + ci0) * d->kh + tp.ky0) * d->kw + tp.kx0;
+          x.x_size = ci_n * tp.kh_n * tp.kw_n;
+          x.y_size = q.co_n;
+          x.x_stride = w->g.cib * taps;
+          rc = s->load(s->ctx, &x, err);
+        }
+      }
+      ws.prev = wh;
+      if (!rc) rc = s->dep(s->ctx, 1, L_, C_, err);
+      /* ---- compute stage ---- */
+      if (!rc) rc = s->dep(s->ctx, 0, L_, C_, err);
+      kkey k;
+      if (!rc && j == 0) {
+        if (u >= 2) rc = s->dep(s->ctx, 0, S_, C_, err);
+        uint32_t biasb = l->acc_bias + (p->bias_resident ? q.co0 : 0);
+        if (!rc && !p->bias_resident && biases) {
+          memset(&x, 0, sizeof x);
+          x.type = VTA_MEM_ACC;
+          x.buf = VTA_PROG_BUF_BIAS;
+          x.sram = l->acc_bias;
+          x.offset = q.co0;
+          x.x_size = q.co_n;
+          x.y_size = 1;
+          x.x_stride = q.co_n;
+          rc = s->load(s->ctx, &x, err);
+        }
+        uint32_t n_u = q.co_n * P;
+        int need_reset = e->mode != VTA_EPI_OFFSET || n_u > clean[ah];
+        if (!rc && need_reset) {
+          k = key_of(KK_RESET, 0, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
+          rc = run(w, &k, err);
+        }
+        if (e->mode == VTA_EPI_OFFSET && n_u > clean[ah]) clean[ah] = n_u;
+        if (!rc && e->mode != VTA_EPI_RESET) {
+          k = key_of(KK_BIAS, e->mode == VTA_EPI_OFFSET ? VTA_ALU_MAX : VTA_ALU_ADD, accb, 0,
+                     biasb, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
+          rc = run(w, &k, err);
+        }
+      }
+      if (!rc && !empty) {
+        uint32_t inpb = (uint32_t)ih * l->inp_slot;
+        if (res_step)
+          k = key_of(KK_RES, 0, accb, inpb, l->wgt_ident, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
+        else
+          k = key_of(KK_GEMM, 0, accb, inpb, (uint32_t)wh * l->wgt_slot, q.ho_n, q.wo_n, q.co_n,
+                     ci_n, &tp, 0);
+        rc = run(w, &k, err);
+      }
+      if (!rc && j + 1 == spu) {
+        struct {
+          int on;
+          vta_alu_op op;
+          int32_t imm;
+        } ep[3] = {{e->shift > 0, VTA_ALU_SHR, (int32_t)e->shift},
+                   {1, VTA_ALU_MAX, e->lo},
+                   {1, VTA_ALU_MIN, e->hi}};
+        for (int i = 0; !rc && i < 3; i++) {
+          if (!ep[i].on) continue;
+          k = key_of(KK_IMM, ep[i].op, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL, ep[i].imm);
+          rc = run(w, &k, err);
+        }
+        if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
+      }
+      if (!rc && t + 2 < T) rc = s->dep(s->ctx, 1, C_, L_, err);
+    }
+    /* ---- store stage ---- */
+    if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
+    out_xfer o;
+    output_xfer(&w->g, q.gi, q.oh0, q.ho_n, q.ow0, q.wo_n, q.co0, q.co_n, &o);
+    o.x.type = VTA_MEM_OUT;
+    o.x.buf = VTA_PROG_BUF_OUTPUT;
+    for (uint32_t i = 0; !rc && i < o.count; i++) {
+      o.x.sram = accb + i * o.next_sram;
+      rc = s->store(s->ctx, &o.x, err);
+      o.x.offset += o.next_off;
+    }
+    if (!rc && u + 2 < U) rc = s->dep(s->ctx, 1, S_, C_, err);
+  }
+  if (!rc) rc = s->sync(s->ctx, err);
+  return rc;
+}
+
+#undef L_
+#undef C_
+#undef S_
+
+int vta_sched_walk(const vta_config *cfg, const vta_conv_desc *d, const vta_sched_epi *e,
+                   const vta_tile_plan *p, const vta_sched_sink *sink, vta_error *err) {
+  vta_conv_desc tmp;
+  d = effective(d, p, &tmp);
+  walker w;
+  memset(&w, 0, sizeof w);
+  geom_init(&w.g, cfg, d);
+  w.e = e;
+  w.p = p;
+  w.s = sink;
+  int rc = vta_sched_layout_of(cfg, d, p, &w.l, err);
+  if (rc) return rc;
+  w.gk = choose_kind(&w.g, p);
+  rc = walk(&w, err);
+  free(w.keys);
+  free(w.ids);
+  free(w.uops);
+  return rc;
+}
+
+/* ---- Emission: the program sink ---- */
+
+static int ps_kernel(void *ctx, const vta_prog_kernel *k, uint32_t *id, vta_error *err) {
+  return vta_program_add_kernel(ctx, k, id, err);
+}
+static int ps_load(void *ctx, const vta_prog_xfer *x, vta_error *err) {
+  return vta_program_add_load(ctx, x, err);
+}
+static int ps_store(void *ctx, const vta_prog_xfer *x, vta_error *err) {
+  return vta_program_add_store(ctx, x, err);
+}
+static int ps_run(void *ctx, uint32_t id, vta_error *err) {
+  return vta_program_add_run(ctx, id, err);
+}
+static int ps_dep(void *ctx, int push, vta_jit_stage from, vta_jit_stage to, vta_error *err) {
+  return push ? vta_program_add_push(ctx, from, to, err) : vta_program_add_pop(ctx, from, to, err);
+}
+static int ps_sync(void *ctx, vta_error *err) { return vta_program_add_sync(ctx, err); }
+
+void vta_lowered_free(vta_lowered *l) {
+  if (!l) return;
+  vta_program_destroy(l->prog);
+  free(l->weight);
+  free(l->bias);
+  memset(l, 0, sizeof *l);
+}
+
+int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t *w,
+                     const int32_t *bias, const vta_tile_plan *plan, vta_lowered *out,
+                     vta_error *err) {
+  memset(out, 0, sizeof *out);
+  int rc = vta_conv_check(cfg, d, err);
+  if (rc) return rc;
+  if (!w || (d->has_bias && !bias))
+    return vta_error_set(err, VTA_ERR_INVALID, "lowering: weights or bias missing");
+  geom g;
+  geom_init(&g, cfg, d);
+  /* The epilogue and the constants it implies. */
+  int32_t m = offset_multiple(d, w, bias);
+  vta_sched_epi e;
+  vta_sched_epi_default(d, vta_conv_epilogue(d, w, bias), &e);
+  int64_t cp = 256ll * m, add = (d->shift ? 1ll << (d->shift - 1) : 0) + (cp << d->shift);
+  e.lo = (int32_t)(cp + (d->relu && d->clip_lo < 0 ? 0 : d->clip_lo));
+  e.hi = (int32_t)(cp + d->clip_hi);
+  out->epilogue = e.mode;
+  if (plan) {
+    vta_tile_model model;
+    vta_tile_model_default(cfg, &model);
+    out->choice.plan = *plan;
+    rc = vta_tile_predict(cfg, &model, d, e.mode, plan, &out->choice.cost, err);
+    out->choice.macs = (uint64_t)d->n * vta_conv_out_h(d) * vta_conv_out_w(d) * d->k * d->c *
+                       d->kh * d->kw;
+    out->choice.compute_bound = out->choice.macs / cfg->macs_per_cycle;
+  } else {
+    rc = vta_tile_choose(cfg, NULL, d, e.mode, &out->choice, err);
+  }
+  if (rc) return rc;
+  /* Constants: weights (+ the residual's diagonal), biases with rounding and offset. Over
+   * im2col patches the OIHW weights are the same bytes read as [K][C*KH*KW][1][1]. */
+  vta_conv_desc tmp;
+  const vta_conv_desc *de = effective(d, &out->choice.plan, &tmp);
+  uint64_t wbytes = vta_pack_wgt_bytes(cfg, de->k, de->c, de->kh, de->kw);
+  uint32_t welem = cfg->elem_bytes[VTA_MEM_WGT];
+  out->weight_bytes = (size_t)wbytes + (d->has_residual ? welem : 0);
+  out->bias_bytes = (size_t)g.cob * cfg->elem_bytes[VTA_MEM_ACC];
+  out->weight = calloc(1, out->weight_bytes);
+  out->bias = malloc(out->bias_bytes);
+  int32_t *bv = malloc(d->k * sizeof *bv);
+  if (!out->weight || !out->bias || !bv) {
+    free(bv);
+    vta_lowered_free(out);
+    return vta_error_set(err, VTA_ERR_NOMEM, "lowering: out of memory for the constants");
+  }
+  vta_pack_wgt(cfg, w, de->k, de->c, de->kh, de->kw, (int8_t *)out->weight);
+  if (d->has_residual)
+    for (uint32_t i = 0; i < cfg->block_out; i++)
+      out->weight[wbytes + (size_t)i * cfg->block_in + i] = (uint8_t)(int8_t)d->residual_mul;
+  for (uint32_t k = 0; k < d->k; k++)
+    bv[k] = (int32_t)(uint32_t)((uint64_t)(d->has_bias ? (int64_t)bias[k] : 0) + (uint64_t)add);
+  vta_pack_bias(cfg, bv, d->k, (int32_t)add, out->bias);
+  free(bv);
+  out->input_bytes = vta_pack_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);
+  out->output_bytes =
+      vta_pack_act_bytes(cfg, d->n, d->k, vta_conv_out_h(d), vta_conv_out_w(d), cfg->block_out);
+  out->input2_bytes = d->has_residual ? out->output_bytes : 0;
+  /* The program. */
+  rc = vta_program_create(cfg, &out->prog, err);
+  if (rc == VTA_OK) {
+    vta_sched_sink sink = {.ctx = out->prog, .wants_uops = 1, .kernel = ps_kernel,
+                           .load = ps_load, .store = ps_store, .run = ps_run, .dep = ps_dep,
+                           .sync = ps_sync};
+    rc = vta_sched_walk(cfg, d, &e, &out->choice.plan, &sink, err);
+  }
+  if (rc == VTA_OK) {
+    /* Buffers are declared at their full tensor sizes (a tile may not touch the last bytes). */
+    vta_program_need_buffer(out->prog, VTA_PROG_BUF_INPUT, out->input_bytes);
+    vta_program_need_buffer(out->prog, VTA_PROG_BUF_OUTPUT, out->output_bytes);
+    vta_program_need_buffer(out->prog, VTA_PROG_BUF_WEIGHT, out->weight_bytes);
+    vta_program_need_buffer(out->prog, VTA_PROG_BUF_BIAS, out->bias_bytes);
+    if (d->has_residual) vta_program_need_buffer(out->prog, VTA_PROG_BUF_INPUT2, out->input2_bytes);
+    rc = vta_program_check(out->prog, err);
+  }
+  if (rc) vta_lowered_free(out);
+  return rc;
+}
+
+void vta_lowered_pack_input(const vta_config *cfg, const vta_conv_desc *d, const vta_lowered *low,
+                            const int8_t *x, int8_t *dst) {
+  if (low->choice.plan.im2col)
+    vta_pack_im2col(cfg, d, x, dst);
+  else
+    vta_pack_act(cfg, x, d->n, d->c, d->h, d->w, cfg->block_in, dst);
+}
+
+int vta_lower_dense(const vta_config *cfg, const vta_dense_desc *d, const int8_t *w,
+                    const int32_t *bias, const vta_tile_plan *plan, vta_lowered *out,
+                    vta_error *err) {
+  if (!d->m || !d->k || !d->n)
+    return vta_error_set(err, VTA_ERR_INVALID, "lowering: dense %ux%u by %u: sizes must be >= 1",
+                         d->m, d->k, d->n);
+  vta_conv_desc c;
+  vta_dense_as_conv(cfg, d, &c);
+  return vta_lower_conv2d(cfg, &c, w, bias, plan, out, err);
+}

@@ -1,0 +1,102 @@
+/* vta_ref.c - plain C references of the layers the accelerator runs, with exactly its
+ * arithmetic: products summed in int32 with wrap-around, then the epilogue of vta_lower.h.
+ *
+ * The design idea: these loops are the definition that the accelerator's results must match
+ * bit for bit, so they are written for obviousness first. Speed matters only enough for the
+ * tests and `vta bench --verify`: the convolution accumulates one output plane at a time with
+ * the output column innermost, which the C compiler vectorises. Sums are kept in uint32_t
+ * because signed overflow is undefined in C and wrap-around is what the hardware does.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/vta_lower.h"
+
+static int8_t epilogue(uint32_t acc, int32_t bias, int32_t res_term, uint32_t shift, int32_t lo,
+                       int32_t hi) {
+  uint32_t y = acc + (uint32_t)bias + (uint32_t)res_term;
+  if (shift) y += 1u << (shift - 1);
+  int32_t z = (int32_t)y >> shift; /* arithmetic on every compiler this project builds with */
+  if (z < lo) z = lo;
+  if (z > hi) z = hi;
+  return (int8_t)z;
+}
+
+void vta_ref_conv2d(const vta_conv_desc *d, const int8_t *x, const int8_t *w, const int32_t *bias,
+                    const int8_t *residual, int8_t *out) {
+  uint32_t ho = vta_conv_out_h(d), wo = vta_conv_out_w(d);
+  int32_t lo = d->relu && d->clip_lo < 0 ? 0 : d->clip_lo;
+  uint32_t *acc = malloc((size_t)ho * wo * sizeof *acc);
+  if (!acc) abort(); /* a reference that cannot run must not pass a test */
+  for (uint32_t n = 0; n < d->n; n++)
+    for (uint32_t k = 0; k < d->k; k++) {
+      memset(acc, 0, (size_t)ho * wo * sizeof *acc);
+      for (uint32_t c = 0; c < d->c; c++)
+        for (uint32_t ky = 0; ky < d->kh; ky++)
+          for (uint32_t kx = 0; kx < d->kw; kx++) {
+            int32_t wv = w[(((size_t)k * d->c + c) * d->kh + ky) * d->kw + kx];
+            if (!wv) continue;
+            const int8_t *plane = x + ((size_t)n * d->c + c) * d->h * d->w;
+            for (uint32_t oy = 0; oy < ho; oy++) {
+              int64_t iy = (int64_t)oy * d->stride_h + ky - d->pad_top;
+              if (iy < 0 || iy >= d->h) continue;
+              const int8_t *row = plane + (size_t)iy * d->w;
+              uint32_t *arow = acc + (size_t)oy * wo;
+              /* The output columns whose input column is inside the image. */
+              uint32_t ox0 = 0, ox1 = wo;
+              while (ox0 < wo && (int64_t)ox0 * d->stride_w + kx < d->pad_left) ox0++;
+              while (ox1 > ox0 && (int64_t)(ox1 - 1) * d->stride_w + kx - d->pad_left >= d->w)
+                ox1--;
+              for (uint32_t ox = ox0; ox < ox1; ox++)
+                arow[ox] += (uint32_t)(wv * row[ox * d->stride_w + kx - d->pad_left]);
+            }
+          }
+      for (uint32_t p = 0; p < ho * wo; p++) {
+        size_t o = ((size_t)n * d->k + k) * ho * wo + p;
+        int32_t r = d->has_residual ? d->residual_mul * residual[o] : 0;
+        out[o] = epilogue(acc[p], d->has_bias ? bias[k] : 0, r, d->shift, lo, d->clip_hi);
+      }
+    }
+  free(acc);
+}
+
+void vta_ref_dense(const vta_dense_desc *d, const int8_t *x, const int8_t *w, const int32_t *bias,
+                   int8_t *out) {
+  int32_t lo = d->relu && d->clip_lo < 0 ? 0 : d->clip_lo;
+  for (uint32_t i = 0; i < d->m; i++)
+    for (uint32_t j = 0; j < d->n; j++) {
+      uint32_t acc = 0;
+      for (uint32_t q = 0; q < d->k; q++)
+        acc += (uint32_t)((int32_t)x[(size_t)i * d->k + q] * w[(size_t)j * d->k + q]);
+      out[(size_t)i * d->n + j] =
+          epilogue(acc, d->has_bias ? bias[j] : 0, 0, d->shift, lo, d->clip_hi);
+    }
+}
+
+void vta_ref_maxpool(const int8_t *x, uint32_t n, uint32_t c, uint32_t h, uint32_t w, uint32_t k,
+                     uint32_t stride, uint32_t pad, int8_t *out) {
+  uint32_t ho = (h + 2 * pad - k) / stride + 1, wo = (w + 2 * pad - k) / stride + 1;
+  for (uint32_t i = 0; i < n * c; i++)
+    for (uint32_t oy = 0; oy < ho; oy++)
+      for (uint32_t ox = 0; ox < wo; ox++) {
+        int m = -128;
+        for (uint32_t ky = 0; ky < k; ky++)
+          for (uint32_t kx = 0; kx < k; kx++) {
+            int64_t iy = (int64_t)oy * stride + ky - pad, ix = (int64_t)ox * stride + kx - pad;
+            if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+            int v = x[((size_t)i * h + (size_t)iy) * w + (size_t)ix];
+            if (v > m) m = v;
+          }
+        out[((size_t)i * ho + oy) * wo + ox] = (int8_t)m;
+      }
+}
+
+void vta_ref_avgpool(const int8_t *x, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
+                     int8_t *out) {
+  int64_t hw = (int64_t)h * w;
+  for (uint32_t i = 0; i < n * c; i++) {
+    int64_t s = 0;
+    for (int64_t p = 0; p < hw; p++) s += x[(size_t)i * hw + (size_t)p];
+    out[i] = (int8_t)((s + (s >= 0 ? hw / 2 : -hw / 2)) / hw);
+  }
+}
