@@ -164,14 +164,20 @@ module vta_compute
   assign ld_is_acc = (ld_q.memory_type == MemAcc);
   assign ld_is_a8  = (ld_q.memory_type == MemAcc8bit);
 
-  vta_load_2d u_dma (
+  // One load at a time (a LOAD waits for the pipeline to drain and the next instruction for the
+  // load), so the DMA needs no queue and its instruction is ld_q throughout.
+  vta_load_2d #(
+    .Depth(1)
+  ) u_dma (
     .clk_i,
     .rst_ni,
     .start_i         (ld_start),
+    .ready_o         (),
     .insn_i          (hm),
     .log_elem_bytes_i(ld_log_elem),
     .busy_o          (l2d_busy),
     .done_o          (l2d_done),
+    .done_insn_o     (),
     .waiting_o       (l2d_waiting),
     .ar_valid_o,
     .ar_ready_i,
@@ -183,11 +189,13 @@ module vta_compute
     .beat_ready_i    (beat_ready),
     .beat_lo_o       (beat_lo),
     .beat_hi_o       (beat_hi),
+    .beat_type_o     (),
     .elem_valid_i    (elem_valid),
     .elem_take_o     (elem_take),
     .wr_valid_o      (wr_valid),
     .wr_addr_o       (wr_addr),
-    .wr_is_elem_o    (wr_is_elem)
+    .wr_is_elem_o    (wr_is_elem),
+    .wr_insn_o       ()
   );
 
   vta_rd_gearbox #(.ElemBytes(UopBytes), .BusBytes(BusBytes)) u_uop_gb (

@@ -1,25 +1,41 @@
 // vta_load_2d - the 2-D DMA with zero padding shared by the load and compute modules.
 //
-// One LOAD instruction at a time. Three parts run concurrently: vta_burst_gen issues the read
-// bursts of all rows as soon as the instruction starts; vta_row_beats tags each returning beat
-// with the bytes that belong to the transfer; and a write sequencer walks the destination buffer
-// from sram_base in the order of ISA.md section 3 (y_pad_0 rows of zeros, then each row as
-// x_pad_0 zeros, x_size elements, x_pad_1 zeros, then y_pad_1 rows of zeros), writing one entry
-// per cycle: a zero, or the next element from the parent's gearbox when one is ready. The parent
-// owns the gearboxes (their element width depends on the memory type) and the buffers; this
-// module only says which entry to write and whether it is data or padding. done_o pulses in
-// the cycle after the last write, when every write has landed.
+// Up to Depth LOAD instructions are accepted ahead of the one being written, so that the read
+// addresses of the next instructions go out while the data of the current one is still
+// arriving: a run of short loads then costs one memory latency, not one per instruction. Three
+// parts run concurrently, in instruction order, each with its own queue:
+// - vta_burst_gen issues the read bursts of an instruction as soon as it is accepted (the next
+//   one is accepted when the generator has issued the previous one's last burst);
+// - vta_row_beats tags each returning beat with the bytes that belong to the transfer; its
+//   commands wait in a queue and follow each other without a gap (AXI returns the bursts of one
+//   ID in order, so the beats of instruction i+1 follow those of i);
+// - a write sequencer takes the accepted instructions in order and walks the destination buffer
+//   from sram_base in the order of ISA.md section 3 (y_pad_0 rows of zeros, then each row as
+//   x_pad_0 zeros, x_size elements, x_pad_1 zeros, then y_pad_1 rows of zeros), writing one
+//   entry per cycle: a zero, or the next element from the parent's gearbox when one is ready.
+// The parent owns the gearboxes (their element width depends on the memory type: beat_type_o
+// says where a beat goes, wr_insn_o which gearbox the writes take from) and the buffers. done_o
+// pulses once per instruction, in order, in the cycle after its last write (when every write
+// has landed), with the instruction in done_insn_o. An instruction that moves nothing (x_size 0,
+// or no rows at all) completes in its turn without touching memory.
+//
+// Accepting an instruction early is safe for the caller's tokens: it pops them at acceptance,
+// before any of the instruction's reads, and pushes them at done_o, after its last write.
 module vta_load_2d
   import vta_pkg::*;
-(
+#(
+  parameter int unsigned Depth = 1   // instructions accepted and not yet written (>= 1)
+) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
-  input  logic                    start_i,          // only when !busy_o
-  input  memory_insn_t               insn_i,
+  input  logic                    start_i,          // accept insn_i; only when ready_o
+  output logic                    ready_o,
+  input  memory_insn_t            insn_i,
   input  logic [3:0]              log_elem_bytes_i, // element size in DRAM of insn's type
-  output logic                    busy_o,
+  output logic                    busy_o,           // an accepted instruction is not done
   output logic                    done_o,
-  output logic                    waiting_o,        // busy but no element ready (memory stall)
+  output memory_insn_t            done_insn_o,      // the instruction done_o reports
+  output logic                    waiting_o,        // writing but no element ready (memory stall)
   // AXI read address and data (after arbitration)
   output logic                    ar_valid_o,
   input  logic                    ar_ready_i,
@@ -32,34 +48,60 @@ module vta_load_2d
   input  logic                    beat_ready_i,
   output logic [LogBusBytes-1:0]  beat_lo_o,
   output logic [LogBusBytes-1:0]  beat_hi_o,
+  output logic [MemoryMemoryTypeW-1:0] beat_type_o, // memory type of the beat's instruction
   // elements from the parent's gearbox
   input  logic                    elem_valid_i,
   output logic                    elem_take_o,
   // buffer writes: entry index (the parent keeps the bits its buffer needs) and data/zero
   output logic                    wr_valid_o,
   output logic [MemorySramBaseW-1:0] wr_addr_o,
-  output logic                    wr_is_elem_o
+  output logic                    wr_is_elem_o,
+  output memory_insn_t            wr_insn_o         // the instruction being written
 );
   localparam int unsigned A = AxiAddrWidth;
   localparam int unsigned RowsW = MemoryYSizeW;
+  localparam int unsigned InsnW = InsnBytes * 8;  // memory_insn_t names every bit
   // Position counters cover pads on both sides of a size field.
   localparam int unsigned YW = MemoryYSizeW + 1;
   localparam int unsigned XW = MemoryXSizeW + 1;
 
-  memory_insn_t       insn_q;
+  memory_insn_t    cur_d, cur_q, done_insn_d, done_insn_q, q_head, rb_insn;
   logic            busy_d, busy_q, done_d, done_q;
   logic [YW-1:0]   y_d, y_q, y_total;
   logic [XW-1:0]   x_d, x_q, x_total;
   logic [MemorySramBaseW-1:0] addr_d, addr_q;
-  logic            in_rows, in_cols, is_elem, step, last_pos;
-  logic            cmd_valid, bg_ready, rb_ready, rb_valid;
-  logic [A-1:0]    base, stride, row_bytes;
+  logic            in_rows, in_cols, is_elem, step, last_pos, has_data, head_empty;
+  logic            q_in_ready, q_valid, q_pop, rbq_in_ready, rbq_valid;
+  logic            bg_ready, rb_ready, rb_valid, rb_take;
+  logic [3:0]      rb_log_elem;
+  logic [MemoryMemoryTypeW-1:0] rb_type_q;
+  logic [A-1:0]    base, stride, row_bytes, rb_base, rb_stride, rb_row_bytes;
+  logic [InsnW-1:0] q_head_bits, rb_insn_bits;
 
-  // Byte geometry of the DRAM side, from the instruction being started.
+  // ---- Acceptance ----
+  assign has_data = (insn_i.x_size != '0) && (insn_i.y_size != '0);
+  assign ready_o  = q_in_ready && rbq_in_ready && bg_ready;
+
+  vta_fifo #(
+    .Width(InsnW),
+    .Depth(Depth)
+  ) u_insn_q (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i (start_i),
+    .in_ready_o (q_in_ready),
+    .in_data_i  (insn_i),
+    .out_valid_o(q_valid),
+    .out_ready_i(q_pop),
+    .out_data_o (q_head_bits),
+    .count_o    ()
+  );
+  assign q_head = q_head_bits;
+
+  // ---- Address side: the bursts of an instruction go out as soon as it is accepted ----
   assign base      = A'(insn_i.dram_base) << log_elem_bytes_i;
   assign stride    = A'(insn_i.x_stride) << log_elem_bytes_i;
   assign row_bytes = A'(insn_i.x_size) << log_elem_bytes_i;
-  assign cmd_valid = start_i && (insn_i.x_size != '0) && (insn_i.y_size != '0);
 
   vta_burst_gen #(
     .AddrW      (A),
@@ -69,7 +111,7 @@ module vta_load_2d
   ) u_bursts (
     .clk_i,
     .rst_ni,
-    .cmd_valid_i    (cmd_valid),
+    .cmd_valid_i    (start_i && has_data),
     .cmd_ready_o    (bg_ready),
     .cmd_base_i     (base),
     .cmd_stride_i   (stride),
@@ -82,6 +124,27 @@ module vta_load_2d
     .busy_o         ()
   );
 
+  // ---- Data side: the same transfers, queued for the beat walker ----
+  vta_fifo #(
+    .Width(InsnW + 4),
+    .Depth(Depth)
+  ) u_xfer_q (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i (start_i && has_data),
+    .in_ready_o (rbq_in_ready),
+    .in_data_i  ({log_elem_bytes_i, insn_i}),
+    .out_valid_o(rbq_valid),
+    .out_ready_i(rb_ready),
+    .out_data_o ({rb_log_elem, rb_insn_bits}),
+    .count_o    ()
+  );
+  assign rb_insn      = rb_insn_bits;
+  assign rb_base      = A'(rb_insn.dram_base) << rb_log_elem;
+  assign rb_stride    = A'(rb_insn.x_stride) << rb_log_elem;
+  assign rb_row_bytes = A'(rb_insn.x_size) << rb_log_elem;
+  assign rb_take      = rbq_valid && rb_ready;
+
   vta_row_beats #(
     .AddrW      (A),
     .RowsW      (RowsW),
@@ -89,12 +152,12 @@ module vta_load_2d
   ) u_beats (
     .clk_i,
     .rst_ni,
-    .cmd_valid_i    (cmd_valid),
+    .cmd_valid_i    (rbq_valid),
     .cmd_ready_o    (rb_ready),
-    .cmd_base_i     (base),
-    .cmd_stride_i   (stride),
-    .cmd_row_bytes_i(row_bytes),
-    .cmd_rows_i     (insn_i.y_size),
+    .cmd_base_i     (rb_base),
+    .cmd_stride_i   (rb_stride),
+    .cmd_row_bytes_i(rb_row_bytes),
+    .cmd_rows_i     (rb_insn.y_size),
     .valid_o        (rb_valid),
     .step_i         (r_valid_i && beat_ready_i),
     .lo_o           (beat_lo_o),
@@ -104,76 +167,94 @@ module vta_load_2d
 
   assign beat_valid_o = r_valid_i;
   assign r_ready_o    = beat_ready_i;
+  assign beat_type_o  = rb_type_q;
 
-  // Write sequencer.
-  assign y_total   = YW'(insn_q.y_pad_0) + YW'(insn_q.y_size) + YW'(insn_q.y_pad_1);
-  assign x_total   = XW'(insn_q.x_pad_0) + XW'(insn_q.x_size) + XW'(insn_q.x_pad_1);
-  assign in_rows   = (y_q >= YW'(insn_q.y_pad_0)) && (y_q < YW'(insn_q.y_pad_0) + YW'(insn_q.y_size));
-  assign in_cols   = (x_q >= XW'(insn_q.x_pad_0)) && (x_q < XW'(insn_q.x_pad_0) + XW'(insn_q.x_size));
-  assign is_elem   = in_rows && in_cols;
-  assign step      = busy_q && (!is_elem || elem_valid_i);
-  assign last_pos  = (y_q == y_total - 1'b1) && (x_q == x_total - 1'b1);
+  // ---- Write sequencer ----
+  assign y_total    = YW'(cur_q.y_pad_0) + YW'(cur_q.y_size) + YW'(cur_q.y_pad_1);
+  assign x_total    = XW'(cur_q.x_pad_0) + XW'(cur_q.x_size) + XW'(cur_q.x_pad_1);
+  assign in_rows    = (y_q >= YW'(cur_q.y_pad_0)) && (y_q < YW'(cur_q.y_pad_0) + YW'(cur_q.y_size));
+  assign in_cols    = (x_q >= XW'(cur_q.x_pad_0)) && (x_q < XW'(cur_q.x_pad_0) + XW'(cur_q.x_size));
+  assign is_elem    = in_rows && in_cols;
+  assign step       = busy_q && (!is_elem || elem_valid_i);
+  assign last_pos   = (y_q == y_total - 1'b1) && (x_q == x_total - 1'b1);
+  // x_size = 0 moves nothing (ISA.md: a sync no-op), whatever the pads say.
+  assign head_empty = (q_head.x_size == '0) ||
+                      ((YW'(q_head.y_pad_0) + YW'(q_head.y_size) + YW'(q_head.y_pad_1)) == '0);
+  assign q_pop      = !busy_q && q_valid;
 
   assign wr_valid_o   = step;
   assign wr_addr_o    = addr_q;
   assign wr_is_elem_o = is_elem;
+  assign wr_insn_o    = cur_q;
   assign elem_take_o  = step && is_elem;
-  assign busy_o       = busy_q;
+  assign busy_o       = busy_q || done_q || q_valid;
   assign done_o       = done_q;
+  assign done_insn_o  = done_insn_q;
   assign waiting_o    = busy_q && is_elem && !elem_valid_i;
 
   always_comb begin
-    busy_d = busy_q;
-    done_d = 1'b0;
-    y_d    = y_q;
-    x_d    = x_q;
-    addr_d = addr_q;
-    if (start_i) begin
-      // x_size = 0 moves nothing (ISA.md: a sync no-op), whatever the pads say.
-      if (insn_i.x_size == '0 || (YW'(insn_i.y_pad_0) + YW'(insn_i.y_size) + YW'(insn_i.y_pad_1)) == '0) begin
-        done_d = 1'b1;
-      end else begin
-        busy_d = 1'b1;
+    busy_d      = busy_q;
+    done_d      = 1'b0;
+    done_insn_d = done_insn_q;
+    cur_d       = cur_q;
+    y_d         = y_q;
+    x_d         = x_q;
+    addr_d      = addr_q;
+    if (busy_q) begin
+      if (step) begin
+        addr_d = addr_q + 1'b1;
+        if (last_pos) begin
+          busy_d      = 1'b0;
+          done_d      = 1'b1;
+          done_insn_d = cur_q;
+        end else if (x_q == x_total - 1'b1) begin
+          x_d = '0;
+          y_d = y_q + 1'b1;
+        end else begin
+          x_d = x_q + 1'b1;
+        end
       end
+    end else if (q_valid) begin
+      // The next accepted instruction (its data may already be waiting in the gearbox).
+      cur_d  = q_head;
       y_d    = '0;
       x_d    = '0;
-      addr_d = insn_i.sram_base;
-    end else if (step) begin
-      addr_d = addr_q + 1'b1;
-      if (last_pos) begin
-        busy_d = 1'b0;
-        done_d = 1'b1;
-      end else if (x_q == x_total - 1'b1) begin
-        x_d = '0;
-        y_d = y_q + 1'b1;
+      addr_d = q_head.sram_base;
+      if (head_empty) begin
+        done_d      = 1'b1;
+        done_insn_d = q_head;
       end else begin
-        x_d = x_q + 1'b1;
+        busy_d = 1'b1;
       end
     end
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      busy_q <= 1'b0;
-      done_q <= 1'b0;
-      y_q    <= '0;
-      x_q    <= '0;
-      addr_q <= '0;
-      insn_q <= '0;
+      busy_q      <= 1'b0;
+      done_q      <= 1'b0;
+      y_q         <= '0;
+      x_q         <= '0;
+      addr_q      <= '0;
+      cur_q       <= '0;
+      done_insn_q <= '0;
+      rb_type_q   <= '0;
     end else begin
-      busy_q <= busy_d;
-      done_q <= done_d;
-      y_q    <= y_d;
-      x_q    <= x_d;
-      addr_q <= addr_d;
-      if (start_i) insn_q <= insn_i;
+      busy_q      <= busy_d;
+      done_q      <= done_d;
+      y_q         <= y_d;
+      x_q         <= x_d;
+      addr_q      <= addr_d;
+      cur_q       <= cur_d;
+      done_insn_q <= done_insn_d;
+      if (rb_take) rb_type_q <= rb_insn.memory_type;
     end
   end
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && start_i) begin
-      assert (!busy_q && bg_ready && rb_ready) else $error("vta_load_2d: start while busy");
+      assert (ready_o) else $error("vta_load_2d: start while not ready");
     end
     if (rst_ni && r_valid_i) begin
       assert (rb_valid) else $error("vta_load_2d: read data with no transfer in progress");

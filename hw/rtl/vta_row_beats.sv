@@ -4,7 +4,9 @@
 // The data side of a DMA needs, for every beat, the first and last byte that carry data (lo,
 // hi): rows need not start or end on a beat boundary when elements are narrower than the bus.
 // This walker takes the same command as vta_burst_gen and steps once per beat, independently of
-// how the beats were split into bursts, so address and data sides never exchange row state.
+// how the beats were split into bursts, so address and data sides never exchange row state. The
+// next command is taken in the cycle the last beat of the current one steps, so the beats of
+// back-to-back transfers are tagged without a gap.
 module vta_row_beats #(
   parameter int unsigned AddrW       = 64,
   parameter int unsigned RowsW       = 16,
@@ -42,7 +44,7 @@ module vta_row_beats #(
   assign next_row    = row_addr_q + stride_q;
   assign first_beat  = (beat_q == '0);
   assign last_beat   = (beat_q == beats_q - 1'b1);
-  assign cmd_ready_o = !active_q;
+  assign cmd_ready_o = !active_q || (step_i && last_o);
   assign valid_o     = active_q;
   assign lo_o        = first_beat ? row_addr_q[LogBusBytes-1:0] : '0;
   assign hi_o        = last_beat ? row_end : '1;
@@ -56,15 +58,7 @@ module vta_row_beats #(
     row_bytes_d = row_bytes_q;
     beat_d      = beat_q;
     beats_d     = beats_q;
-    if (cmd_valid_i && cmd_ready_o) begin
-      active_d    = 1'b1;
-      rows_left_d = cmd_rows_i;
-      row_addr_d  = cmd_base_i;
-      stride_d    = cmd_stride_i;
-      row_bytes_d = cmd_row_bytes_i;
-      beat_d      = '0;
-      beats_d     = beats_of(cmd_base_i, cmd_row_bytes_i);
-    end else if (active_q && step_i) begin
+    if (active_q && step_i) begin
       if (last_beat) begin
         if (rows_left_q == RowsW'(1)) active_d = 1'b0;
         rows_left_d = rows_left_q - 1'b1;
@@ -74,6 +68,15 @@ module vta_row_beats #(
       end else begin
         beat_d = beat_q + 1'b1;
       end
+    end
+    if (cmd_valid_i && cmd_ready_o) begin
+      active_d    = 1'b1;
+      rows_left_d = cmd_rows_i;
+      row_addr_d  = cmd_base_i;
+      stride_d    = cmd_stride_i;
+      row_bytes_d = cmd_row_bytes_i;
+      beat_d      = '0;
+      beats_d     = beats_of(cmd_base_i, cmd_row_bytes_i);
     end
   end
 

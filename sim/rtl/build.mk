@@ -16,7 +16,10 @@ RTL_TEST_STAMPS := $(RTL_TEST_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
 RTL_MODEL_DEPS := $(wildcard hw/rtl/*.sv) sim/rtl/harness.cpp sim/rtl/rtl_model.h \
   scripts/rtl-model.sh isa/svgen.c isa/svgen.h $(wildcard isa/config.c isa/fields.c) \
   include/vta/isa.h include/vta/config.h
-RTL_TEST_BINS := $(patsubst %.c,$(BUILD)/san/%,$(wildcard tests/sim/test_rtl*.c))
+# The rtl tests, and the integration tests that also run their programs on the rtl backend.
+RTL_TEST_BINS := $(patsubst %.c,$(BUILD)/san/%,$(wildcard tests/sim/test_rtl*.c \
+  tests/host/test_cmd_exec.c tests/host/test_bench_alu.c tests/jit/test_gemm_published.c \
+  tests/driver/test_published.c))
 
 EXTRA_LIB_OBJS_REL += $(BUILD)/rel/sim/rtl/rtl.o
 EXTRA_LIB_OBJS_SAN += $(BUILD)/san/sim/rtl/rtl.o
@@ -49,6 +52,11 @@ rtl-model: $(RTL_SVGEN)
 	@test -n "$(RTL_CONFIG)" || { echo "usage: make rtl-model RTL_CONFIG=file.json" >&2; exit 2; }
 	$(Q)scripts/rtl-model.sh $(RTL_SVGEN) $(RTL_CONFIG) $(RTL_ROOT)
 
-# Many more random programs than `make test` runs (VTA_RTL_PROGRAMS per configuration).
-regress: $(BUILD)/san/tests/sim/test_rtl_diff
-	$(Q)VTA_RTL_PROGRAMS=$${VTA_RTL_PROGRAMS:-3000} scripts/run-tests.sh $<
+# Many more random programs than `make test` runs: VTA_RTL_PROGRAMS (default 3000) per test of
+# test_rtl_diff (three serialised, four concurrent: 21,000 programs), and the same
+# on the configurations below, whose models it builds first (36,000 programs in all, about 3
+# minutes on one core once the models exist).
+RTL_REGRESS_CONFIGS := configs/batch4.json configs/block8.json
+regress: $(BUILD)/san/tests/sim/test_rtl_diff $(RTL_REGRESS_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
+	$(Q)VTA_RTL_PROGRAMS=$${VTA_RTL_PROGRAMS:-3000} VTA_RTL_EXTRA_CONFIGS="$(RTL_REGRESS_CONFIGS)" \
+	  VTA_TEST_TIMEOUT=$${VTA_TEST_TIMEOUT:-3600} scripts/run-tests.sh $<

@@ -208,8 +208,11 @@ static int check_dma(vta_rtl *r, uint32_t i, const vta_insn *in, vta_error *err)
   uint64_t sram = (uint64_t)f[VTA_F_SRAM_BASE];
   char msg[400];
   if (sram + xt * rows > r->cfg.depth[b]) {
-    snprintf(msg, sizeof msg, "%s buffer elements %" PRIu64 " to %" PRIu64 " but its depth is %u",
-             is_store ? "reads OUT" : "writes the", sram, sram + xt * rows - 1, r->cfg.depth[b]);
+    static const char *const names[VTA_MEM_COUNT] = {"UOP", "WGT", "INP", "ACC", "OUT", "ACC"};
+    snprintf(msg, sizeof msg,
+             "%s %s buffer elements %" PRIu64 " to %" PRIu64 " but its depth is %u",
+             is_store ? "store reads" : "load writes", names[b], sram, sram + xt * rows - 1,
+             r->cfg.depth[b]);
     return insn_fail(r, err, VTA_ERR_BOUNDS, i, in, msg);
   }
   uint64_t eb = r->cfg.elem_bytes[t];
@@ -248,9 +251,13 @@ static int check_stream(vta_rtl *r, uint64_t insn_phys, uint32_t count, vta_stat
     vta_insn in;
     vta_error e;
     vta_insn_word_load(base + (size_t)i * VTA_INSN_BYTES, &w);
-    if (vta_insn_decode(&r->cfg, &w, &in, &e) != VTA_OK ||
-        vta_insn_check(&r->cfg, &in, &e) != VTA_OK)
-      return vta_error_set(err, VTA_ERR_INVALID, "instruction %u: %s", i, e.msg);
+    /* Named as fsim names them: the text of the instruction, or its word if it has none. */
+    if (vta_insn_decode(&r->cfg, &w, &in, &e) != VTA_OK)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "instruction %u (word 0x%016" PRIx64 "%016" PRIx64 "): %s", i, w.w[1],
+                           w.w[0], e.msg);
+    if (vta_insn_check(&r->cfg, &in, &e) != VTA_OK)
+      return insn_fail(r, err, VTA_ERR_INVALID, i, &in, e.msg);
     unsigned op = (unsigned)in.f[VTA_F_OPCODE];
     if (op == VTA_OP_FINISH && (in.f[VTA_F_POP_PREV] || in.f[VTA_F_POP_NEXT]))
       return insn_fail(r, err, VTA_ERR_INVALID, i, &in,

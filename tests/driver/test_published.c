@@ -2,7 +2,8 @@
  * (also for pointers inside a buffer), copies, a hand-encoded stream run with VTADeviceRun (0),
  * a timeout (1) and a failing stream (2, with the message kept), the host-shadow mode of
  * backends without a host mapping (flush and invalidate really move the data), and a device
- * that cannot be opened.
+ * that cannot be opened. The runs are repeated with VTA_BACKEND=rtl (the Verilator model of
+ * hw/): same results, same return codes.
  *
  * The driver has one process-wide device configured from the environment, so every case runs
  * in a child process (fork) and reports through its exit status. */
@@ -205,6 +206,14 @@ static int unknown_backend(void) {
   return 0;
 }
 
+static void test_published_buffers_copies_and_runs_rtl(void **state) {
+  run_in_child(buffers_and_run, NULL, "rtl");
+}
+
+static void test_published_shadow_buffers_rtl(void **state) {
+  run_in_child(shadow_semantics, "1", "rtl");
+}
+
 static void test_published_unknown_backend_is_reported(void **state) {
   run_in_child(unknown_backend, NULL, "nonesuch");
 }
@@ -213,6 +222,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_published_buffers_copies_and_runs),
       cmocka_unit_test(test_published_shadow_buffers_need_flush_and_invalidate),
+      cmocka_unit_test(test_published_buffers_copies_and_runs_rtl),
+      cmocka_unit_test(test_published_shadow_buffers_rtl),
       cmocka_unit_test(test_published_unknown_backend_is_reported),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,9 @@
  * min and max; STORE; the closing dependency handshake; FINISH) runs on a memory image made here,
  * and the saved image is compared with the same computation done in C. Then the failures: a
  * deadlock, DMA outside the image, an SRAM index out of range and a timeout exit 1 and write
- * nothing; bad command lines exit 2. Runs the real binary as a subprocess (see cli_run.h).
+ * nothing; bad command lines exit 2. The same program and the failures found before a run also
+ * go through `--backend rtl` (the Verilator model of hw/): its saved image must be bit-identical
+ * to fsim's. Runs the real binary as a subprocess (see cli_run.h).
  */
 #include "host/cli_run.h"
 
@@ -186,6 +188,38 @@ static void test_exec_binary_program_at_nonzero_base(void **state) {
   cli_result_free(&r);
 }
 
+/* The rtl backend runs the same program at a non-zero base: both saved images equal the C
+ * computation (so each other, byte for byte), and rtl's statistics add the cycle counts. */
+static void test_exec_rtl_backend_matches_fsim(void **state) {
+  cli_tmp *t = *state;
+  const char *s = cli_tmp_path(t, 0, "p.s"), *m = cli_tmp_path(t, 1, "mem.bin");
+  const char *o[2] = {cli_tmp_path(t, 2, "fsim.bin"), cli_tmp_path(t, 3, "rtl.bin")};
+  const char *backends[2] = {"fsim", "rtl"};
+  static uint8_t img[IMG_SIZE], want[IMG_SIZE];
+  char prog[4096];
+  const uint64_t base = 0x200000;
+  make_prog(prog, sizeof prog, base);
+  make_images(img, want);
+  cli_spit_text(s, prog);
+  cli_spit(m, img, IMG_SIZE);
+  for (int k = 0; k < 2; k++) {
+    cli_result r;
+    CLI_RUN(&r, "exec", s, "--mem", m, "--base", "0x200000", "--out", o[k], "--backend",
+            backends[k]);
+    CLI_ASSERT_STATUS(&r, 0);
+    assert_image(o[k], want);
+    assert_one_json_line(r.out);
+    assert_true(stat_of(r.out, "insns") == PROG_INSNS);
+    assert_true(stat_of(r.out, "macs") == PROG_MACS);
+    if (k == 1) {
+      assert_true(stat_of(r.out, "cycles") > PROG_INSNS);
+      double u = stat_of(r.out, "utilisation");
+      assert_true(u > 0 && u < 1);
+    }
+    cli_result_free(&r);
+  }
+}
+
 static void test_exec_without_out_writes_nothing(void **state) {
   cli_tmp *t = *state;
   const char *s = cli_tmp_path(t, 0, "p.s"), *m = cli_tmp_path(t, 1, "mem.bin");
@@ -277,6 +311,27 @@ static void test_exec_timeout_exits_1(void **state) {
   const char *const extra[] = {"--timeout", "3", NULL};
   make_prog(prog, sizeof prog, 0);
   expect_run_failure(*state, prog, extra, "timeout");
+}
+
+/* What fsim refuses before running, rtl refuses in the same words; a hung program is a
+ * timeout there (the hardware cannot see a deadlock, only that nothing finishes). */
+static void test_exec_rtl_backend_failures_exit_1(void **state) {
+  const char *const rtl[] = {"--backend", "rtl", NULL};
+  const char *const rtl_timeout[] = {"--backend", "rtl", "--timeout", "5000", NULL};
+  expect_run_failure(*state,
+                     "load memory_type=inp dram_base=0x100000 y_size=1 x_size=1 x_stride=1\n"
+                     "finish\n",
+                     rtl, "0x1000000 is outside");
+  expect_run_failure(*state,
+                     "load memory_type=inp sram_base=2047 dram_base=0 y_size=1 x_size=2 "
+                     "x_stride=2\n"
+                     "finish\n",
+                     rtl, "depth is 2048");
+  expect_run_failure(*state,
+                     "load memory_type=uop dram_base=0 y_size=1 x_size=1 x_stride=1\n"
+                     "gemm reset_reg uop_end=1 iter_out=1 iter_in=1 pop_prev\n"
+                     "finish\n",
+                     rtl_timeout, "5000 cycles");
 }
 
 static void test_exec_bad_program_files_exit_1(void **state) {
@@ -388,11 +443,13 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       TMP_TEST(test_exec_gemm_alu_matches_c),
       TMP_TEST(test_exec_binary_program_at_nonzero_base),
+      TMP_TEST(test_exec_rtl_backend_matches_fsim),
       TMP_TEST(test_exec_without_out_writes_nothing),
       TMP_TEST(test_exec_deadlock_exits_1_and_writes_nothing),
       TMP_TEST(test_exec_dma_outside_image_exits_1),
       TMP_TEST(test_exec_sram_index_out_of_range_exits_1),
       TMP_TEST(test_exec_timeout_exits_1),
+      TMP_TEST(test_exec_rtl_backend_failures_exit_1),
       TMP_TEST(test_exec_bad_program_files_exit_1),
       TMP_TEST(test_exec_image_outside_address_space_exits_1),
       cmocka_unit_test(test_exec_bad_arguments_exit_2),

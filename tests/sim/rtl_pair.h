@@ -1,6 +1,9 @@
 /* rtl_pair.h - test support for the rtl tests: the same program on fsim and on rtl, each with
  * its own simulated DRAM built identically, then the memories compared byte for byte.
  *
+ * Concurrent programs (conc_prog.h) already carry their tokens: rtl_pair_conc checks that they
+ * are race-free and runs them as they are, so the three modules of the RTL overlap.
+ *
  * Random programs come from the shared generator (fp_random_build), which writes no dependency
  * tokens: fsim runs such a stream in order, but the RTL runs load, compute and store
  * concurrently. rtl_serialize therefore adds the tokens (and compute no-ops where load and store
@@ -17,6 +20,7 @@
 #include "sim/fsim/fsim.h"
 #include "sim/mem/mem.h"
 #include "sim/rtl/rtl.h"
+#include "support/conc_prog.h"
 #include "support/fsim_prog.h"
 #include "vta/config.h"
 
@@ -51,20 +55,26 @@ static inline void rtl_set_push(vta_insn *in, vta_module self, vta_module to) {
   in->f[to < self ? VTA_F_PUSH_PREV : VTA_F_PUSH_NEXT] = 1;
 }
 
-/* Rewrites the stream at insn (count words, FINISH last) into a serialised one at *out. */
-static inline int rtl_serialize(const vta_config *cfg, vta_mem *mem, uint64_t insn, uint32_t count,
-                         uint64_t *out, uint32_t *out_count) {
-  vta_insn *v = calloc(2 * (size_t)count + 2, sizeof *v);
-  vta_module *mod = calloc(2 * (size_t)count + 2, sizeof *mod);
-  if (!v || !mod) return -1;
+/* Appends to out the serialised form of the n instruction words at w (FINISH last): every
+ * module waits for the instruction before it. Returns -1 if a word does not decode. */
+static inline int rtl_serialize_words(const vta_config *cfg, const vta_insn_word *w, size_t count,
+                                      fsim_prog *out) {
+  vta_insn *v = calloc(2 * count + 2, sizeof *v);
+  vta_module *mod = calloc(2 * count + 2, sizeof *mod);
+  if (!v || !mod) {
+    free(v);
+    free(mod);
+    return -1;
+  }
   size_t n = 0;
-  const uint8_t *src = vta_mem_ptr(mem, insn);
   int prev = -1; /* index of the last instruction in v */
-  for (uint32_t i = 0; i < count; i++) {
-    vta_insn_word w;
+  int bad = 0;
+  for (size_t i = 0; i < count && !bad; i++) {
     vta_insn in;
-    vta_insn_word_load(src + (size_t)i * VTA_INSN_BYTES, &w);
-    if (vta_insn_decode(cfg, &w, &in, NULL) != VTA_OK) return -1;
+    if (vta_insn_decode(cfg, &w[i], &in, NULL) != VTA_OK) {
+      bad = 1;
+      break;
+    }
     int finish = in.f[VTA_F_OPCODE] == VTA_OP_FINISH;
     vta_module m = finish ? VTA_MOD_COMPUTE : vta_insn_module(&in);
     if (prev >= 0 && mod[prev] != m) {
@@ -102,15 +112,26 @@ static inline int rtl_serialize(const vta_config *cfg, vta_mem *mem, uint64_t in
     mod[n] = m;
     prev = (int)n++;
   }
+  for (size_t i = 0; i < n && !bad; i++) bad |= fp_add(out, &v[i]) < 0;
+  free(v);
+  free(mod);
+  return bad ? -1 : 0;
+}
+
+/* Rewrites the stream at insn (count words, FINISH last) into a serialised one at *out. */
+static inline int rtl_serialize(const vta_config *cfg, vta_mem *mem, uint64_t insn, uint32_t count,
+                                uint64_t *out, uint32_t *out_count) {
+  vta_insn_word *w = calloc(count ? count : 1, sizeof *w);
+  if (!w) return -1;
+  const uint8_t *src = vta_mem_ptr(mem, insn);
+  for (uint32_t i = 0; i < count; i++) vta_insn_word_load(src + (size_t)i * VTA_INSN_BYTES, &w[i]);
   fsim_prog p;
   fp_init(&p, cfg);
-  int bad = 0;
-  for (size_t i = 0; i < n; i++) bad |= fp_add(&p, &v[i]) < 0;
+  int bad = rtl_serialize_words(cfg, w, count, &p) != 0;
   if (!bad) bad = fp_commit(&p, mem, out) != 0;
   *out_count = fp_count(&p);
   fp_free(&p);
-  free(v);
-  free(mod);
+  free(w);
   return bad ? -1 : 0;
 }
 
@@ -157,6 +178,60 @@ static inline int rtl_pair_random(rtl_pair *p, uint64_t seed, uint32_t ninsn, vt
     }
   for (int k = 0; k < 2; k++) {
     vta_mem_free(p->mem[k], insn[k]);
+    vta_mem_free(p->mem[k], r[k].insn);
+    vta_mem_free(p->mem[k], r[k].data);
+  }
+  return result;
+}
+
+/* Compares [addr, addr + bytes) of the two memories; 0 when equal, else -1 with the first
+ * difference in msg. */
+static inline int rtl_pair_same(rtl_pair *p, uint64_t addr, uint64_t bytes, char *msg, size_t n) {
+  const uint8_t *a = vta_mem_ptr(p->mem[0], addr), *b = vta_mem_ptr(p->mem[1], addr);
+  for (uint64_t i = 0; i < bytes; i++)
+    if (a[i] != b[i]) {
+      snprintf(msg, n, "device memory differs at byte %llu of 0x%llx (fsim 0x%02x, rtl 0x%02x)",
+               (unsigned long long)i, (unsigned long long)addr, a[i], b[i]);
+      return -1;
+    }
+  return 0;
+}
+
+/* Builds concurrent program `seed` into both memories, proves it race-free (cp_check), runs it
+ * on both simulators and compares the data. Returns 0 when identical; else -1 with the reason
+ * in msg. prog (may be NULL) receives the program's shape. */
+static inline int rtl_pair_conc(rtl_pair *p, uint64_t seed, uint32_t ninsn, vta_stats st[2],
+                                cp_program *prog, char *msg, size_t n) {
+  cp_program r[2];
+  char why[400];
+  for (int k = 0; k < 2; k++)
+    if (cp_build(&p->cfg, seed, ninsn, p->mem[k], &r[k], why, sizeof why) != 0) {
+      snprintf(msg, n, "seed %llu: %s", (unsigned long long)seed, why);
+      return -1;
+    }
+  if (r[0].insn != r[1].insn || r[0].data != r[1].data) {
+    snprintf(msg, n, "seed %llu: the two memories allocate differently", (unsigned long long)seed);
+    return -1;
+  }
+  if (prog) *prog = r[0];
+  int result = -1;
+  vta_error err;
+  memset(st, 0, 2 * sizeof *st);
+  if (cp_check(&p->cfg, p->mem[0], r[0].insn, r[0].count, r[0].data, r[0].data_bytes, why,
+               sizeof why) != 0) {
+    snprintf(msg, n, "seed %llu: the generator made a racy program: %s", (unsigned long long)seed,
+             why);
+  } else if (vta_fsim_run(p->fsim, r[0].insn, r[0].count, 0, &st[0], &err) != VTA_OK) {
+    snprintf(msg, n, "seed %llu: fsim: %s", (unsigned long long)seed, err.msg);
+  } else if (vta_rtl_run(p->rtl, r[1].insn, r[1].count, 2000000, &st[1], &err) != VTA_OK) {
+    snprintf(msg, n, "seed %llu: rtl: %s", (unsigned long long)seed, err.msg);
+  } else if (rtl_pair_same(p, r[0].data, r[0].data_bytes, why, sizeof why) != 0) {
+    snprintf(msg, n, "seed %llu (%u instructions, %u tokens): %s", (unsigned long long)seed,
+             r[0].count, r[0].pops, why);
+  } else {
+    result = 0;
+  }
+  for (int k = 0; k < 2; k++) {
     vta_mem_free(p->mem[k], r[k].insn);
     vta_mem_free(p->mem[k], r[k].data);
   }
