@@ -445,8 +445,14 @@ int vta_cmd_bench(int argc, char **argv) {
     printf("usage: vta bench <benchmark> [options]\n"
            "\n"
            "benchmarks:\n"
-           "  gemm   blocked int8 GEMM through the runtime JIT (see 'vta bench gemm --help')\n"
-           "  alu    ALU micro-ops with immediate and vector operands ('vta bench alu --help')\n");
+           "  gemm     blocked int8 GEMM through the runtime JIT ('vta bench gemm --help')\n"
+           "  alu      ALU micro-ops with immediate and vector operands ('vta bench alu --help')\n"
+           "  conv2d   ResNet-18 convolution layers C1..C11 on the accelerator\n"
+           "  resnet18 the whole ResNet-18 convolution/dense stack on the accelerator\n"
+           "  model    a real ONNX model on the CPU path against onnxruntime ('vta bench model "
+           "--help')\n"
+           "\n"
+           "Each prints JSON lines; see docs/user-guide/bench.md.\n");
     return argc < 2 ? VTA_EXIT_USAGE : VTA_EXIT_OK;
   }
   if (strcmp(argv[1], "gemm") == 0) return bench_gemm(argc - 1, argv + 1);
@@ -454,5 +460,5 @@ int vta_cmd_bench(int argc, char **argv) {
   if (strcmp(argv[1], "model") == 0) return vta_bench_model(argc - 1, argv + 1);
   if (strcmp(argv[1], "conv2d") == 0) return vta_bench_conv2d(argc - 1, argv + 1);
   if (strcmp(argv[1], "resnet18") == 0) return vta_bench_resnet18(argc - 1, argv + 1);
-  return vta_cli_usage_error("bench", "unknown benchmark '%s' (known: gemm)", argv[1]);
+  return vta_cli_usage_error("bench", "unknown benchmark '%s' (known: gemm, alu, conv2d, resnet18, model)", argv[1]);
 }
