@@ -7,10 +7,14 @@
  * Sections: GRAPH (the text form with "= @K" constant references), CONST (one per large
  * constant, in value order), CPU (LLVM bitcode), TARGET (what the code was generated for:
  * "triple\ncpu\nfeatures"), OBJ (the same code as a native object for that target, so that
- * loading on the compiling machine needs no code generation). Version 1 bundles had no TARGET
- * or OBJ. The next issue adds accelerator programs and the hardware configuration as further
- * kinds; a reader skips kinds it does not know only if the version says they are optional, so
- * today any unknown kind is refused.
+ * loading on the compiling machine needs no code generation), HWCFG (the accelerator's hardware
+ * configuration as JSON, in bundles compiled with --accel) and ACC (one per accelerator node:
+ * u32 node, u32 flags (bit 0: the program reads im2col patches), u64 packed input, second
+ * input and output bytes, u64 sizes of the serialised vta_program and the packed weights, u64
+ * count of the node's output channels it computes; then those channels (u32 each), the
+ * program, the weights and the packed biases (the rest of the section), each padded to 8). Version 1 bundles had no TARGET
+ * or OBJ. A reader skips kinds it does not know only if the version says they are optional,
+ * so any unknown kind is refused.
  *
  * The design idea: the graph stays human-readable inside the bundle (vta info prints it) and is
  * read by the same parser as the dumps; bulk data lives in binary sections beside it.
@@ -20,7 +24,7 @@
 
 #include "compiler/compiler.h"
 
-enum { SEC_GRAPH = 1, SEC_CONST = 2, SEC_CPU = 3, SEC_TARGET = 4, SEC_OBJ = 5 };
+enum { SEC_GRAPH = 1, SEC_CONST = 2, SEC_CPU = 3, SEC_TARGET = 4, SEC_OBJ = 5, SEC_HWCFG = 6, SEC_ACC = 7 };
 #define HDR 32
 
 static uint64_t fnv1a(const unsigned char *p, size_t n) {
@@ -45,8 +49,15 @@ static uint64_t get64(const unsigned char *p) {
   return v;
 }
 
+static size_t pad8(size_t n) { return (n + 7) & ~(size_t)7; }
+
 int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char **bytes,
                      size_t *size, vta_error *err) {
+  return vta_bundle_write_acc(g, code, NULL, bytes, size, err);
+}
+
+int vta_bundle_write_acc(const vta_graph *g, const vta_cpu_code *code, const vta_bundle_acc *acc,
+                         unsigned char **bytes, size_t *size, vta_error *err) {
   char *text = vta_graph_print_string(g, VTA_PRINT_REFS);
   if (!text) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory writing the bundle");
   size_t tlen = strlen(text);
@@ -57,6 +68,13 @@ int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char
   size_t total = HDR + 16 + ((tlen + 7) & ~(size_t)7) + 16 + ((code->size + 7) & ~(size_t)7) +
                  16 + ((glen + 7) & ~(size_t)7) + 16 + ((code->object_size + 7) & ~(size_t)7);
   int nsec = 4;
+  size_t cfg_len = acc && acc->config_json ? strlen(acc->config_json) : 0;
+  if (cfg_len) total += 16 + pad8(cfg_len), nsec++;
+  for (int k = 0; acc && k < acc->n; k++) {
+    const vta_bundle_layer *L = &acc->layers[k];
+    total += 16 + 56 + pad8(L->prog_size) + pad8(L->weight_size) + pad8(L->bias_size) + pad8(4 * (size_t)L->nch);
+    nsec++;
+  }
   for (int i = 0; i < g->n_values; i++) {
     const vta_gvalue *v = &g->values[i];
     if (v->data && vta_value_count(v) > 16) {
@@ -85,6 +103,32 @@ int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char
   SECTION(SEC_CPU, code->bitcode, code->size);
   SECTION(SEC_TARGET, target, glen);
   SECTION(SEC_OBJ, code->object, code->object_size);
+  if (cfg_len) SECTION(SEC_HWCFG, acc->config_json, cfg_len);
+  for (int k = 0; acc && k < acc->n; k++) {
+    const vta_bundle_layer *L = &acc->layers[k];
+    size_t n = 56 + pad8(4 * (size_t)L->nch) + pad8(L->prog_size) + pad8(L->weight_size) + pad8(L->bias_size);
+    put32(b + at, SEC_ACC);
+    put64(b + at + 8, n);
+    unsigned char *d = b + at + 16;
+    put32(d, (uint32_t)L->node);
+    put32(d + 4, L->flags);
+    put64(d + 8, L->input_bytes);
+    put64(d + 16, L->input2_bytes);
+    put64(d + 24, L->output_bytes);
+    put64(d + 32, L->prog_size);
+    put64(d + 40, L->weight_size);
+    put64(d + 48, L->nch);
+    d += 56;
+    for (uint32_t c = 0; c < L->nch; c++) put32(d + 4 * c, L->ch[c]);
+    d += pad8(4 * (size_t)L->nch);
+    /* The bias size follows from the section size. */
+    if (L->prog_size) memcpy(d, L->prog, L->prog_size);
+    d += pad8(L->prog_size);
+    if (L->weight_size) memcpy(d, L->weight, L->weight_size);
+    d += pad8(L->weight_size);
+    if (L->bias_size) memcpy(d, L->bias, L->bias_size);
+    at += 16 + n;
+  }
 #undef SECTION
   memcpy(b, "VTAB", 4);
   put32(b + 4, VTA_BUNDLE_VERSION);
@@ -97,10 +141,70 @@ int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char
   return 0;
 }
 
+void vta_bundle_acc_free(vta_bundle_acc *acc) {
+  for (int k = 0; acc->layers && k < acc->n; k++) {
+    free(acc->layers[k].prog);
+    free(acc->layers[k].ch);
+    free(acc->layers[k].weight);
+    free(acc->layers[k].bias);
+  }
+  free(acc->layers);
+  free(acc->config_json);
+  memset(acc, 0, sizeof *acc);
+}
+
+static unsigned char *dup_bytes(const unsigned char *p, size_t n) {
+  unsigned char *q = malloc(n ? n : 1);
+  if (q && n) memcpy(q, p, n);
+  return q;
+}
+
+/* Decodes an ACC section into acc's next layer. */
+static int read_acc(const unsigned char *d, uint64_t n, uint32_t s, vta_bundle_acc *acc, vta_error *err) {
+  if (n < 56) return vta_error_set(err, VTA_ERR_INVALID, "section %u (accelerator layer) is too short", s);
+  uint64_t ps = get64(d + 32), ws = get64(d + 40), nch = get64(d + 48);
+  if (nch > (n - 56) / 4)
+    return vta_error_set(err, VTA_ERR_INVALID, "section %u (accelerator layer): channel count exceeds the section", s);
+  uint64_t h = 56 + pad8(4 * nch);
+  if (ps > n - h || pad8(ps) > n - h || ws > n - h - pad8(ps) || pad8(ws) > n - h - pad8(ps))
+    return vta_error_set(err, VTA_ERR_INVALID, "section %u (accelerator layer): sizes exceed the section", s);
+  uint64_t bs = n - h - pad8(ps) - pad8(ws);
+  vta_bundle_layer *ls = realloc(acc->layers, sizeof *ls * (size_t)(acc->n + 1));
+  if (!ls) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  acc->layers = ls;
+  vta_bundle_layer *L = &ls[acc->n];
+  memset(L, 0, sizeof *L);
+  L->node = (int)get32(d);
+  L->flags = get32(d + 4);
+  L->input_bytes = get64(d + 8);
+  L->input2_bytes = get64(d + 16);
+  L->output_bytes = get64(d + 24);
+  L->prog_size = ps;
+  L->weight_size = ws;
+  L->bias_size = bs;
+  L->nch = (uint32_t)nch;
+  L->ch = malloc(4 * nch + 4);
+  for (uint64_t c = 0; L->ch && c < nch; c++) L->ch[c] = get32(d + 56 + 4 * c);
+  L->prog = dup_bytes(d + h, ps);
+  L->weight = dup_bytes(d + h + pad8(ps), ws);
+  L->bias = dup_bytes(d + h + pad8(ps) + pad8(ws), bs);
+  acc->n++;
+  if (!L->ch || !L->prog || !L->weight || !L->bias) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  return 0;
+}
+
 int vta_bundle_read(const unsigned char *b, size_t size, vta_graph **g, vta_cpu_code *code,
                     vta_error *err) {
+  return vta_bundle_read_acc(b, size, g, code, NULL, err);
+}
+
+int vta_bundle_read_acc(const unsigned char *b, size_t size, vta_graph **g, vta_cpu_code *code,
+                        vta_bundle_acc *acc, vta_error *err) {
   *g = NULL;
   memset(code, 0, sizeof *code);
+  vta_bundle_acc scratch;
+  if (!acc) acc = &scratch;
+  memset(acc, 0, sizeof *acc);
   if (size < HDR || memcmp(b, "VTAB", 4) != 0)
     return vta_error_set(err, VTA_ERR_INVALID, "not a vta bundle (no VTAB magic)");
   uint32_t ver = get32(b + 4), nsec = get32(b + 8);
@@ -172,6 +276,19 @@ int vta_bundle_read(const unsigned char *b, size_t size, vta_graph **g, vta_cpu_
       memcpy(code->target.features, nl2 + 1, (size_t)(end - nl2 - 1));
       break;
     }
+    case SEC_HWCFG:
+      free(acc->config_json);
+      acc->config_json = malloc(n + 1);
+      if (!acc->config_json) {
+        vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+        goto fail;
+      }
+      memcpy(acc->config_json, d, n);
+      acc->config_json[n] = 0;
+      break;
+    case SEC_ACC:
+      if (read_acc(d, n, s, acc, err)) goto fail;
+      break;
     default:
       vta_error_set(err, VTA_ERR_UNSUPPORTED, "section %u has unknown kind %u", s, kind);
       goto fail;
@@ -182,16 +299,33 @@ int vta_bundle_read(const unsigned char *b, size_t size, vta_graph **g, vta_cpu_
     vta_error_set(err, VTA_ERR_INVALID, "the bundle has no graph section");
     goto fail;
   }
+  if (acc->n && !acc->config_json) {
+    vta_error_set(err, VTA_ERR_INVALID, "the bundle has accelerator layers but no hardware configuration");
+    goto fail;
+  }
   *g = vta_graph_parse(text, tlen, refs, nrefs, err);
   free(refs);
   if (!*g) {
     vta_error_prefix(err, "bundle graph");
     vta_cpu_code_free(code);
+    vta_bundle_acc_free(acc);
     return -1;
   }
+  for (int k = 0; k < acc->n; k++)
+    if (acc->layers[k].node < 0 || acc->layers[k].node >= (*g)->n_nodes) {
+      vta_error_set(err, VTA_ERR_INVALID, "accelerator layer %d names node %d; the graph has %d", k,
+                    acc->layers[k].node, (*g)->n_nodes);
+      vta_graph_destroy(*g);
+      *g = NULL;
+      vta_cpu_code_free(code);
+      vta_bundle_acc_free(acc);
+      return -1;
+    }
+  if (acc == &scratch) vta_bundle_acc_free(acc);
   return 0;
 fail:
   free(refs);
   vta_cpu_code_free(code);
+  vta_bundle_acc_free(acc);
   return -1;
 }

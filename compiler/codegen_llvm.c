@@ -512,10 +512,31 @@ static int lead_clamp(const vta_node *nd, float *lo, float *hi) {
 
 /* ---- copies and data movement ---- */
 
+/* Data movement works on any element type: the node's output type (f32, or the integer type
+ * of the same size) is c->et while the node is emitted, and these helpers use it. */
+static LLVMTypeRef elt_of(cg *c, vta_dtype t) {
+  switch (vta_dtype_size(t)) {
+  case 1: return c->i8;
+  case 8: return c->i64;
+  default: return t == VTA_DT_F32 ? c->f32 : c->i32;
+  }
+}
+static LLVMValueRef egep(cg *c, LLVMValueRef p, LLVMValueRef i) {
+  LLVMValueRef q = LLVMBuildBitCast(c->b, p, LLVMPointerType(c->et, 0), "");
+  return LLVMBuildInBoundsGEP2(c->b, c->et, q, &i, 1, "");
+}
+static LLVMValueRef eload(cg *c, LLVMValueRef p, LLVMValueRef i) {
+  return LLVMBuildLoad2(c->b, c->et, egep(c, p, i), "");
+}
+static void estore(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
+  LLVMBuildStore(c->b, v, egep(c, p, i));
+}
+
 static void memcpy_f32(cg *c, LLVMValueRef dst, LLVMValueRef src, int64_t count) {
   if (count <= 0) return;
+  int64_t esize = c->et == c->i8 ? 1 : c->et == c->i64 ? 8 : 4;
   LLVMValueRef a[4] = {LLVMBuildBitCast(c->b, dst, c->i8ptr, ""), LLVMBuildBitCast(c->b, src, c->i8ptr, ""),
-                       C(c, count * 4), LLVMConstInt(c->i1, 0, 0)};
+                       C(c, count * esize), LLVMConstInt(c->i1, 0, 0)};
   cg_call(c, "llvm.memcpy.p0i8.p0i8.i64", LLVMVoidTypeInContext(c->ctx), 4, a);
 }
 
@@ -542,7 +563,7 @@ static void emit_affine(cg *c, const int64_t *base, const int64_t *step) {
     io = add(c, io, mul(c, i, step[d]));
     oo = add(c, oo, mul(c, i, os[d]));
   }
-  store(c, load(c, in_p(c, 0), io), out_p(c), oo);
+  estore(c, eload(c, in_p(c, 0), io), out_p(c), oo);
   for (int d = o->rank - 1; d >= 0; d--) loop_close(c, &lp[d]);
 }
 
@@ -578,8 +599,8 @@ static void emit_concat(cg *c) {
     if (row && outer) {
       loop_t l1;
       LLVMValueRef i = loop_open(c, &l1, C(c, 0), C(c, outer));
-      memcpy_f32(c, gep(c, out_p(c), add(c, mul(c, i, orow), C(c, at * inner))),
-                 gep(c, in_p(c, k), mul(c, i, row)), row);
+      memcpy_f32(c, egep(c, out_p(c), add(c, mul(c, i, orow), C(c, at * inner))),
+                 egep(c, in_p(c, k), mul(c, i, row)), row);
       loop_close(c, &l1);
     }
     at += x->dims[axis];
@@ -618,10 +639,11 @@ static void emit_pad(cg *c) {
     }
     io = add(c, io, mul(c, s, xs[d]));
   }
-  LLVMValueRef val = F(c, vta_node_float(nd, "value", 0.0f));
-  LLVMValueRef y = empty ? val : load(c, in_p(c, 0), io);
+  float pv = vta_node_float(nd, "value", 0.0f);
+  LLVMValueRef val = c->et == c->f32 ? F(c, pv) : LLVMConstInt(c->et, (unsigned long long)(int64_t)pv, 1);
+  LLVMValueRef y = empty ? val : eload(c, in_p(c, 0), io);
   if (constant && !empty) y = LLVMBuildSelect(c->b, valid, y, val, "");
-  store(c, y, out_p(c), oo);
+  estore(c, y, out_p(c), oo);
   for (int d = o->rank - 1; d >= 0; d--) loop_close(c, &lp[d]);
 }
 
@@ -1135,6 +1157,32 @@ int vta_codegen_supports(vta_gop op) {
   }
 }
 
+int vta_codegen_supports_node(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  if (!vta_codegen_supports(nd->op)) return 0;
+  int q = cg_qop_supports(g, i);
+  if (q >= 0) return q;
+  int all_f32 = 1, same = 1;
+  vta_dtype t = g->values[nd->out[0]].dtype;
+  for (int k = 0; k < nd->n_in; k++)
+    if (nd->in[k] >= 0) {
+      all_f32 &= g->values[nd->in[k]].dtype == VTA_DT_F32;
+      same &= g->values[nd->in[k]].dtype == t;
+    }
+  for (int k = 0; k < nd->n_out; k++) all_f32 &= g->values[nd->out[k]].dtype == VTA_DT_F32;
+  if (all_f32) return 1;
+  /* Data movement copies any element type. */
+  switch (nd->op) {
+  case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
+  case VTA_GOP_IDENTITY: case VTA_GOP_TRANSPOSE: case VTA_GOP_CONCAT: case VTA_GOP_SLICE:
+    return same && nd->n_epi == 0;
+  case VTA_GOP_PAD:
+    return same && nd->n_epi == 0 && (t == VTA_DT_F32 || vta_node_float(nd, "value", 0.0f) == 0.0f);
+  default:
+    return 0;
+  }
+}
+
 int vta_node_needs_code(const vta_graph *g, int i) {
   return g->nodes[i].n_out == 1 && vta_value_count(&g->values[g->nodes[i].out[0]]) > 0;
 }
@@ -1193,7 +1241,11 @@ static int emit_node(cg *c, int i) {
   float lo = -INFINITY, hi = INFINITY;
   int done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
   int pointwise_done = 0;
-  switch (nd->op) {
+  c->et = elt_of(c, V(c, nd->out[0])->dtype);
+  if (cg_emit_qop(c)) {
+    /* A DequantizeLinear's float output may carry fused epilogue steps. */
+    pointwise_done = nd->op != VTA_GOP_DEQUANTIZE_LINEAR;
+  } else switch (nd->op) {
   case VTA_GOP_CONV: emit_conv(c, lo, hi); break;
   case VTA_GOP_CONV_TRANSPOSE: emit_conv_transpose(c); break;
   case VTA_GOP_GEMM: emit_gemm(c, lo, hi); break;

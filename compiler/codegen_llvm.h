@@ -21,6 +21,7 @@ typedef struct cg {
   LLVMModuleRef mod;
   LLVMBuilderRef b;
   LLVMTypeRef f32, i64, i32, i8, i1, fptr, vptr, i8ptr, vf, vi1, vfptr;
+  LLVMTypeRef et;         /* element type of the node's output (data movement copies it) */
   int vw;                 /* floats per vector register of the target (4, 8 or 16) */
   int vec;                /* elementwise helpers build vectors (1) or scalars (0) */
   LLVMValueRef fn;        /* function being emitted */
@@ -123,5 +124,14 @@ void cg_call_dwconv(cg *c, const cg_conv *k, LLVMValueRef X, LLVMValueRef W, LLV
 /* Floats of scratch the kernels above need for node k (computed before emission). */
 int64_t cg_dwconv_scratch(const cg_conv *k, int vw);
 int64_t cg_im2col_rows(const cg_conv *k);  /* output rows per im2col block */
+
+/* ---- the integer operators (qops_codegen.c) ---- */
+
+/* Emits node c->nd if it is an integer operator (QuantizeLinear ... QAdd, int8 max pooling):
+ * returns 1, else 0. */
+int cg_emit_qop(cg *c);
+/* 1 or 0 when node i is an operator of qops_codegen.c (with or without supported element
+ * types), -1 when it is not one of them. */
+int cg_qop_supports(const vta_graph *g, int i);
 
 #endif

@@ -93,7 +93,16 @@ enum {
   X(SHAPE, "Shape", VTA_OPK_OTHER)                  \
   X(CAST, "Cast", VTA_OPK_OTHER)                    \
   X(GATHER, "Gather", VTA_OPK_OTHER)                \
-  X(DROPOUT, "Dropout", VTA_OPK_OTHER)
+  X(DROPOUT, "Dropout", VTA_OPK_OTHER)              \
+  X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER) \
+  X(DEQUANTIZE_LINEAR, "DequantizeLinear", VTA_OPK_OTHER) \
+  X(QLINEAR_CONV, "QLinearConv", VTA_OPK_OTHER)     \
+  X(QLINEAR_MATMUL, "QLinearMatMul", VTA_OPK_OTHER) \
+  X(CONV_INTEGER, "ConvInteger", VTA_OPK_OTHER)     \
+  X(MATMUL_INTEGER, "MatMulInteger", VTA_OPK_OTHER) \
+  X(QCONV, "QConv", VTA_OPK_OTHER)                  \
+  X(QDENSE, "QDense", VTA_OPK_OTHER)                \
+  X(QADD, "QAdd", VTA_OPK_OTHER)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind) VTA_GOP_##e,
@@ -104,6 +113,11 @@ typedef enum vta_gop {
 
 const char *vta_op_name(vta_gop op);
 int vta_op_kind(vta_gop op);
+/* The compiler's own int8 operators (QConv, QDense, QAdd), which are not ONNX operators: the
+ * importer refuses them, the text form reads them. Their arithmetic (qops_ref.c is the
+ * definition; see "Quantized operators" below) is the accelerator's, so that a node computes
+ * the same int8 tensor on the CPU and on the accelerator. */
+int vta_op_internal(vta_gop op);
 /* The operator called name, or VTA_GOP_COUNT. */
 vta_gop vta_op_lookup(const char *name);
 
@@ -224,6 +238,9 @@ const char *vta_node_string(const vta_node *nd, const char *name, const char *df
 /* Copies an INTS attribute into out (at most max entries); returns its count or -1 if absent. */
 int vta_node_ints(const vta_node *nd, const char *name, int64_t *out, int max);
 void vta_node_remove_attr(vta_node *nd, const char *name);
+/* Frees what a node owns (name, operands, attributes, epilogue) and zeroes it; for passes that
+ * rebuild the node list. */
+void vta_node_release(vta_node *nd);
 /* Removes input i of a node (shifting later ones down). */
 void vta_node_drop_input(vta_node *nd, int i);
 
@@ -308,16 +325,115 @@ int vta_pass_dce(vta_graph *g, vta_error *err);         /* dce.c: dead-node remo
 int vta_pass_fuse(vta_graph *g, vta_error *err);        /* fuse.c: elementwise epilogues */
 int vta_graph_verify(const vta_graph *g, vta_error *err); /* verify.c */
 
+/* ------------------------------------------------------------------------------------------ */
+/* Quantized operators (qops_ref.c is their definition)                                       */
+/*
+ * The compiler's int8 operators use symmetric int8 tensors (zero point 0) and integer-only
+ * requantization that the accelerator's ALU can execute:
+ *
+ *   QConv(x i8 NCHW, w i8 OIHW, [bias i32 [M]], [mul i32 [M]]) -> i8, Conv's attributes plus
+ *   QDense(x i8 [..., K], w i8 [N, K], [bias i32 [N]], [mul i32 [N]]) -> i8 [..., N]
+ *     acc = sum x * w                                    (int32, wrapping)
+ *     without mul:   y = acc + bias + rnd                (int32, wrapping)
+ *     with mul[c]:   y = acc * mul[c] + bias + rnd        (int64; the quantizer keeps it in int32)
+ *     rnd = shift ? 1 << (shift - 1) : 0;  out = clamp(y >> shift, lo, hi)   (arithmetic shift)
+ *   Attributes: shift (0..31), lo, hi (-128 <= lo <= hi <= 127); mul is an optional constant
+ *   input, one multiplier per output channel. Without mul this is exactly the epilogue of compiler/vta_lower.h (ADD bias,
+ *   ADD rounding, SHR, MAX, MIN), so such a node runs on the accelerator or the CPU alike.
+ *
+ *   QAdd(a i8, b i8 of the same shape) -> i8, attributes ma, mb, shift, lo, hi:
+ *     out = clamp((a * ma + b * mb + rnd) >> shift, lo, hi)   (int32)
+ *
+ * The ONNX operators QuantizeLinear, DequantizeLinear, QLinearConv, QLinearMatMul, ConvInteger
+ * and MatMulInteger keep ONNX's semantics (zero points, float scales, round half to even).
+ */
+
+typedef struct vta_qconv_shape {
+  int64_t n, c, h, w, m, oh, ow, kh, kw, sh, sw, dh, dw, pt, pl, group;
+} vta_qconv_shape;
+
+/* The shape of a QConv node (2-D; a 1-D convolution has h = kh = 1). */
+void vta_qconv_shape_of(const vta_graph *g, const vta_node *nd, vta_qconv_shape *s);
+/* Reference implementations (plain C, for tests and calibration checks): QConv on NCHW, QDense
+ * on [M, K] rows, QAdd on n elements; mul may be NULL. */
+void vta_qref_conv(const vta_qconv_shape *s, const int8_t *x, const int8_t *w, const int32_t *bias,
+                   const int64_t *mul, int shift, int lo, int hi, int8_t *out);
+void vta_qref_dense(int64_t m, int64_t k, int64_t n, const int8_t *x, const int8_t *w,
+                    const int32_t *bias, const int64_t *mul, int shift, int lo, int hi,
+                    int8_t *out);
+void vta_qref_add(int64_t n, const int8_t *a, const int8_t *b, int ma, int mb, int shift, int lo,
+                  int hi, int8_t *out);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Post-training quantization (quant.c, calibration in quant_calib.c)                         */
+
+/* Calibration data: n_samples sets of every graph input, float32, in graph input order:
+ * samples[s * n_inputs + k] holds input k of sample s (its full shape). */
+typedef struct vta_calib {
+  int n_samples, n_inputs;
+  const float *const *samples;
+} vta_calib;
+
+typedef struct vta_quant_opts {
+  const vta_calib *calib;   /* required */
+  FILE *log;                /* one line per quantized node, or NULL */
+} vta_quant_opts;
+
+/* Per value: the calibrated scale (absolute range / 127), 0 for values not calibrated. The
+ * pass computes them by running the float graph on the calibration inputs. */
+int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales, vta_error *err);
+/* Rewrites a float graph (after shape inference, folding and dead-node removal, before
+ * fusion) into int8: Conv/Gemm/MatMul with constant weights become QConv/QDense, Relu and Clip
+ * after them become their clip range, residual Adds become QAdd, MaxPool and data movement
+ * keep int8 tensors, QuantizeLinear and DequantizeLinear are inserted where int8 meets float.
+ * Graph inputs and outputs stay float32 with their names. */
+int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Partitioning (partition.c)                                                                 */
+
+struct vta_config;
+
+/* Why a node runs where it runs. */
+typedef struct vta_place {
+  int acc;                /* 1: on the accelerator */
+  char why[240];
+  uint64_t macs;          /* multiply-accumulates of the node (0 for data movement) */
+} vta_place;
+
+/* Marks every node: accelerator nodes get the attribute device='vta' (QConv with groups 1
+ * and dilation 1, QDense without a multiplier, within the lowering's limits for cfg),
+ * everything else runs on the CPU. *places (if places is not NULL) receives a malloc'd array
+ * of one entry per node. */
+int vta_pass_partition(vta_graph *g, const struct vta_config *cfg, vta_place **places,
+                       vta_error *err);
+/* Multiply-accumulates of node i (convolutions and matrix products; 0 for the rest). */
+uint64_t vta_node_macs(const vta_graph *g, int i);
+/* Is node i marked for the accelerator? */
+int vta_node_on_acc(const vta_graph *g, int i);
+/* Prints, for each node, where it runs and why (with the lowering's tiling plan for
+ * accelerator nodes) and a summary: the text of `vta compile --explain`. */
+void vta_explain_print(const vta_graph *g, const struct vta_config *cfg, const vta_place *places,
+                       FILE *out);
+
 typedef struct vta_compile_opts {
-  const char *dump;    /* letters: i import, s shapes, f fold, b bnfold, d dce, e fuse */
+  const char *dump;    /* letters: i import, s shapes, f fold, b bnfold, d dce, q quantize,
+                        * e fuse, p partition */
   FILE *dump_file;     /* where dumps go (stderr when NULL) */
   int verify;          /* run the verifier after every pass (always on in test builds) */
+  const vta_quant_opts *quant;         /* quantize to int8 (NULL: stay float) */
+  const struct vta_config *accel;      /* partition for this accelerator (NULL: CPU only) */
+  vta_place **places;                  /* with accel: receives one entry per node of the
+                                        * result (malloc'd; the caller frees), or NULL */
 } vta_compile_opts;
 
-/* Shape inference then fold, bnfold, fold, dce, fuse, with dumps and verification. */
+/* Shape inference then fold, bnfold, fold, dce, [quantize], fuse, [partition], with
+ * dumps and verification. */
 int vta_compile_graph(vta_graph *g, const vta_compile_opts *o, vta_error *err);
 /* The operators the CPU code generator implements (for `vta info` and the docs). */
 int vta_codegen_supports(vta_gop op);
+/* Does the CPU code generator implement node i with its element types? */
+int vta_codegen_supports_node(const vta_graph *g, int i);
 
 /* ------------------------------------------------------------------------------------------ */
 /* CPU code generation (codegen_llvm.c) and the JIT (llvm_jit.c)                              */
@@ -377,9 +493,35 @@ void vta_cpu_jit_destroy(vta_cpu_jit *j);
 
 int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char **bytes,
                      size_t *size, vta_error *err);
+
+/* Accelerator programs of a bundle: the hardware configuration (JSON) and one lowered layer
+ * per accelerator node (its serialised vta_program, packed weights and biases). */
+typedef struct vta_bundle_layer {
+  int node;
+  uint32_t nch;            /* the node's output channels this program computes */
+  uint32_t *ch;
+  uint32_t flags;          /* VTA_BUNDLE_IM2COL: the program reads im2col patches */
+  uint64_t input_bytes, input2_bytes, output_bytes;
+  unsigned char *prog, *weight, *bias;
+  size_t prog_size, weight_size, bias_size;
+} vta_bundle_layer;
+enum { VTA_BUNDLE_IM2COL = 1 };
+typedef struct vta_bundle_acc {
+  char *config_json;       /* NULL: a CPU-only bundle */
+  int n;
+  vta_bundle_layer *layers;
+} vta_bundle_acc;
+
+/* The same with accelerator programs (acc may be NULL). */
+int vta_bundle_write_acc(const vta_graph *g, const vta_cpu_code *code, const vta_bundle_acc *acc,
+                         unsigned char **bytes, size_t *size, vta_error *err);
 /* Checks magic, version, sizes and checksum; returns a graph and the CPU code (copies). */
 int vta_bundle_read(const unsigned char *bytes, size_t size, vta_graph **g, vta_cpu_code *code,
                     vta_error *err);
+/* The same, also returning the accelerator programs (acc may be NULL: they are skipped). */
+int vta_bundle_read_acc(const unsigned char *bytes, size_t size, vta_graph **g, vta_cpu_code *code,
+                        vta_bundle_acc *acc, vta_error *err);
+void vta_bundle_acc_free(vta_bundle_acc *acc);
 
 #ifdef __cplusplus
 }

@@ -41,6 +41,7 @@ static int is_evaluable(vta_gop op) {
   case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_GATHER: case VTA_GOP_CONCAT:
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
   case VTA_GOP_IDENTITY: case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE: case VTA_GOP_CONSTANT_OF_SHAPE:
+  case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR:
     return 1;
   default:
     return vta_op_kind(op) != VTA_OPK_OTHER;
@@ -229,6 +230,31 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
       off += j * xs[axis];
       for (d = axis + 1; d < x->rank; d++) off += idx[d - 1 + ix->rank] * xs[d];
       put(o, k, get(x, off));
+    }
+    return 0;
+  }
+  case VTA_GOP_QUANTIZE_LINEAR:
+  case VTA_GOP_DEQUANTIZE_LINEAR: {
+    /* As the generated code: float32 arithmetic, round half to even, saturation. */
+    const vta_gvalue *sc = &g->values[nd->in[1]];
+    const vta_gvalue *zp = nd->n_in > 2 && nd->in[2] >= 0 ? &g->values[nd->in[2]] : NULL;
+    int64_t axis = vta_node_int(nd, "axis", 1), per = vta_value_count(sc) > 1;
+    for (int64_t k = 0; k < n; k++) {
+      int64_t ch = 0;
+      if (per) {
+        unravel(k, o, idx);
+        ch = idx[axis];
+      }
+      float s = ((const float *)sc->data)[ch];
+      int64_t z = zp ? (int64_t)get(zp, vta_value_count(zp) > 1 ? ch : 0) : 0;
+      if (nd->op == VTA_GOP_DEQUANTIZE_LINEAR) {
+        ((float *)o->data)[k] = (float)((int64_t)get(x, k) - z) * s;
+      } else {
+        float q = nearbyintf((float)get(x, k) / s);
+        double lo = o->dtype == VTA_DT_I8 ? -128 : 0, hi = o->dtype == VTA_DT_I8 ? 127 : 255;
+        double y = isnan(q) ? 0 : (double)q + (double)z;
+        put(o, k, y < lo ? lo : y > hi ? hi : y);
+      }
     }
     return 0;
   }

@@ -33,6 +33,9 @@ _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == VTA_GOP_COUNT, "op tabl
 
 const char *vta_op_name(vta_gop op) { return op < VTA_GOP_COUNT ? op_names[op] : "?"; }
 int vta_op_kind(vta_gop op) { return op < VTA_GOP_COUNT ? op_kinds[op] : VTA_OPK_OTHER; }
+int vta_op_internal(vta_gop op) {
+  return op == VTA_GOP_QCONV || op == VTA_GOP_QDENSE || op == VTA_GOP_QADD;
+}
 vta_gop vta_op_lookup(const char *name) {
   for (int i = 0; i < VTA_GOP_COUNT; i++)
     if (strcmp(op_names[i], name) == 0) return (vta_gop)i;
@@ -99,6 +102,11 @@ static void node_free(vta_node *nd) {
   vta_attrs_free(nd->n_attrs, nd->attrs);
   for (int k = 0; k < nd->n_epi; k++) vta_attrs_free(nd->epi[k].n_attrs, nd->epi[k].attrs);
   free(nd->epi);
+}
+
+void vta_node_release(vta_node *nd) {
+  node_free(nd);
+  memset(nd, 0, sizeof *nd);
 }
 
 void vta_graph_destroy(vta_graph *g) {

@@ -243,7 +243,7 @@ static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
     op = VTA_GOP_ADD;
   else
     op = vta_op_lookup(opname);
-  if (op == VTA_GOP_COUNT)
+  if (op == VTA_GOP_COUNT || vta_op_internal(op))
     return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: operator %s is not supported", where,
                          opname);
   int ins[64], outs[16];

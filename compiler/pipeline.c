@@ -2,8 +2,10 @@
  * requested dumps between them (QBE style).
  *
  * Dump letters (vta compile -d LETTERS): i after import, s after shape inference, f after
- * constant folding, b after batch-norm folding, d after dead-node removal, e after epilogue
- * fusion (the graph the code generator sees). Dumps use the text form parse.c reads back.
+ * constant folding, b after batch-norm folding, d after dead-node removal, q after
+ * quantization (and the import of QDQ patterns), e after epilogue fusion, p after
+ * partitioning (the graph the code generators see). Dumps use the text form parse.c reads
+ * back.
  */
 #include <string.h>
 
@@ -32,12 +34,21 @@ static int step(vta_graph *g, const vta_compile_opts *o, char letter, const char
   return 0;
 }
 
+/* The passes that take options run through these (one compile at a time per thread). */
+static _Thread_local const vta_compile_opts *cur;
+static int quantize(vta_graph *g, vta_error *err) { return vta_pass_quantize(g, cur->quant, err); }
+static int partition(vta_graph *g, vta_error *err) {
+  return vta_pass_partition(g, cur->accel, cur->places, err);
+}
+
 int vta_compile_graph(vta_graph *g, const vta_compile_opts *o, vta_error *err) {
+  cur = o;
   if (step(g, o, 'i', "import", NULL, err) || step(g, o, 's', "shape inference", vta_shape_infer, err) ||
       step(g, o, 'f', "constant folding", vta_pass_fold, err) ||
       step(g, o, 'b', "batch-norm folding", vta_pass_bnfold, err) ||
       step(g, o, 'f', "constant folding", vta_pass_fold, err) ||
       step(g, o, 'd', "dead-node removal", vta_pass_dce, err) ||
+      (o && o->quant && step(g, o, 'q', "quantization", quantize, err)) ||
       step(g, o, 'e', "epilogue fusion", vta_pass_fuse, err))
     return -1;
   char w[300];
@@ -47,19 +58,21 @@ int vta_compile_graph(vta_graph *g, const vta_compile_opts *o, vta_error *err) {
       return vta_error_set(err, VTA_ERR_UNSUPPORTED,
                            "%s: the CPU code generator does not implement %s",
                            vta_node_describe(g, i, w, sizeof w), vta_op_name(nd->op));
-    for (int k = 0; k < nd->n_in; k++)
-      if (nd->in[k] >= 0 && g->values[nd->in[k]].dtype != VTA_DT_F32)
-        return vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                             "%s: input '%s' is %s; the CPU code generator computes float32 "
-                             "only (integer tensors must be compile-time constants)",
-                             vta_node_describe(g, i, w, sizeof w), g->values[nd->in[k]].name,
-                             vta_dtype_name(g->values[nd->in[k]].dtype));
-    for (int k = 0; k < nd->n_out; k++)
-      if (g->values[nd->out[k]].dtype != VTA_DT_F32)
-        return vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                             "%s: output is %s; the CPU code generator computes float32 only",
-                             vta_node_describe(g, i, w, sizeof w),
-                             vta_dtype_name(g->values[nd->out[k]].dtype));
+    if (!vta_codegen_supports_node(g, i)) {
+      const char *ty = "?";
+      for (int k = 0; k < nd->n_in; k++)
+        if (nd->in[k] >= 0 && g->values[nd->in[k]].dtype != VTA_DT_F32) {
+          ty = vta_dtype_name(g->values[nd->in[k]].dtype);
+          break;
+        }
+      if (!strcmp(ty, "?") && nd->n_out) ty = vta_dtype_name(g->values[nd->out[0]].dtype);
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "%s: the CPU code generator computes %s on float32 only (this node has "
+                           "%s data; integer tensors are computed only by the quantized and "
+                           "data-movement operators)",
+                           vta_node_describe(g, i, w, sizeof w), vta_op_name(nd->op), ty);
+    }
   }
+  if (o && o->accel && step(g, o, 'p', "partitioning", partition, err)) return -1;
   return 0;
 }

@@ -218,8 +218,12 @@ static int spatial_params(ctx *c, const vta_gvalue *x, const int64_t *kernel, in
   return 0;
 }
 
-static int infer_conv(ctx *c, int transpose) {
-  vta_gvalue *x = IN(c, 0), *w = IN(c, 1), *b = IN(c, 2);
+/* Convolutions read x, w and the bias b at input positions xi, wi, bi (-1: none); the output
+ * has element type ot (-1: x's). */
+static int infer_conv_at(ctx *c, int transpose, int xi, int wi, int bi, int ot);
+static int infer_conv(ctx *c, int transpose) { return infer_conv_at(c, transpose, 0, 1, 2, -1); }
+static int infer_conv_at(ctx *c, int transpose, int xi, int wi, int bi, int ot) {
+  vta_gvalue *x = IN(c, xi), *w = IN(c, wi), *b = bi >= 0 ? IN(c, bi) : NULL;
   if (need_rank(c, x, 0) || need_rank(c, w, 1)) return -1;
   if (x->rank < 3 || w->rank != x->rank)
     return bad(c, "input rank %d and weight rank %d do not make a convolution", x->rank, w->rank);
@@ -244,7 +248,7 @@ static int infer_conv(ctx *c, int transpose) {
   if (set_int(c, "group", group)) return -1;
   int64_t dims[VTA_MAX_RANK] = {x->dims[0], m};
   if (spatial_params(c, x, kernel, transpose, dims + 2)) return -1;
-  set_out(c, 0, x->dtype, x->rank, dims);
+  set_out(c, 0, ot >= 0 ? (vta_dtype)ot : x->dtype, x->rank, dims);
   return 0;
 }
 
@@ -270,8 +274,10 @@ static int infer_pool(ctx *c) {
   return 0;
 }
 
-static int infer_matmul(ctx *c) {
-  vta_gvalue *a = IN(c, 0), *b = IN(c, 1);
+static int infer_matmul_at(ctx *c, int ai, int bi, int ot);
+static int infer_matmul(ctx *c) { return infer_matmul_at(c, 0, 1, -1); }
+static int infer_matmul_at(ctx *c, int ai, int bi, int ot) {
+  vta_gvalue *a = IN(c, ai), *b = IN(c, bi);
   if (need_rank(c, a, 0) || need_rank(c, b, 1)) return -1;
   if (a->rank < 1 || b->rank < 1) return bad(c, "MatMul of a scalar");
   int64_t ad[VTA_MAX_RANK + 1], bd[VTA_MAX_RANK + 1];
@@ -294,7 +300,7 @@ static int infer_matmul(ctx *c) {
   if (a->rank > 1) dims[out_r++] = ad[ar - 2];
   if (b->rank > 1) dims[out_r++] = bd[br - 1];
   if (out_r > VTA_MAX_RANK) return bad(c, "result rank too large");
-  set_out(c, 0, a->dtype, out_r, dims);
+  set_out(c, 0, ot >= 0 ? (vta_dtype)ot : a->dtype, out_r, dims);
   return 0;
 }
 
@@ -627,6 +633,170 @@ static int infer_elementwise(ctx *c) {
   return 0;
 }
 
+/* ---- quantized operators ---- */
+
+static int is_q8(vta_dtype t) { return t == VTA_DT_I8 || t == VTA_DT_U8; }
+
+/* Input k of a quantized ONNX operator: a constant scale (float) or zero point (int8/uint8, or
+ * int32 for DequantizeLinear of int32 data) with 1 or `per` elements. */
+static int q_param(ctx *c, int k, const char *what, int is_zp, int64_t per) {
+  vta_gvalue *v = IN(c, k);
+  if (!v) return 0;
+  if (!v->data)
+    return bad(c, "%s (input %d, '%s') must be a constant known at compile time", what, k, v->name);
+  if (is_zp ? !(is_q8(v->dtype) || v->dtype == VTA_DT_I32) : v->dtype != VTA_DT_F32)
+    return unsupported(c, is_zp ? "a zero point other than int8, uint8 or int32" : "a scale other than float32");
+  int64_t n = vta_value_count(v);
+  if (v->rank > 1 || (n != 1 && n != per))
+    return bad(c, "%s has %lld elements; expected 1%s", what, (long long)n,
+               per > 1 ? " or one per channel" : "");
+  if (!is_zp) {
+    const float *f = v->data;
+    for (int64_t i = 0; i < n; i++)
+      if (!(f[i] > 0) || !isfinite(f[i])) return bad(c, "%s element %lld is %g; scales must be positive", what, (long long)i, (double)f[i]);
+  }
+  return 0;
+}
+
+static int infer_quantize(ctx *c, int dequant) {
+  vta_gvalue *x = IN(c, 0), *zp = IN(c, 2);
+  if (need_rank(c, x, 0) || need_rank(c, IN(c, 1), 1)) return -1;
+  /* The axis matters only for per-axis scales (a scalar scale works at any rank). */
+  int64_t axis = 0;
+  if (vta_value_count(IN(c, 1)) > 1) {
+    if (x->rank == 0) return bad(c, "per-axis scales for a scalar");
+    if (norm_axis(c, vta_node_int(c->nd, "axis", 1), x->rank, &axis)) return -1;
+  }
+  int64_t per = x->rank > 0 ? x->dims[axis] : 1;
+  if (q_param(c, 1, "the scale", 0, per) || q_param(c, 2, "the zero point", 1, per)) return -1;
+  if (zp && vta_value_count(zp) != vta_value_count(IN(c, 1)) && vta_value_count(zp) != 1)
+    return bad(c, "the scale and the zero point differ in length");
+  if (set_int(c, "axis", axis)) return -1;
+  if (dequant) {
+    if (!is_q8(x->dtype) && x->dtype != VTA_DT_I32)
+      return unsupported(c, "DequantizeLinear of data other than int8, uint8 or int32");
+    if (zp && zp->dtype != x->dtype) return bad(c, "the zero point's type differs from the data's");
+    set_out(c, 0, VTA_DT_F32, x->rank, x->dims);
+  } else {
+    if (x->dtype != VTA_DT_F32) return unsupported(c, "QuantizeLinear of data other than float32");
+    vta_dtype t = zp ? zp->dtype : VTA_DT_U8;
+    if (!is_q8(t)) return unsupported(c, "QuantizeLinear to a type other than int8 or uint8");
+    set_out(c, 0, t, x->rank, x->dims);
+  }
+  return 0;
+}
+
+static int need_type(ctx *c, int k, int int8_only) {
+  vta_gvalue *v = IN(c, k);
+  if (!v) return 0;
+  if (int8_only ? v->dtype != VTA_DT_I8 : !is_q8(v->dtype))
+    return unsupported(c, int8_only ? "an input other than int8" : "an input other than int8 or uint8");
+  return 0;
+}
+
+/* Checks a zero-point input against its data input: same type, one element (or one per
+ * output channel for weights). */
+static int zp_match(ctx *c, int zk, int dk, int64_t per) {
+  vta_gvalue *z = IN(c, zk), *d = IN(c, dk);
+  if (!z) return 0;
+  if (!z->data) return bad(c, "zero point input %d must be a constant known at compile time", zk);
+  if (z->dtype != d->dtype) return bad(c, "zero point input %d's type differs from input %d's", zk, dk);
+  int64_t n = vta_value_count(z);
+  if (z->rank > 1 || (n != 1 && n != per)) return bad(c, "zero point input %d has %lld elements", zk, (long long)n);
+  return 0;
+}
+
+static int infer_qlinear_conv(ctx *c) {
+  vta_gvalue *w = IN(c, 3), *yz = IN(c, 7);
+  if (c->nd->n_in < 8) return bad(c, "expects 8 or 9 inputs, has %d", c->nd->n_in);
+  if (need_rank(c, IN(c, 0), 0) || need_rank(c, w, 3) || need_type(c, 0, 0) || need_type(c, 3, 0))
+    return -1;
+  int64_t m = w->rank > 0 ? w->dims[0] : 1;
+  if (q_param(c, 1, "x_scale", 0, 1) || zp_match(c, 2, 0, 1) || q_param(c, 4, "w_scale", 0, m) ||
+      zp_match(c, 5, 3, m) || q_param(c, 6, "y_scale", 0, 1) || !yz || q_param(c, 7, "y_zero_point", 1, 1))
+    return yz ? -1 : bad(c, "y_zero_point is missing");
+  vta_gvalue *b = IN(c, 8);
+  if (b && b->dtype != VTA_DT_I32) return bad(c, "the bias must be int32");
+  return infer_conv_at(c, 0, 0, 3, 8, yz->dtype);
+}
+
+static int infer_conv_integer(ctx *c) {
+  if (need_rank(c, IN(c, 0), 0) || need_rank(c, IN(c, 1), 1) || need_type(c, 0, 0) || need_type(c, 1, 0))
+    return -1;
+  int64_t m = IN(c, 1)->rank > 0 ? IN(c, 1)->dims[0] : 1;
+  if (zp_match(c, 2, 0, 1) || zp_match(c, 3, 1, m)) return -1;
+  return infer_conv_at(c, 0, 0, 1, -1, VTA_DT_I32);
+}
+
+static int infer_qlinear_matmul(ctx *c) {
+  if (c->nd->n_in != 8) return bad(c, "expects 8 inputs, has %d", c->nd->n_in);
+  vta_gvalue *b = IN(c, 3);
+  if (need_rank(c, IN(c, 0), 0) || need_rank(c, b, 3) || need_type(c, 0, 0) || need_type(c, 3, 0))
+    return -1;
+  int64_t n = b->dims[b->rank - 1];
+  if (q_param(c, 1, "a_scale", 0, 1) || zp_match(c, 2, 0, 1) || q_param(c, 4, "b_scale", 0, n) ||
+      zp_match(c, 5, 3, n) || q_param(c, 6, "y_scale", 0, 1) || q_param(c, 7, "y_zero_point", 1, 1))
+    return -1;
+  if (!IN(c, 2) || !IN(c, 5) || !IN(c, 7)) return bad(c, "a zero point is missing");
+  return infer_matmul_at(c, 0, 3, IN(c, 7)->dtype);
+}
+
+static int infer_matmul_integer(ctx *c) {
+  vta_gvalue *b = IN(c, 1);
+  if (need_rank(c, IN(c, 0), 0) || need_rank(c, b, 1) || need_type(c, 0, 0) || need_type(c, 1, 0))
+    return -1;
+  if (zp_match(c, 2, 0, 1) || zp_match(c, 3, 1, b->dims[b->rank - 1])) return -1;
+  return infer_matmul_at(c, 0, 1, VTA_DT_I32);
+}
+
+/* shift, lo, hi and the mul input (3) of QConv/QDense/QAdd; nmul: multipliers expected. */
+static int requant_attrs(ctx *c, int64_t nmul) {
+  int64_t shift = vta_node_int(c->nd, "shift", -1), lo = vta_node_int(c->nd, "lo", -128),
+          hi = vta_node_int(c->nd, "hi", 127);
+  if (shift < 0 || shift > 31) return bad(c, "shift %lld is not in 0..31", (long long)shift);
+  if (lo < -128 || hi > 127 || lo > hi) return bad(c, "clip range [%lld, %lld] is not within int8", (long long)lo, (long long)hi);
+  const vta_gvalue *m = c->nd->n_in > 3 ? IN(c, 3) : NULL;
+  if (m && (!m->data || m->dtype != VTA_DT_I32 || m->rank != 1 || m->dims[0] != nmul))
+    return bad(c, "mul must be a constant int32 tensor with one multiplier per output channel (%lld)",
+               (long long)nmul);
+  return set_int(c, "lo", lo) || set_int(c, "hi", hi);
+}
+
+static int infer_qconv(ctx *c) {
+  vta_gvalue *w = IN(c, 1), *b = IN(c, 2);
+  if (need_rank(c, IN(c, 0), 0) || need_rank(c, w, 1) || need_type(c, 0, 1) || need_type(c, 1, 1)) return -1;
+  if (b && b->dtype != VTA_DT_I32) return bad(c, "the bias must be int32");
+  if (infer_conv_at(c, 0, 0, 1, 2, VTA_DT_I8)) return -1;
+  return requant_attrs(c, w->dims[0]);
+}
+
+static int infer_qdense(ctx *c) {
+  vta_gvalue *x = IN(c, 0), *w = IN(c, 1), *b = IN(c, 2);
+  if (need_rank(c, x, 0) || need_rank(c, w, 1) || need_type(c, 0, 1) || need_type(c, 1, 1)) return -1;
+  if (x->rank < 1 || w->rank != 2 || x->dims[x->rank - 1] != w->dims[1])
+    return bad(c, "QDense needs x [..., K] and w [N, K]");
+  if (b && (b->dtype != VTA_DT_I32 || vta_value_count(b) != w->dims[0]))
+    return bad(c, "the bias must be int32 with one element per output");
+  int64_t dims[VTA_MAX_RANK];
+  memcpy(dims, x->dims, sizeof dims);
+  dims[x->rank - 1] = w->dims[0];
+  set_out(c, 0, VTA_DT_I8, x->rank, dims);
+  return requant_attrs(c, w->dims[0]);
+}
+
+static int infer_qadd(ctx *c) {
+  vta_gvalue *a = IN(c, 0), *b = IN(c, 1);
+  if (need_rank(c, a, 0) || need_rank(c, b, 1) || need_type(c, 0, 1) || need_type(c, 1, 1)) return -1;
+  if (a->rank != b->rank || memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank))
+    return bad(c, "QAdd needs operands of the same shape");
+  for (int k = 0; k < 2; k++) {
+    int64_t v = vta_node_int(c->nd, k ? "mb" : "ma", 1 << 20);
+    if (v < -32768 || v > 32767) return bad(c, "%s %lld is not a 16-bit integer", k ? "mb" : "ma", (long long)v);
+  }
+  set_out(c, 0, VTA_DT_I8, a->rank, a->dims);
+  return requant_attrs(c, 0);
+}
+
 static int infer_node(ctx *c) {
   vta_node *nd = c->nd;
   for (int k = 0; k < nd->n_in; k++) {
@@ -725,6 +895,15 @@ static int infer_node(ctx *c) {
     set_out(c, 0, x->dtype, r, dims);
     return 0;
   }
+  case VTA_GOP_QUANTIZE_LINEAR: return infer_quantize(c, 0);
+  case VTA_GOP_DEQUANTIZE_LINEAR: return infer_quantize(c, 1);
+  case VTA_GOP_QLINEAR_CONV: return infer_qlinear_conv(c);
+  case VTA_GOP_CONV_INTEGER: return infer_conv_integer(c);
+  case VTA_GOP_QLINEAR_MATMUL: return infer_qlinear_matmul(c);
+  case VTA_GOP_MATMUL_INTEGER: return infer_matmul_integer(c);
+  case VTA_GOP_QCONV: return infer_qconv(c);
+  case VTA_GOP_QDENSE: return infer_qdense(c);
+  case VTA_GOP_QADD: return infer_qadd(c);
   case VTA_GOP_DROPOUT: {
     vta_gvalue *x = IN(c, 0);
     if (need_rank(c, x, 0)) return -1;

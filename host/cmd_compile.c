@@ -10,6 +10,8 @@
 #include <time.h>
 
 #include "compiler/compiler.h"
+#include "compiler/partition.h"
+#include "host/calib.h"
 #include "host/cli.h"
 #include "host/cli_args.h"
 
@@ -30,9 +32,20 @@ static void compile_help(void) {
          "                      e.g. aarch64-linux-gnu, armv7a-linux-gnueabihf\n"
          "  --cpu NAME          target CPU for --triple (default: the target's generic CPU)\n"
          "  --features F        target features for --triple, e.g. +neon or +avx2,+fma\n"
+         "  --quantize          post-training int8 quantization (docs/quantization.md):\n"
+         "                      convolutions and matrix products become int8 operators\n"
+         "  --calibrate DIR     calibration inputs for --quantize: every .npy of DIR is one\n"
+         "                      sample (several inputs: one subdirectory per sample with\n"
+         "                      NAME.npy per input); default: the model's test_data_set_N\n"
+         "                      inputs, else random normal data (with a warning)\n"
+         "  --accel             quantize and partition for the accelerator: its layers are\n"
+         "                      lowered to accelerator programs stored in the bundle\n"
+         "  --config FILE       the accelerator's hardware configuration for --accel\n"
+         "                      (default: $VTA_CONFIG, else the default configuration)\n"
+         "  --explain           print where each node runs and why (implies --accel)\n"
          "  -d LETTERS          dump the graph to stderr after passes: i import, s shapes,\n"
          "                      f constant folding, b batch-norm folding, d dead nodes,\n"
-         "                      e epilogue fusion\n"
+         "                      q quantization, e epilogue fusion, p partitioning\n"
          "  --shape [NAME=]D,D  shape of an input with symbolic dimensions (no NAME: the\n"
          "                      first input), e.g. --shape x=1,3,48,192\n"
          "  --batch N           value for other symbolic input dimensions (default 1)\n"
@@ -56,7 +69,8 @@ int vta_cmd_compile(int argc, char **argv) {
   const char *batch = NULL, *shape_names[16];
   int n_shapes = 0, shape_ranks[16];
   int64_t shape_dims[16][VTA_MAX_RANK];
-  int verify = 0, verbose = 0, r;
+  int verify = 0, verbose = 0, r, quantize = 0, accel = 0, explain = 0;
+  const char *calib_dir = NULL, *cfg_path = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (vta_cli_is_help(a)) {
@@ -99,11 +113,24 @@ int vta_cmd_compile(int argc, char **argv) {
         if (*e && *e != ',') return vta_cli_usage_error(cmd, "--shape '%s': unexpected '%c'", val, *e);
       }
       shape_ranks[n_shapes++] = rk;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--calibrate", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      calib_dir = val;
+      quantize = 1;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--config", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      cfg_path = val;
+    } else if (strcmp(a, "--quantize") == 0) {
+      quantize = 1;
+    } else if (strcmp(a, "--accel") == 0) {
+      accel = quantize = 1;
+    } else if (strcmp(a, "--explain") == 0) {
+      explain = accel = quantize = 1;
     } else if (strncmp(a, "-d", 2) == 0) {
       dump = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
       if (!dump) return vta_cli_usage_error(cmd, "-d needs LETTERS");
-      if (dump[strspn(dump, "isfbde")])
-        return vta_cli_usage_error(cmd, "unknown dump letter in '%s' (letters: isfbde)", dump);
+      if (dump[strspn(dump, "isfbdqep")])
+        return vta_cli_usage_error(cmd, "unknown dump letter in '%s' (letters: isfbdqep)", dump);
     } else if (strcmp(a, "--verify") == 0) {
       verify = 1;
     } else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
@@ -120,7 +147,13 @@ int vta_cmd_compile(int argc, char **argv) {
   int kind = strcmp(emit, "bundle") == 0 ? 0 : strcmp(emit, "obj") == 0 ? 1
            : strcmp(emit, "ll") == 0 ? 2 : strcmp(emit, "graph") == 0 ? 3 : -1;
   if (kind < 0) return vta_cli_usage_error(cmd, "--emit must be bundle, obj, ll or graph, not '%s'", emit);
-  if (!out && !dump) return vta_cli_usage_error(cmd, "no output file (-o FILE)");
+  if (!out && !dump && !explain) return vta_cli_usage_error(cmd, "no output file (-o FILE)");
+  if (cfg_path && !accel) return vta_cli_usage_error(cmd, "--config applies to --accel only");
+  if (accel && kind != 0 && kind != 3)
+    return vta_cli_usage_error(cmd, "--accel writes a bundle (or --emit graph): accelerator programs "
+                                    "do not fit an object file or LLVM IR");
+  vta_config cfg;
+  if (accel && vta_cli_config(cmd, cfg_path, &cfg) != 0) return VTA_EXIT_FAIL;
   if ((triple || cpu || features) && kind != 1 && kind != 2)
     return vta_cli_usage_error(cmd, "--triple, --cpu and --features apply to --emit obj and ll only");
   if ((cpu || features) && !triple)
@@ -152,12 +185,36 @@ int vta_cmd_compile(int argc, char **argv) {
   vta_graph *g = vta_onnx_import_file(in, &io, &err);
   if (!g) return vta_cli_fail(cmd, &err);
   double t1 = ms();
-  vta_compile_opts o = {dump, stderr, verify};
+  vta_calib_set cs = {0};
+  vta_calib cal;
+  vta_quant_opts qo = {&cal, verbose ? stderr : NULL};
+  if (quantize) {
+    /* Calibration inputs need only the inputs' shapes, which the importer knows. */
+    int random = 0;
+    if (calib_dir ? vta_calib_load_dir(g, calib_dir, &cs, &err)
+                  : vta_calib_load_default(g, in, &cs, &random, &err)) {
+      vta_graph_destroy(g);
+      return vta_cli_fail(cmd, &err);
+    }
+    if (random)
+      fprintf(stderr, "vta compile: warning: no --calibrate DIR and no test_data_set_N beside the model: "
+                      "calibrating on random normal inputs, which suits only inputs distributed "
+                      "roughly as N(0, 1)\n");
+    vta_calib_view(&cs, &cal);
+  }
+  vta_place *places = NULL;
+  vta_compile_opts o = {dump, stderr, verify, quantize ? &qo : NULL, accel ? &cfg : NULL,
+                        accel ? &places : NULL};
   if (vta_compile_graph(g, &o, &err)) {
     vta_error_prefix(&err, "%s", in);
+    vta_calib_set_free(&cs);
+    free(places);
     vta_graph_destroy(g);
     return vta_cli_fail(cmd, &err);
   }
+  vta_calib_set_free(&cs);
+  if (explain) vta_explain_print(g, accel ? &cfg : NULL, places, stdout);
+  free(places);
   double t2 = ms();
   int rc = VTA_EXIT_OK;
   if (!out) {
@@ -181,12 +238,16 @@ int vta_cmd_compile(int argc, char **argv) {
   if (kind == 0) {
     unsigned char *b;
     size_t n;
-    if (vta_bundle_write(g, &code, &b, &n, &err)) {
+    vta_bundle_acc acc = {0};
+    if ((accel && vta_acc_bundle(g, &cfg, &acc, &err)) ||
+        vta_bundle_write_acc(g, &code, accel ? &acc : NULL, &b, &n, &err)) {
       rc = vta_cli_fail(cmd, &err);
     } else {
       if (vta_cli_write_file(cmd, out, b, n) != 0) rc = VTA_EXIT_FAIL;
       free(b);
     }
+    if (verbose && accel) fprintf(stderr, "vta compile: %d accelerator layers lowered\n", acc.n);
+    vta_bundle_acc_free(&acc);
   } else if (kind == 1) {
     if (vta_cli_write_file(cmd, out, code.object, code.object_size) != 0) rc = VTA_EXIT_FAIL;
   } else {

@@ -10,6 +10,7 @@
 #include "compiler/compiler.h"
 #include "host/cli.h"
 #include "host/cli_args.h"
+#include "vta/config.h"
 
 static void print_shape(const vta_gvalue *v) {
   printf("%s[", vta_dtype_name(v->dtype));
@@ -46,7 +47,8 @@ int vta_cmd_info(int argc, char **argv) {
   vta_graph *g;
   vta_cpu_code code;
   vta_error err = {0};
-  if (vta_bundle_read(b, n, &g, &code, &err)) {
+  vta_bundle_acc acc;
+  if (vta_bundle_read_acc(b, n, &g, &code, &acc, &err)) {
     free(b);
     vta_error_prefix(&err, "%s", path);
     return vta_cli_fail(cmd, &err);
@@ -78,7 +80,23 @@ int vta_cmd_info(int argc, char **argv) {
   printf("cpu code: %zu bytes of LLVM bitcode, %zu bytes of native object for %s (cpu %s, %zu "
          "bytes of features)\n", code.size, code.object_size, code.target.triple[0] ? code.target.triple : "-",
          code.target.cpu[0] ? code.target.cpu : "-", strlen(code.target.features));
-  printf("accelerator programs: none (CPU-only bundle)\n");
+  if (!acc.n) {
+    printf("accelerator programs: none (CPU-only bundle)\n");
+  } else {
+    int nodes = 0;
+    size_t pbytes = 0, wbytes = 0;
+    for (int k = 0; k < acc.n; k++) {
+      nodes += k == 0 || acc.layers[k].node != acc.layers[k - 1].node;
+      pbytes += acc.layers[k].prog_size;
+      wbytes += acc.layers[k].weight_size + acc.layers[k].bias_size;
+    }
+    vta_config cfg;
+    char shape[64] = "?";
+    if (!vta_config_parse(&cfg, acc.config_json, "bundle", &err)) vta_config_shape_name(&cfg, shape, sizeof shape);
+    printf("accelerator programs: %d for %d nodes (%zu bytes of programs, %zu bytes of packed "
+           "weights and biases) for a %s configuration\n", acc.n, nodes, pbytes, wbytes, shape);
+  }
+  vta_bundle_acc_free(&acc);
   if (graph) vta_graph_print(g, stdout, 0);
   vta_cpu_code_free(&code);
   vta_graph_destroy(g);

@@ -17,6 +17,7 @@
 #include "host/cli_args.h"
 #include "host/model.h"
 #include "host/npy.h"
+#include "vta/stats.h"
 
 static void run_help(void) {
   printf("usage: vta run MODEL.vtab|MODEL.onnx --input [NAME=]X.npy ... [--output DIR]\n"
@@ -33,7 +34,11 @@ static void run_help(void) {
          "  --labels L1,L2,...       class names: an output with one score per class is\n"
          "                           printed as its most likely labels and scores\n"
          "                           (--labels @FILE reads one name per line)\n"
-         "  --backend cpu            the only backend of a CPU-only bundle (default)\n"
+         "  --backend NAME           cpu (default): every node on the CPU; fsim, rtl, ...: the\n"
+         "                           accelerator layers of a bundle compiled with --accel run\n"
+         "                           on that simulator (the rest on the CPU), and the\n"
+         "                           accelerator's statistics are printed\n"
+         "  --backend-options S      options for the backend (see vta exec --help)\n"
          "  -h, --help               show this help\n"
          "\nexit status: 0 ran, 1 model, input or output problem, 2 bad command line.\n");
 }
@@ -114,7 +119,7 @@ static void safe_name(const char *s, char *out, size_t size) {
 
 int vta_cmd_run(int argc, char **argv) {
   const char *cmd = "run", *model = NULL, *outdir = NULL, *inputs[64], *backend = NULL;
-  const char *label_spec = NULL;
+  const char *label_spec = NULL, *backend_opts = NULL;
   int n_in = 0, r;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -135,6 +140,9 @@ int vta_cmd_run(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       backend = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend-options", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      backend_opts = val;
     } else if (a[0] == '-' && a[1]) {
       return vta_cli_usage_error(cmd, "unknown option '%s'", a);
     } else if (model) {
@@ -144,8 +152,6 @@ int vta_cmd_run(int argc, char **argv) {
     }
   }
   if (!model) return vta_cli_usage_error(cmd, "no MODEL given");
-  if (backend && strcmp(backend, "cpu") != 0)
-    return vta_cli_usage_error(cmd, "backend '%s': this bundle has no accelerator programs, only 'cpu' applies", backend);
   static const char *labels[MAX_LABELS];
   char *label_store = NULL;
   int n_labels = 0;
@@ -175,6 +181,12 @@ int vta_cmd_run(int argc, char **argv) {
     return vta_cli_fail(cmd, &err);
   }
   int rc = VTA_EXIT_OK;
+  if (backend && vta_model_set_backend(m, backend, backend_opts, &err)) {
+    for (int j = 0; j < n_in; j++) free((char *)names[j]), vta_npy_free(&tens[j]);
+    free(label_store);
+    vta_model_destroy(m);
+    return vta_cli_fail(cmd, &err);
+  }
   char *given = calloc((size_t)vta_model_n_inputs(m) + 1, 1);
   for (int k = 0; k < n_in && rc == VTA_EXIT_OK; k++) {
     const char *file = strchr(inputs[k], '=') ? strchr(inputs[k], '=') + 1 : inputs[k];
@@ -222,6 +234,19 @@ int vta_cmd_run(int argc, char **argv) {
     }
   free(given);
   if (rc == VTA_EXIT_OK && vta_model_run(m, &err)) rc = vta_cli_fail(cmd, &err);
+  if (rc == VTA_EXIT_OK && backend && strcmp(backend, "cpu") != 0) {
+    vta_stats st;
+    uint64_t am, tm;
+    vta_model_acc_stats(m, &st, &am, &tm);
+    printf("accelerator (%s): %d layers, %llu of %llu MACs offloaded (%.1f%%), %llu instructions, "
+           "%llu micro-ops", backend, vta_model_n_acc_layers(m), (unsigned long long)am,
+           (unsigned long long)tm, tm ? 100.0 * (double)am / (double)tm : 0.0,
+           (unsigned long long)st.insns, (unsigned long long)st.uops);
+    if (st.cycles)
+      printf(", %llu cycles, utilisation %.1f%%", (unsigned long long)st.cycles,
+             100.0 * (double)st.macs / (double)vta_model_acc_config(m)->macs_per_cycle / (double)st.cycles);
+    printf(", %.3f s simulated\n", st.wall_seconds);
+  }
   if (rc == VTA_EXIT_OK && outdir) mkdir(outdir, 0777);
   for (int k = 0; rc == VTA_EXIT_OK && k < vta_model_n_outputs(m); k++) {
     int rank;

@@ -44,6 +44,23 @@ int vta_model_set_input(vta_model *m, int k, const float *data, size_t count, vt
 int vta_model_run(vta_model *m, vta_error *err);
 const float *vta_model_output(const vta_model *m, int k);
 
+/* Accelerator programs (bundles compiled with `vta compile --accel`): how many layers the
+ * bundle holds, and the backend that runs them: "cpu" (their CPU code, the default), or a
+ * device backend ("fsim", "rtl", ...) with its options string (may be NULL). */
+int vta_model_n_acc_layers(const vta_model *m);
+int vta_model_set_backend(vta_model *m, const char *backend, const char *options, vta_error *err);
+/* Accelerator statistics of the runs since the backend was chosen, and the multiply-accumulates
+ * of one inference on the accelerator and in total. Pointers may be NULL. */
+struct vta_stats;
+struct vta_config;
+/* The hardware configuration the accelerator layers were compiled for. */
+const struct vta_config *vta_model_acc_config(const vta_model *m);
+void vta_model_acc_stats(const vta_model *m, struct vta_stats *st, uint64_t *acc_macs,
+                         uint64_t *all_macs);
+/* The buffer of any value of the graph by name (its element type as vta_dtype and count), for
+ * tests comparing intermediate tensors; NULL if there is no such value. */
+const void *vta_model_value(const vta_model *m, const char *name, int *dtype, int64_t *count);
+
 /* `vta bench model ...` (bench_model.c): argv[0] is "model". Returns an exit status. */
 int vta_bench_model(int argc, char **argv);
 

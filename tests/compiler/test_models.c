@@ -14,8 +14,12 @@
 
 #include <cmocka.h>
 
+#include "compiler/compiler.h"
+#include "compiler/partition.h"
 #include "host/model.h"
 #include "host/npy.h"
+#include "vta/config.h"
+#include "vta/stats.h"
 
 static int fetched(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -83,10 +87,157 @@ static void test_models_ppocr_cls_matches_onnxruntime(void **state) {
               "tests/data/models/ppocr_cls_text180", outs, 1);
 }
 
+/* ---- int8 on the accelerator ---- */
+
+/* Compiles model (input shape from x) with int8 quantization calibrated on the n_cal inputs
+ * and partitioned for the default configuration; returns the bundle. */
+static unsigned char *compile_int8(const char *model, const vta_npy *x, const vta_npy *cal, int n_cal,
+                                   size_t *size) {
+  assert_true(fetched(model));
+  vta_error err = {0};
+  int rank = x->rank;
+  int64_t dims[1][VTA_MAX_RANK];
+  for (int d = 0; d < rank; d++) dims[0][d] = x->dims[d];
+  vta_import_opts io = {0};
+  io.n_shapes = 1;
+  io.shape_names = (const char *const[]){NULL};
+  io.shape_ranks = &rank;
+  io.shape_dims = (const int64_t(*)[VTA_MAX_RANK])dims;
+  vta_graph *g = vta_onnx_import_file(model, &io, &err);
+  if (!g) fail_msg("%s", err.msg);
+  const float *samples[8];
+  for (int k = 0; k < n_cal; k++) samples[k] = cal[k].data;
+  vta_calib c = {n_cal, 1, samples};
+  vta_quant_opts qo = {&c, NULL};
+  vta_config cfg;
+  vta_config_default(&cfg);
+  vta_compile_opts o = {NULL, NULL, 0, &qo, &cfg, NULL};
+  if (vta_compile_graph(g, &o, &err)) fail_msg("%s", err.msg);
+  vta_cpu_code code;
+  vta_bundle_acc acc;
+  unsigned char *b;
+  assert_int_equal(vta_codegen_llvm(g, &code, &err), 0);
+  if (vta_acc_bundle(g, &cfg, &acc, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(vta_bundle_write_acc(g, &code, &acc, &b, size, &err), 0);
+  vta_bundle_acc_free(&acc);
+  vta_cpu_code_free(&code);
+  vta_graph_destroy(g);
+  return b;
+}
+
+/* Runs a bundle on backend with input x; out[k] receives output k (malloc'd). */
+static void run_bundle(const unsigned char *b, size_t n, const char *backend, const vta_npy *x, float **out,
+                       int n_out, double *offload) {
+  vta_error err = {0};
+  vta_model *m = vta_model_load(b, n, &err);
+  if (!m) fail_msg("%s", err.msg);
+  if (vta_model_set_backend(m, backend, NULL, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(vta_model_set_input(m, 0, x->data, x->count, &err), 0);
+  if (vta_model_run(m, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(vta_model_n_outputs(m), n_out);
+  for (int k = 0; k < n_out; k++) {
+    int rank;
+    int64_t dims[8], cnt = 1;
+    vta_model_output_info(m, k, &rank, dims);
+    for (int d = 0; d < rank; d++) cnt *= dims[d];
+    out[k] = malloc(sizeof(float) * (size_t)cnt);
+    memcpy(out[k], vta_model_output(m, k), sizeof(float) * (size_t)cnt);
+  }
+  if (offload) {
+    uint64_t am, tm;
+    vta_model_acc_stats(m, NULL, &am, &tm);
+    *offload = tm ? (double)am / (double)tm : 0;
+  }
+  vta_model_destroy(m);
+}
+
+static double nmse(const float *a, const float *ref, size_t n) {
+  double e = 0, s = 0;
+  for (size_t i = 0; i < n; i++) e += ((double)a[i] - ref[i]) * ((double)a[i] - ref[i]), s += (double)ref[i] * ref[i];
+  return s > 0 ? e / s : e;
+}
+
+static void test_models_ppocr_cls_int8_same_labels_on_fsim(void **state) {
+  (void)state;
+  vta_error err = {0};
+  vta_npy x[2];
+  assert_int_equal(vta_npy_read("tests/data/models/text.npy", &x[0], &err), 0);
+  assert_int_equal(vta_npy_read("tests/data/models/text180.npy", &x[1], &err), 0);
+  size_t n;
+  unsigned char *b = compile_int8(".cache/models/ppocr_cls.onnx", &x[0], x, 2, &n);
+  const char *refs[2] = {"tests/data/models/ppocr_cls_text/softmax_0.tmp_0.npy",
+                         "tests/data/models/ppocr_cls_text180/softmax_0.tmp_0.npy"};
+  for (int k = 0; k < 2; k++) {
+    vta_npy ref;
+    assert_int_equal(vta_npy_read(refs[k], &ref, &err), 0);
+    float *cpu[1], *fsim[1];
+    double off;
+    run_bundle(b, n, "cpu", &x[k], cpu, 1, NULL);
+    run_bundle(b, n, "fsim", &x[k], fsim, 1, &off);
+    assert_memory_equal(cpu[0], fsim[0], 2 * sizeof(float));
+    const float *r = ref.data;
+    print_message("ppocr_cls image %d: float %.4f %.4f, int8 %.4f %.4f, NMSE %.3g, %.1f%% of MACs offloaded\n",
+                  k, r[0], r[1], fsim[0][0], fsim[0][1], nmse(fsim[0], r, 2), 100 * off);
+    assert_int_equal(fsim[0][0] > fsim[0][1], r[0] > r[1]);
+    free(cpu[0]);
+    free(fsim[0]);
+    vta_npy_free(&ref);
+  }
+  free(b);
+  vta_npy_free(&x[0]);
+  vta_npy_free(&x[1]);
+}
+
+static float sigmoid(float v) { return 1.0f / (1.0f + expf(-(v < -100 ? -100 : v > 100 ? 100 : v))); }
+
+static void test_models_blazeface_int8_scores_on_fsim(void **state) {
+  (void)state;
+  vta_error err = {0};
+  vta_npy x;
+  assert_int_equal(vta_npy_read("tests/data/models/astronaut.npy", &x, &err), 0);
+  size_t n;
+  unsigned char *b = compile_int8(".cache/models/blazeface.onnx", &x, &x, 1, &n);
+  static const char *const outs[] = {"Identity_0", "Identity_1_0", "Identity_2_0", "Identity_3_0"};
+  float *cpu[4], *fsim[4];
+  double off;
+  run_bundle(b, n, "cpu", &x, cpu, 4, NULL);
+  run_bundle(b, n, "fsim", &x, fsim, 4, &off);
+  int faces = 0;
+  double worst = 0;
+  for (int k = 0; k < 4; k++) {
+    char path[256];
+    snprintf(path, sizeof path, "tests/data/models/blazeface_astronaut/%s.npy", outs[k]);
+    vta_npy ref;
+    assert_int_equal(vta_npy_read(path, &ref, &err), 0);
+    assert_memory_equal(cpu[k], fsim[k], ref.count * sizeof(float));
+    const float *r = ref.data;
+    print_message("blazeface %s: NMSE %.3g\n", outs[k], nmse(fsim[k], r, ref.count));
+    /* Score outputs (one logit per anchor): the detections' scores. */
+    if (ref.count == 512 || ref.count == 384)
+      for (size_t j = 0; j < ref.count; j++)
+        if (sigmoid(r[j]) > 0.5f || sigmoid(fsim[k][j]) > 0.5f) {
+          faces++;
+          double d = fabs((double)sigmoid(fsim[k][j]) - sigmoid(r[j]));
+          if (d > worst) worst = d;
+        }
+    vta_npy_free(&ref);
+    free(cpu[k]);
+    free(fsim[k]);
+  }
+  print_message("blazeface: %d anchors score a face, worst score difference %.4f; %.1f%% of MACs offloaded\n",
+                faces, worst, 100 * off);
+  assert_true(faces > 0);
+  assert_true(worst <= 0.03);
+  free(b);
+  vta_npy_free(&x);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_models_blazeface_matches_onnxruntime),
       cmocka_unit_test(test_models_ppocr_cls_matches_onnxruntime),
+      cmocka_unit_test(test_models_ppocr_cls_int8_same_labels_on_fsim),
+      cmocka_unit_test(test_models_blazeface_int8_scores_on_fsim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

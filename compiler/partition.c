@@ -1,0 +1,515 @@
+/* partition.c - which nodes run on the accelerator, why, and their lowering to accelerator
+ * programs; the text of `vta compile --explain`.
+ *
+ * The design idea: a node goes to the accelerator when its arithmetic is exactly what the
+ * lowering (compiler/vta_lower.h) emits - an int8 convolution with groups 1 and dilation 1,
+ * or an int8 dense layer, whose requantization is the pure rounding shift of the ALU epilogue
+ * (no per-channel multiplier) - and the lowering's cost model finds a tiling that fits the
+ * configuration's buffers. Everything else stays on the CPU, and the reason is recorded in
+ * words, with the multiply-accumulate count, so `--explain` can say what was offloaded, what
+ * was not and why. Each accelerator node is its own subgraph: the host packs its int8 NCHW
+ * input into the BATCH x BLOCK tiles the program reads, replays the program, and unpacks the
+ * output (host/model.c); the quantizer has already put QuantizeLinear / DequantizeLinear
+ * where int8 meets float, so those layout conversions are the only boundary work left. The
+ * same node keeps its CPU code too, so a bundle also runs without an accelerator and the two
+ * paths can be compared bit for bit.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/partition.h"
+#include "vta/config.h"
+
+int vta_node_on_acc(const vta_graph *g, int i) {
+  return strcmp(vta_node_string(&g->nodes[i], "device", "cpu"), "vta") == 0;
+}
+
+uint64_t vta_node_macs(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  const vta_gvalue *o = nd->n_out ? &g->values[nd->out[0]] : NULL;
+  if (!o) return 0;
+  switch (nd->op) {
+  case VTA_GOP_CONV: case VTA_GOP_QCONV: case VTA_GOP_QLINEAR_CONV: case VTA_GOP_CONV_INTEGER: {
+    int wi = nd->op == VTA_GOP_QLINEAR_CONV ? 3 : 1;
+    const vta_gvalue *w = &g->values[nd->in[wi]];
+    return (uint64_t)vta_value_count(o) * (uint64_t)(vta_value_count(w) / (w->dims[0] ? w->dims[0] : 1));
+  }
+  case VTA_GOP_GEMM: case VTA_GOP_MATMUL: case VTA_GOP_QDENSE: case VTA_GOP_QLINEAR_MATMUL:
+  case VTA_GOP_MATMUL_INTEGER: {
+    const vta_gvalue *a = &g->values[nd->in[0]];
+    int64_t k = nd->op == VTA_GOP_GEMM && vta_node_int(nd, "transA", 0) ? a->dims[0] : a->dims[a->rank - 1];
+    return (uint64_t)vta_value_count(o) * (uint64_t)k;
+  }
+  default: return 0;
+  }
+}
+
+void vta_acc_layer_free(vta_acc_layer *L) {
+  for (int p = 0; L->parts && p < L->nparts; p++) {
+    free(L->parts[p].ch);
+    vta_lowered_free(&L->parts[p].low);
+  }
+  free(L->parts);
+  memset(L, 0, sizeof *L);
+}
+
+/* The node's multipliers (NULL without), checked to be powers of two: *ok = 0 otherwise. */
+static const int32_t *pow2_muls(const vta_graph *g, const vta_node *nd, int *ok) {
+  *ok = 1;
+  if (nd->n_in <= 3 || nd->in[3] < 0) return NULL;
+  const vta_gvalue *m = &g->values[nd->in[3]];
+  const int32_t *mul = m->data;
+  for (int64_t c = 0; c < vta_value_count(m); c++)
+    if (mul[c] <= 0 || (mul[c] & (mul[c] - 1))) *ok = 0;
+  return mul;
+}
+
+static int log2_u32(uint32_t x) {
+  int k = 0;
+  while (x > 1) x >>= 1, k++;
+  return k;
+}
+
+int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err) {
+  const vta_node *nd = &g->nodes[i];
+  char w[300];
+  memset(L, 0, sizeof *L);
+  L->node = i;
+  int64_t shift = vta_node_int(nd, "shift", 0), lo = vta_node_int(nd, "lo", -128), hi = vta_node_int(nd, "hi", 127);
+  int ok;
+  const int32_t *mul = pow2_muls(g, nd, &ok);
+  if (!ok)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: per-channel multipliers other than powers of "
+                         "two need a MUL epilogue the lowering does not have",
+                         vta_node_describe(g, i, w, sizeof w));
+  vta_conv_desc d;
+  vta_dense_desc dd;
+  memset(&dd, 0, sizeof dd);
+  uint32_t nout;
+  int has_bias = nd->n_in > 2 && nd->in[2] >= 0;
+  if (nd->op == VTA_GOP_QDENSE) {
+    const vta_gvalue *x = &g->values[nd->in[0]], *wt = &g->values[nd->in[1]];
+    int64_t k = x->dims[x->rank - 1], m = vta_value_count(x) / (k ? k : 1);
+    if (m > 65535 || k > 65535 || wt->dims[0] > 65535)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: dense sizes above 65535",
+                           vta_node_describe(g, i, w, sizeof w));
+    L->dense = 1;
+    dd = (vta_dense_desc){.m = (uint32_t)m, .k = (uint32_t)k, .n = (uint32_t)wt->dims[0],
+                          .has_bias = has_bias, .shift = (uint32_t)shift, .relu = 0,
+                          .clip_lo = (int32_t)lo, .clip_hi = (int32_t)hi};
+    vta_dense_as_conv(cfg, &dd, &d);
+    nout = dd.n;
+  } else if (nd->op == VTA_GOP_QCONV) {
+    vta_qconv_shape s;
+    vta_qconv_shape_of(g, nd, &s);
+    if (s.group != 1)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: %lld groups (the lowering handles groups = 1)",
+                           vta_node_describe(g, i, w, sizeof w), (long long)s.group);
+    if (s.dh != 1 || s.dw != 1)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: dilation %lldx%lld (the lowering handles 1)",
+                           vta_node_describe(g, i, w, sizeof w), (long long)s.dh, (long long)s.dw);
+    int64_t pd[4] = {0, 0, 0, 0};
+    vta_node_ints(nd, "pads", pd, 4);
+    int two = g->values[nd->in[0]].rank == 4;
+    int64_t pb = two ? pd[2] : 0, pr = two ? pd[3] : pd[1];
+    int64_t sz[] = {s.n, s.c, s.h, s.w, s.m, s.kh, s.kw, s.sh, s.sw, s.pt, s.pl, pb, pr};
+    for (size_t k = 0; k < sizeof sz / sizeof sz[0]; k++)
+      if (sz[k] < 0 || sz[k] > 65535)
+        return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: a size above 65535",
+                             vta_node_describe(g, i, w, sizeof w));
+    d = (vta_conv_desc){.n = (uint32_t)s.n, .c = (uint32_t)s.c, .h = (uint32_t)s.h, .w = (uint32_t)s.w,
+                        .k = (uint32_t)s.m, .kh = (uint32_t)s.kh, .kw = (uint32_t)s.kw,
+                        .stride_h = (uint32_t)s.sh, .stride_w = (uint32_t)s.sw,
+                        .pad_top = (uint32_t)s.pt, .pad_left = (uint32_t)s.pl,
+                        .pad_bottom = (uint32_t)pb, .pad_right = (uint32_t)pr,
+                        .has_bias = has_bias, .shift = (uint32_t)shift, .relu = 0,
+                        .clip_lo = (int32_t)lo, .clip_hi = (int32_t)hi};
+    nout = d.k;
+  } else {
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: not an int8 convolution or dense layer",
+                         vta_node_describe(g, i, w, sizeof w));
+  }
+  /* One part per distinct shift S - log2(mul[c]), in order of first appearance. */
+  int shifts[33];
+  int ns = 0;
+  for (uint32_t c = 0; c < nout; c++) {
+    int sc = (int)shift - (mul ? log2_u32((uint32_t)mul[c]) : 0);
+    int seen = 0;
+    for (int k = 0; k < ns; k++) seen |= shifts[k] == sc;
+    if (!seen) {
+      if (sc < 0 || ns >= 33)
+        return vta_error_set(err, VTA_ERR_INVALID, "%s: multiplier %d exceeds 2^shift",
+                             vta_node_describe(g, i, w, sizeof w), mul ? mul[c] : 1);
+      shifts[ns++] = sc;
+    }
+  }
+  L->parts = calloc((size_t)ns, sizeof *L->parts);
+  if (!L->parts) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  L->nparts = ns;
+  for (int p = 0; p < ns; p++) {
+    vta_acc_part *P = &L->parts[p];
+    P->ch = malloc(sizeof(uint32_t) * nout);
+    if (!P->ch) {
+      vta_acc_layer_free(L);
+      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t c = 0; c < nout; c++)
+      if ((int)shift - (mul ? log2_u32((uint32_t)mul[c]) : 0) == shifts[p]) P->ch[P->nch++] = c;
+    P->d = d;
+    P->dd = dd;
+    P->d.shift = P->dd.shift = (uint32_t)shifts[p];
+    if (L->dense) {
+      P->dd.n = P->nch;
+      vta_dense_as_conv(cfg, &P->dd, &P->d);
+    } else {
+      P->d.k = P->nch;
+    }
+    if (vta_conv_check(cfg, &P->d, err)) {
+      vta_acc_layer_free(L);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Part p's weights [nch][per] and biases (divided by the part's multiplier). */
+static int part_constants(const vta_graph *g, const vta_acc_layer *L, int p, int8_t **w, int32_t **b,
+                          vta_error *err) {
+  const vta_node *nd = &g->nodes[L->node];
+  const vta_acc_part *P = &L->parts[p];
+  const vta_gvalue *wv = &g->values[nd->in[1]];
+  int64_t per = vta_value_count(wv) / (wv->dims[0] ? wv->dims[0] : 1);
+  int ok;
+  const int32_t *mul = pow2_muls(g, nd, &ok);
+  *w = malloc((size_t)(per * P->nch) + 1);
+  *b = malloc(sizeof(int32_t) * P->nch + 4);
+  if (!*w || !*b) {
+    free(*w);
+    free(*b);
+    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  }
+  const int8_t *W = wv->data;
+  const int32_t *B = nd->n_in > 2 && nd->in[2] >= 0 ? g->values[nd->in[2]].data : NULL;
+  for (uint32_t k = 0; k < P->nch; k++) {
+    uint32_t c = P->ch[k];
+    memcpy(*w + (size_t)k * (size_t)per, W + (size_t)c * (size_t)per, (size_t)per);
+    (*b)[k] = B ? B[c] / (mul ? mul[c] : 1) : 0; /* exact: the quantizer made it a multiple */
+  }
+  return 0;
+}
+
+int vta_acc_lower(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err) {
+  if (vta_acc_desc(g, i, cfg, L, err)) return -1;
+  for (int p = 0; p < L->nparts; p++) {
+    vta_acc_part *P = &L->parts[p];
+    int8_t *w;
+    int32_t *b;
+    if (part_constants(g, L, p, &w, &b, err)) {
+      vta_acc_layer_free(L);
+      return -1;
+    }
+    int rc = L->dense ? vta_lower_dense(cfg, &P->dd, w, P->dd.has_bias ? b : NULL, NULL, &P->low, err)
+                      : vta_lower_conv2d(cfg, &P->d, w, P->d.has_bias ? b : NULL, NULL, &P->low, err);
+    free(w);
+    free(b);
+    if (rc) {
+      char wd[300];
+      vta_error_prefix(err, "%s", vta_node_describe(g, i, wd, sizeof wd));
+      vta_acc_layer_free(L);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+void vta_acc_pack_input(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *x, int8_t *dst) {
+  const vta_acc_part *P = &L->parts[p];
+  memset(dst, 0, P->low.input_bytes);
+  if (L->dense)
+    vta_pack_dense(cfg, x, P->dd.m, P->dd.k, cfg->block_in, dst);
+  else
+    vta_lowered_pack_input(cfg, &P->d, &P->low, x, dst);
+}
+
+static uint32_t layer_outputs(const vta_acc_layer *L) {
+  uint32_t n = 0;
+  for (int q = 0; q < L->nparts; q++) n += L->parts[q].nch;
+  return n;
+}
+
+void vta_acc_unpack_output(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *src,
+                           int8_t *tmp, int8_t *y) {
+  const vta_acc_part *P = &L->parts[p];
+  uint32_t n = layer_outputs(L);
+  if (L->dense) {
+    /* tmp [m][nch] -> the part's columns of y [m][n] */
+    vta_unpack_dense(cfg, src, P->dd.m, P->nch, cfg->block_out, tmp);
+    for (uint32_t r = 0; r < P->dd.m; r++)
+      for (uint32_t k = 0; k < P->nch; k++) y[(size_t)r * n + P->ch[k]] = tmp[(size_t)r * P->nch + k];
+    return;
+  }
+  uint32_t ho = vta_conv_out_h(&P->d), wo = vta_conv_out_w(&P->d);
+  size_t plane = (size_t)ho * wo;
+  vta_unpack_act(cfg, src, P->d.n, P->nch, ho, wo, cfg->block_out, tmp);
+  for (uint32_t b = 0; b < P->d.n; b++)
+    for (uint32_t k = 0; k < P->nch; k++)
+      memcpy(y + ((size_t)b * n + P->ch[k]) * plane, tmp + ((size_t)b * P->nch + k) * plane, plane);
+}
+
+/* The cost model's choice for part p (with the epilogue the lowering will pick from the
+ * part's constants); the predicted cycles of all parts are added up by the callers. */
+static int part_choice(const vta_graph *g, const vta_acc_layer *L, int p, const vta_config *cfg,
+                       vta_tile_choice *ch, vta_error *err) {
+  int8_t *w;
+  int32_t *b;
+  if (part_constants(g, L, p, &w, &b, err)) return -1;
+  const vta_conv_desc *d = &L->parts[p].d;
+  vta_tile_epilogue epi = vta_conv_epilogue(d, w, d->has_bias ? b : NULL);
+  free(w);
+  free(b);
+  return vta_tile_choose(cfg, NULL, d, epi, ch, err);
+}
+
+static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
+  const vta_node *nd = &g->nodes[i];
+  switch (nd->op) {
+  case VTA_GOP_CONV: case VTA_GOP_GEMM: case VTA_GOP_MATMUL:
+    snprintf(buf, n, "float %s: not quantized (its weights are computed, or calibration saw no range)",
+             vta_op_name(nd->op));
+    break;
+  case VTA_GOP_QUANTIZE_LINEAR: snprintf(buf, n, "boundary: float to int8 for an int8 consumer"); break;
+  case VTA_GOP_DEQUANTIZE_LINEAR: snprintf(buf, n, "boundary: int8 to float for a float consumer"); break;
+  case VTA_GOP_QADD:
+    snprintf(buf, n, "int8 residual add: the lowering fuses a residual only into a convolution with "
+                     "a multiplier of at most 127, and the scales here need a standalone add");
+    break;
+  case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
+    snprintf(buf, n, "%s max pooling: the lowering has no ALU MAX pooling program",
+             g->values[nd->in[0]].dtype == VTA_DT_F32 ? "float" : "int8");
+    break;
+  case VTA_GOP_CONV_INTEGER: case VTA_GOP_MATMUL_INTEGER:
+    snprintf(buf, n, "output layer: its int32 sums are dequantized straight to float (the accelerator "
+                     "returns int8, too coarse for the model's answer)");
+    break;
+  case VTA_GOP_QLINEAR_CONV: case VTA_GOP_QLINEAR_MATMUL:
+    snprintf(buf, n, "ONNX integer operator with zero points and float scales (not the accelerator's "
+                     "symmetric shift requantization)");
+    break;
+  default:
+    if (g->values[nd->out[0]].dtype == VTA_DT_F32)
+      snprintf(buf, n, "float operator with no accelerator equivalent");
+    else
+      snprintf(buf, n, "int8 data movement (copies on the CPU)");
+  }
+  return buf;
+}
+
+int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, vta_error *err) {
+  vta_place *p = calloc((size_t)g->n_nodes + 1, sizeof *p);
+  if (!p) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+  for (int i = 0; i < g->n_nodes; i++) {
+    vta_node *nd = &g->nodes[i];
+    p[i].macs = vta_node_macs(g, i);
+    vta_node_remove_attr(nd, "device");
+    if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE) {
+      cpu_reason(g, i, p[i].why, sizeof p[i].why);
+      continue;
+    }
+    vta_acc_layer L;
+    vta_error e2 = {0};
+    if (vta_acc_desc(g, i, cfg, &L, &e2)) {
+      vta_qconv_shape s;
+      if (nd->op == VTA_GOP_QCONV) vta_qconv_shape_of(g, nd, &s);
+      if (nd->op == VTA_GOP_QCONV && s.group > 1)
+        snprintf(p[i].why, sizeof p[i].why,
+                 "%s convolution (%lld groups): each output channel reads %lld input channel%s, so "
+                 "a %ux%u GEMM block would do %.0f%% useful work; the CPU's int8 loops are faster",
+                 s.group == s.c ? "depthwise" : "grouped", (long long)s.group, (long long)(s.c / s.group),
+                 s.c / s.group == 1 ? "" : "s", cfg->block_in, cfg->block_out,
+                 100.0 * (double)(s.c / s.group) / ((double)cfg->block_in * cfg->block_out) * cfg->block_out);
+      else
+        snprintf(p[i].why, sizeof p[i].why, "%s", e2.msg);
+      continue;
+    }
+    vta_tile_choice ch;
+    uint64_t cycles = 0, bound = 0;
+    int bad = 0;
+    for (int q = 0; q < L.nparts && !bad; q++) {
+      bad = part_choice(g, &L, q, cfg, &ch, &e2);
+      cycles += ch.cost.cycles;
+      bound += ch.compute_bound;
+    }
+    int nparts = L.nparts;
+    vta_acc_layer_free(&L);
+    if (bad) {
+      snprintf(p[i].why, sizeof p[i].why, "no tiling fits the buffers: %s", e2.msg);
+      continue;
+    }
+    if (vta_attrs_set_string(&nd->n_attrs, &nd->attrs, "device", "vta")) {
+      free(p);
+      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+    }
+    p[i].acc = 1;
+    snprintf(p[i].why, sizeof p[i].why,
+             "int8 %s with the ALU's shift requantization, %d program%s (one per weight-scale "
+             "shift); predicted %" PRIu64 " cycles, %.0f%% of the compute bound",
+             nd->op == VTA_GOP_QDENSE ? "dense layer" : "convolution, groups 1", nparts,
+             nparts == 1 ? "" : "s", cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
+  }
+  if (places)
+    *places = p;
+  else
+    free(p);
+  return 0;
+}
+
+void vta_explain_print(const vta_graph *g, const vta_config *cfg, const vta_place *places, FILE *out) {
+  uint64_t total = 0, acc = 0;
+  int n_acc = 0, n_bound = 0;
+  fprintf(out, "# where each node runs (vta compile --explain)\n");
+  for (int i = 0; i < g->n_nodes; i++) {
+    const vta_node *nd = &g->nodes[i];
+    int on = places ? places[i].acc : 0;
+    uint64_t macs = places ? places[i].macs : vta_node_macs(g, i);
+    total += macs;
+    if (on) acc += macs, n_acc++;
+    if (nd->op == VTA_GOP_QUANTIZE_LINEAR || nd->op == VTA_GOP_DEQUANTIZE_LINEAR) n_bound++;
+    fprintf(out, "node %d %-4s %-16s", i, on ? "vta" : "cpu", vta_op_name(nd->op));
+    if (macs) fprintf(out, " %10" PRIu64 " MACs", macs);
+    fprintf(out, " '%s': %s\n", nd->name, places ? places[i].why : "no --accel: everything runs on the CPU");
+    if (on && cfg) {
+      vta_acc_layer L;
+      vta_error e2 = {0};
+      vta_tile_choice ch;
+      if (!vta_acc_desc(g, i, cfg, &L, &e2)) {
+        fprintf(out, "    input packed from NCHW int8 into %ux%u tiles on the CPU, output unpacked\n",
+                cfg->batch, cfg->block_in);
+        for (int q = 0; q < L.nparts; q++) {
+          if (part_choice(g, &L, q, cfg, &ch, &e2)) continue;
+          fprintf(out, "    program %d: %u output channels with shift %u:\n    ", q, L.parts[q].nch,
+                  L.parts[q].d.shift);
+          char *text = NULL;
+          size_t len = 0;
+          FILE *m = open_memstream(&text, &len);
+          if (m) {
+            vta_tile_explain(cfg, &L.parts[q].d, &ch, m);
+            fclose(m);
+            for (char *s = text; s && *s; s++) {
+              fputc(*s, out);
+              if (*s == '\n' && s[1]) fputs("    ", out);
+            }
+            free(text);
+          }
+        }
+        vta_acc_layer_free(&L);
+      }
+    }
+  }
+  fprintf(out, "summary: %d of %d nodes on the accelerator, %" PRIu64 " of %" PRIu64
+               " MACs (%.1f%%) offloaded; %d quantize/dequantize boundary nodes\n",
+          n_acc, g->n_nodes, acc, total, total ? 100.0 * (double)acc / (double)total : 0.0, n_bound);
+}
+
+int vta_acc_bundle(const vta_graph *g, const vta_config *cfg, vta_bundle_acc *out, vta_error *err) {
+  memset(out, 0, sizeof *out);
+  char *json = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&json, &len);
+  if (!m) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  /* The JSON keys only (what vta_config_parse reads back). */
+  fprintf(m, "{\"TARGET\": \"%s\", \"HW_VER\": \"%s\", \"LOG_INP_WIDTH\": %d, \"LOG_WGT_WIDTH\": %d, "
+             "\"LOG_ACC_WIDTH\": %d, \"LOG_BATCH\": %d, \"LOG_BLOCK_IN\": %d, \"LOG_BLOCK_OUT\": %d, "
+             "\"LOG_UOP_BUFF_SIZE\": %d, \"LOG_INP_BUFF_SIZE\": %d, \"LOG_WGT_BUFF_SIZE\": %d, "
+             "\"LOG_ACC_BUFF_SIZE\": %d, \"LOG_BUS_WIDTH\": %d, \"CLOCK_MHZ\": %.17g, \"DRAM_LATENCY\": %d}\n",
+          cfg->target, cfg->hw_ver, cfg->log_inp_width, cfg->log_wgt_width, cfg->log_acc_width,
+          cfg->log_batch, cfg->log_block_in, cfg->log_block_out, cfg->log_uop_buff_size,
+          cfg->log_inp_buff_size, cfg->log_wgt_buff_size, cfg->log_acc_buff_size, cfg->log_bus_width,
+          cfg->clock_mhz, cfg->dram_latency);
+  fclose(m);
+  out->config_json = json;
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (!vta_node_on_acc(g, i)) continue;
+    vta_acc_layer L;
+    if (vta_acc_lower(g, i, cfg, &L, err)) {
+      vta_bundle_acc_free(out);
+      return -1;
+    }
+    for (int q = 0; q < L.nparts; q++) {
+      vta_acc_part *P = &L.parts[q];
+      vta_bundle_layer *ls = realloc(out->layers, sizeof *ls * (size_t)(out->n + 1));
+      if (!ls) {
+        vta_acc_layer_free(&L);
+        vta_bundle_acc_free(out);
+        return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+      }
+      out->layers = ls;
+      vta_bundle_layer *b = &ls[out->n++];
+      memset(b, 0, sizeof *b);
+      b->node = i;
+      b->flags = P->low.choice.plan.im2col ? VTA_BUNDLE_IM2COL : 0;
+      b->input_bytes = P->low.input_bytes;
+      b->input2_bytes = P->low.input2_bytes;
+      b->output_bytes = P->low.output_bytes;
+      b->nch = P->nch;
+      b->ch = P->ch; /* moved */
+      P->ch = NULL;
+      int rc = vta_program_serialize(P->low.prog, &b->prog, &b->prog_size, err);
+      /* The packed constants move into the bundle description. */
+      b->weight = P->low.weight;
+      b->weight_size = P->low.weight_bytes;
+      b->bias = P->low.bias;
+      b->bias_size = P->low.bias_bytes;
+      P->low.weight = NULL;
+      P->low.bias = NULL;
+      if (rc) {
+        vta_acc_layer_free(&L);
+        vta_bundle_acc_free(out);
+        return -1;
+      }
+    }
+    vta_acc_layer_free(&L);
+  }
+  return 0;
+}
+
+int vta_acc_from_bundle(const vta_graph *g, const vta_config *cfg, const vta_bundle_acc *acc, int node,
+                        vta_acc_layer *L, vta_error *err) {
+  if (vta_acc_desc(g, node, cfg, L, err)) return -1;
+  int q = 0;
+  for (int k = 0; k < acc->n; k++) {
+    const vta_bundle_layer *b = &acc->layers[k];
+    if (b->node != node) continue;
+    if (q >= L->nparts || b->nch != L->parts[q].nch ||
+        (b->nch && memcmp(b->ch, L->parts[q].ch, sizeof(uint32_t) * b->nch))) {
+      vta_acc_layer_free(L);
+      return vta_error_set(err, VTA_ERR_INVALID, "bundle: the accelerator programs of node %d do not "
+                           "match its channels", node);
+    }
+    vta_acc_part *P = &L->parts[q++];
+    if (vta_program_deserialize(b->prog, b->prog_size, "bundle", &P->low.prog, err)) {
+      vta_acc_layer_free(L);
+      return -1;
+    }
+    P->low.weight = malloc(b->weight_size ? b->weight_size : 1);
+    P->low.bias = malloc(b->bias_size ? b->bias_size : 1);
+    if (!P->low.weight || !P->low.bias) {
+      vta_acc_layer_free(L);
+      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    }
+    if (b->weight_size) memcpy(P->low.weight, b->weight, b->weight_size);
+    if (b->bias_size) memcpy(P->low.bias, b->bias, b->bias_size);
+    P->low.weight_bytes = b->weight_size;
+    P->low.bias_bytes = b->bias_size;
+    P->low.input_bytes = b->input_bytes;
+    P->low.input2_bytes = b->input2_bytes;
+    P->low.output_bytes = b->output_bytes;
+    P->low.choice.plan.im2col = (b->flags & VTA_BUNDLE_IM2COL) != 0;
+  }
+  if (q != L->nparts) {
+    vta_acc_layer_free(L);
+    return vta_error_set(err, VTA_ERR_INVALID, "bundle: node %d needs %d accelerator programs, the "
+                         "bundle holds %d", node, L->nparts, q);
+  }
+  return 0;
+}

@@ -1,0 +1,52 @@
+/* partition.h - an accelerator node's layer description and lowering (partition.c), for the
+ * bundle writer and the model runtime. Kept out of compiler.h because it needs the lowering's
+ * types (compiler/vta_lower.h).
+ *
+ *     vta_acc_layer L;
+ *     if (vta_acc_lower(g, i, &cfg, &L, &err)) ...   // L.low.prog, L.low.weight, L.low.bias
+ *     ... pack the input with vta_acc_pack_input, run, vta_acc_unpack_output ...
+ *     vta_acc_layer_free(&L);
+ */
+#ifndef VTA_COMPILER_PARTITION_H
+#define VTA_COMPILER_PARTITION_H
+
+#include "compiler/compiler.h"
+#include "compiler/vta_lower.h"
+
+/* One accelerator program of a node: the output channels that share one shift. A node with
+ * per-channel power-of-two weight scales (a "mul" input of powers of two) has one part per
+ * distinct shift; otherwise one part holds every channel. */
+typedef struct vta_acc_part {
+  uint32_t nch;
+  uint32_t *ch;         /* the node's output channels this part computes, ascending */
+  vta_conv_desc d;      /* QDense (dd) lowered as the conv d; else a QConv (d) */
+  vta_dense_desc dd;
+  vta_lowered low;      /* filled by vta_acc_lower / vta_acc_from_bundle only */
+} vta_acc_part;
+
+typedef struct vta_acc_layer {
+  int node;
+  int dense;
+  int nparts;
+  vta_acc_part *parts;
+} vta_acc_layer;
+
+/* The layer description of accelerator node i (QConv or QDense without multipliers). */
+int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err);
+/* The description and the lowered program with its packed weights and biases. */
+int vta_acc_lower(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err);
+void vta_acc_layer_free(vta_acc_layer *L);
+/* Lowers every accelerator node of g for the bundle (programs serialised, constants packed). */
+int vta_acc_bundle(const vta_graph *g, const vta_config *cfg, vta_bundle_acc *out, vta_error *err);
+/* An accelerator layer back from a bundle's layer (description recomputed from the graph). */
+int vta_acc_from_bundle(const vta_graph *g, const vta_config *cfg, const vta_bundle_acc *acc, int node,
+                        vta_acc_layer *L, vta_error *err);
+
+/* Packs the node's int8 input (NCHW, or [M, K] rows for dense) the way part p's program reads
+ * it (low.input_bytes bytes), and unpacks its output into the part's channels of the node's
+ * int8 output y (the other channels are left alone); tmp needs the part's unpacked size. */
+void vta_acc_pack_input(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *x, int8_t *dst);
+void vta_acc_unpack_output(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *src,
+                           int8_t *tmp, int8_t *y);
+
+#endif

@@ -1,0 +1,548 @@
+/* qops_codegen.c - CPU code for the integer operators: QuantizeLinear, DequantizeLinear,
+ * QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger (ONNX semantics) and the compiler's
+ * own QConv, QDense and QAdd (compiler.h, "Quantized operators"), plus int8 max pooling.
+ *
+ * The design idea: every integer convolution and matrix product is the same int32
+ * accumulation over (x - x_zero_point) * (w - w_zero_point); the operators differ only in what
+ * they do with the sum (store it, scale it with floats as ONNX says, or requantize it with the
+ * accelerator's integer epilogue). So one loop nest per family is emitted with the epilogue as
+ * a parameter. The loops are scalar and branch-free in the inner dimension: the valid kernel
+ * taps of each output row and column are computed at compile time into small tables, so no
+ * bounds test runs per multiply. Exactness, not speed, is the point of this path: the int8
+ * results must equal those of qops_ref.c and of the accelerator bit for bit, and the ONNX
+ * operators must round as onnxruntime does (float32 scale products, round half to even).
+ */
+#include <llvm-c/Core.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/codegen_llvm.h"
+
+/* ---- small helpers ---- */
+
+static LLVMValueRef C(cg *c, int64_t x) { return cg_i64(c, x); }
+static LLVMValueRef I32(cg *c, int64_t x) { return LLVMConstInt(c->i32, (unsigned long long)x, 1); }
+static LLVMValueRef F(cg *c, double x) { return LLVMConstReal(c->f32, x); }
+static const vta_gvalue *V(cg *c, int v) { return &c->g->values[v]; }
+
+static LLVMTypeRef elt_type(cg *c, vta_dtype t) {
+  switch (t) {
+  case VTA_DT_F32: return c->f32;
+  case VTA_DT_I32: return c->i32;
+  case VTA_DT_I64: return c->i64;
+  default: return c->i8;
+  }
+}
+
+/* Pointer to element i of value v's buffer p (typed by v's element type). */
+static LLVMValueRef tgep(cg *c, vta_dtype t, LLVMValueRef p, LLVMValueRef i) {
+  LLVMTypeRef et = elt_type(c, t);
+  LLVMValueRef q = LLVMBuildBitCast(c->b, p, LLVMPointerType(et, 0), "");
+  return LLVMBuildInBoundsGEP2(c->b, et, q, &i, 1, "");
+}
+/* Loads element i as an i32 (sign- or zero-extended) or, for f32, as a float. */
+static LLVMValueRef tload(cg *c, vta_dtype t, LLVMValueRef p, LLVMValueRef i) {
+  LLVMValueRef v = LLVMBuildLoad2(c->b, elt_type(c, t), tgep(c, t, p, i), "");
+  switch (t) {
+  case VTA_DT_I8: return LLVMBuildSExt(c->b, v, c->i32, "");
+  case VTA_DT_U8: case VTA_DT_BOOL: return LLVMBuildZExt(c->b, v, c->i32, "");
+  case VTA_DT_I64: return LLVMBuildTrunc(c->b, v, c->i32, "");
+  default: return v;
+  }
+}
+/* Stores an i32 (truncated to 8 bits for int8/uint8) or a float. */
+static void tstore(cg *c, vta_dtype t, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
+  if (t == VTA_DT_I8 || t == VTA_DT_U8) v = LLVMBuildTrunc(c->b, v, c->i8, "");
+  LLVMBuildStore(c->b, v, tgep(c, t, p, i));
+}
+
+static LLVMValueRef argp_of(cg *c, int v) {
+  for (int k = 0; k < c->n_args; k++)
+    if (c->argv[k] == v) return c->argp[k];
+  return NULL;
+}
+static LLVMValueRef in_p(cg *c, int k) { return argp_of(c, c->nd->in[k]); }
+static LLVMValueRef out_p(cg *c) { return c->argp[c->n_args - c->nd->n_out]; }
+static int has_in(cg *c, int k) { return c->nd->n_in > k && c->nd->in[k] >= 0; }
+
+static LLVMValueRef add(cg *c, LLVMValueRef a, LLVMValueRef b) { return cg_add(c, a, b); }
+static LLVMValueRef mul(cg *c, LLVMValueRef a, int64_t k) { return cg_mul(c, a, k); }
+static LLVMValueRef loop(cg *c, cg_loop *l, int64_t lo, int64_t hi) {
+  return cg_loop_open(c, l, C(c, lo), C(c, hi), 1);
+}
+
+/* A private constant table of n int64 values. */
+static LLVMValueRef table(cg *c, const int64_t *v, int64_t n) {
+  LLVMValueRef *e = malloc(sizeof(LLVMValueRef) * (size_t)(n ? n : 1));
+  for (int64_t i = 0; i < n; i++) e[i] = C(c, v[i]);
+  LLVMValueRef init = LLVMConstArray(c->i64, e, (unsigned)n);
+  free(e);
+  LLVMValueRef gv = LLVMAddGlobal(c->mod, LLVMTypeOf(init), "qtab");
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  return gv;
+}
+static LLVMValueRef tab_at(cg *c, LLVMValueRef tab, LLVMValueRef i) {
+  LLVMValueRef idx[2] = {C(c, 0), i};
+  LLVMTypeRef at = LLVMGlobalGetValueType(tab);
+  return LLVMBuildLoad2(c->b, c->i64, LLVMBuildInBoundsGEP2(c->b, at, tab, idx, 2, ""), "");
+}
+
+/* A constant's element k as int64 / double (0 when v < 0). */
+static int64_t const_int(const vta_graph *g, int v, int64_t k) {
+  if (v < 0) return 0;
+  const vta_gvalue *x = &g->values[v];
+  if (vta_value_count(x) == 1) k = 0;
+  switch (x->dtype) {
+  case VTA_DT_I8: return ((const int8_t *)x->data)[k];
+  case VTA_DT_U8: return ((const uint8_t *)x->data)[k];
+  case VTA_DT_I32: return ((const int32_t *)x->data)[k];
+  case VTA_DT_I64: return ((const int64_t *)x->data)[k];
+  default: return 0;
+  }
+}
+static float const_f32(const vta_graph *g, int v, int64_t k) {
+  const vta_gvalue *x = &g->values[v];
+  if (vta_value_count(x) == 1) k = 0;
+  return ((const float *)x->data)[k];
+}
+
+static LLVMValueRef smax32(cg *c, LLVMValueRef a, LLVMValueRef b) { return cg_smax(c, a, b); }
+static LLVMValueRef smin32(cg *c, LLVMValueRef a, LLVMValueRef b) { return cg_smin(c, a, b); }
+
+/* Saturates a float to [lo, hi] and converts it to i32 (NaN becomes 0). */
+static LLVMValueRef sat_f32(cg *c, LLVMValueRef f, double lo, double hi) {
+  LLVMValueRef nan = LLVMBuildFCmp(c->b, LLVMRealUNO, f, f, "");
+  f = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, f, F(c, lo), ""), F(c, lo), f, "");
+  f = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, f, F(c, hi), ""), F(c, hi), f, "");
+  f = LLVMBuildSelect(c->b, nan, F(c, 0), f, "");
+  return LLVMBuildFPToSI(c->b, f, c->i32, "");
+}
+static LLVMValueRef rint_f32(cg *c, LLVMValueRef f) {
+  return cg_call(c, "llvm.rint.f32", c->f32, 1, &f);
+}
+static double type_lo(vta_dtype t) { return t == VTA_DT_I8 ? -128 : t == VTA_DT_U8 ? 0 : -2147483648.0; }
+static double type_hi(vta_dtype t) { return t == VTA_DT_I8 ? 127 : t == VTA_DT_U8 ? 255 : 2147483647.0; }
+
+/* ---- QuantizeLinear, DequantizeLinear ---- */
+
+static void emit_quantize(cg *c, int dequant) {
+  const vta_node *nd = c->nd;
+  const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
+  int sv = nd->in[1], zv = has_in(c, 2) ? nd->in[2] : -1;
+  int64_t n = vta_value_count(o), axis = vta_node_int(nd, "axis", 1);
+  int64_t per = vta_value_count(V(c, sv)), inner = 1, ch = x->rank > 0 ? x->dims[axis] : 1;
+  for (int d = (int)axis + 1; d < x->rank; d++) inner *= x->dims[d];
+  /* Per-channel scales and zero points become tables; a single one is a constant. */
+  LLVMValueRef stab = NULL, ztab = NULL;
+  if (per > 1) {
+    int64_t *si = malloc(sizeof(int64_t) * (size_t)per), *zi = malloc(sizeof(int64_t) * (size_t)per);
+    for (int64_t k = 0; k < per; k++) {
+      float f = const_f32(c->g, sv, k);
+      int32_t bits;
+      memcpy(&bits, &f, 4);
+      si[k] = bits;
+      zi[k] = const_int(c->g, zv, k);
+    }
+    stab = table(c, si, per);
+    ztab = table(c, zi, per);
+    free(si);
+    free(zi);
+  }
+  cg_loop l;
+  LLVMValueRef i = loop(c, &l, 0, n);
+  LLVMValueRef s, z;
+  if (per > 1) {
+    LLVMValueRef k = LLVMBuildSRem(c->b, LLVMBuildSDiv(c->b, i, C(c, inner), ""), C(c, ch), "");
+    s = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, tab_at(c, stab, k), c->i32, ""), c->f32, "");
+    z = LLVMBuildTrunc(c->b, tab_at(c, ztab, k), c->i32, "");
+  } else {
+    s = F(c, const_f32(c->g, sv, 0));
+    z = I32(c, const_int(c->g, zv, 0));
+  }
+  if (dequant) {
+    LLVMValueRef q = LLVMBuildSub(c->b, tload(c, x->dtype, in_p(c, 0), i), z, "");
+    tstore(c, VTA_DT_F32, LLVMBuildFMul(c->b, LLVMBuildSIToFP(c->b, q, c->f32, ""), s, ""), out_p(c), i);
+  } else {
+    LLVMValueRef q = rint_f32(c, LLVMBuildFDiv(c->b, tload(c, VTA_DT_F32, in_p(c, 0), i), s, ""));
+    q = LLVMBuildFAdd(c->b, q, LLVMBuildSIToFP(c->b, z, c->f32, ""), "");
+    tstore(c, o->dtype, sat_f32(c, q, type_lo(o->dtype), type_hi(o->dtype)), out_p(c), i);
+  }
+  cg_loop_close(c, &l);
+}
+
+/* ---- epilogues of the integer sums ---- */
+
+typedef struct {
+  int kind;                /* EPI_RAW (int32 out), EPI_FLOAT (ONNX QLinear*), EPI_REQUANT */
+  vta_dtype out;
+  LLVMValueRef bias;       /* i32 pointer or NULL */
+  /* EPI_FLOAT: multiplier per output channel (table of float bits, or a constant), zero point */
+  LLVMValueRef ftab;
+  float fmul;
+  int32_t yzp;
+  /* EPI_REQUANT */
+  LLVMValueRef mtab;       /* per-channel multiplier table, or NULL */
+  int shift, lo, hi;
+} epi_t;
+enum { EPI_RAW, EPI_FLOAT, EPI_REQUANT };
+
+/* The value stored for sum acc (i32) of output channel ch (i64). */
+static LLVMValueRef epilogue(cg *c, const epi_t *e, LLVMValueRef acc, LLVMValueRef ch) {
+  LLVMValueRef b = e->bias ? tload(c, VTA_DT_I32, e->bias, ch) : I32(c, 0);
+  switch (e->kind) {
+  case EPI_RAW: return acc;
+  case EPI_FLOAT: {
+    /* onnxruntime: float(acc + bias) * (x_scale * w_scale / y_scale), rounded half to even,
+     * plus the zero point, saturated. */
+    LLVMValueRef m = e->ftab ? LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, tab_at(c, e->ftab, ch), c->i32, ""), c->f32, "")
+                             : F(c, e->fmul);
+    LLVMValueRef f = LLVMBuildFMul(c->b, LLVMBuildSIToFP(c->b, LLVMBuildAdd(c->b, acc, b, ""), c->f32, ""), m, "");
+    f = LLVMBuildFAdd(c->b, rint_f32(c, f), F(c, e->yzp), "");
+    return sat_f32(c, f, type_lo(e->out), type_hi(e->out));
+  }
+  default: {
+    LLVMValueRef z;
+    if (e->mtab) {
+      LLVMValueRef y = LLVMBuildMul(c->b, LLVMBuildSExt(c->b, acc, c->i64, ""), tab_at(c, e->mtab, ch), "");
+      y = LLVMBuildAdd(c->b, y, LLVMBuildSExt(c->b, b, c->i64, ""), "");
+      if (e->shift) y = LLVMBuildAdd(c->b, y, C(c, (int64_t)1 << (e->shift - 1)), "");
+      y = LLVMBuildAShr(c->b, y, C(c, e->shift), "");
+      y = cg_smax(c, cg_smin(c, y, C(c, e->hi)), C(c, e->lo));
+      z = LLVMBuildTrunc(c->b, y, c->i32, "");
+    } else {
+      LLVMValueRef y = LLVMBuildAdd(c->b, acc, b, ""); /* wrapping, as the accelerator */
+      if (e->shift) y = LLVMBuildAdd(c->b, y, I32(c, 1ll << (e->shift - 1)), "");
+      y = LLVMBuildAShr(c->b, y, I32(c, e->shift), "");
+      z = smax32(c, smin32(c, y, I32(c, e->hi)), I32(c, e->lo));
+    }
+    return z;
+  }
+  }
+}
+
+/* Multipliers x_scale * w_scale[k] / y_scale for k < n as a float-bits table (n > 1) or fmul. */
+static void float_multipliers(cg *c, epi_t *e, int xs, int ws, int ys, int64_t n) {
+  float sx = const_f32(c->g, xs, 0), sy = const_f32(c->g, ys, 0);
+  if (vta_value_count(V(c, ws)) == 1) {
+    e->fmul = sx * const_f32(c->g, ws, 0) / sy;
+    return;
+  }
+  int64_t *t = malloc(sizeof(int64_t) * (size_t)n);
+  for (int64_t k = 0; k < n; k++) {
+    float f = sx * const_f32(c->g, ws, k) / sy;
+    int32_t bits;
+    memcpy(&bits, &f, 4);
+    t[k] = bits;
+  }
+  e->ftab = table(c, t, n);
+  free(t);
+}
+
+static void requant_params(cg *c, epi_t *e, int64_t n) {
+  e->kind = EPI_REQUANT;
+  e->shift = (int)vta_node_int(c->nd, "shift", 0);
+  e->lo = (int)vta_node_int(c->nd, "lo", -128);
+  e->hi = (int)vta_node_int(c->nd, "hi", 127);
+  if (c->nd->n_in > 3 && c->nd->in[3] >= 0) {
+    const vta_gvalue *m = V(c, c->nd->in[3]);
+    int64_t *t = malloc(sizeof(int64_t) * (size_t)n + 8);
+    for (int64_t k = 0; k < n; k++) t[k] = ((const int32_t *)m->data)[k];
+    e->mtab = table(c, t, n);
+    free(t);
+  }
+}
+
+/* ---- convolutions ---- */
+
+/* Valid kernel taps: for output position o, taps t in [lo[o], hi[o]) read input
+ * o*s - p + t*d inside [0, n). */
+static void tap_range(int64_t n_out, int64_t n_in, int64_t k, int64_t s, int64_t p, int64_t d,
+                      int64_t *lo, int64_t *hi) {
+  for (int64_t o = 0; o < n_out; o++) {
+    int64_t a = 0, b = k;
+    while (a < k && o * s - p + a * d < 0) a++;
+    while (b > a && o * s - p + (b - 1) * d >= n_in) b--;
+    lo[o] = a;
+    hi[o] = b;
+  }
+}
+
+/* One integer convolution: x at input xi (zero point xz, a constant value or -1), w at wi
+ * (zero point wz per output channel), epilogue e. */
+static void emit_iconv(cg *c, int xi, int wi, int xz, int wz, const epi_t *e) {
+  const vta_node *nd = c->nd;
+  const vta_gvalue *x = V(c, nd->in[xi]), *w = V(c, nd->in[wi]), *o = V(c, nd->out[0]);
+  int two = x->rank == 4;
+  int64_t st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
+  vta_node_ints(nd, "strides", st, 2);
+  vta_node_ints(nd, "dilations", dl, 2);
+  vta_node_ints(nd, "pads", pd, 4);
+  int64_t N = x->dims[0], Cin = x->dims[1], H = two ? x->dims[2] : 1, W = x->dims[two ? 3 : 2];
+  int64_t M = o->dims[1], OH = two ? o->dims[2] : 1, OW = o->dims[two ? 3 : 2];
+  int64_t KH = two ? w->dims[2] : 1, KW = w->dims[two ? 3 : 2];
+  int64_t SH = two ? st[0] : 1, SW = two ? st[1] : st[0], DH = two ? dl[0] : 1, DW = two ? dl[1] : dl[0];
+  int64_t PT = two ? pd[0] : 0, PL = two ? pd[1] : pd[0];
+  int64_t G = vta_node_int(nd, "group", 1), CG = Cin / G, MG = M / G;
+  int64_t *yl = malloc(sizeof(int64_t) * (size_t)(2 * OH + 2 * OW));
+  int64_t *yh = yl + OH, *xl = yh + OH, *xh = xl + OW;
+  tap_range(OH, H, KH, SH, PT, DH, yl, yh);
+  tap_range(OW, W, KW, SW, PL, DW, xl, xh);
+  LLVMValueRef tyl = table(c, yl, OH), tyh = table(c, yh, OH), txl = table(c, xl, OW), txh = table(c, xh, OW);
+  free(yl);
+  /* Weight zero points per output channel (ONNX allows one per channel). */
+  int wz_per = wz >= 0 && vta_value_count(V(c, wz)) > 1;
+  LLVMValueRef wztab = NULL;
+  if (wz_per) {
+    int64_t *t = malloc(sizeof(int64_t) * (size_t)M);
+    for (int64_t m = 0; m < M; m++) t[m] = const_int(c->g, wz, m);
+    wztab = table(c, t, M);
+    free(t);
+  }
+  LLVMValueRef X = in_p(c, xi), Wp = in_p(c, wi), O = out_p(c);
+  LLVMValueRef xzv = I32(c, const_int(c->g, xz, 0));
+  LLVMValueRef acc = cg_slot(c, c->i32);
+  cg_loop ln, lm, loy, lox, lc, lky, lkx;
+  LLVMValueRef n = loop(c, &ln, 0, N);
+  LLVMValueRef m = loop(c, &lm, 0, M);
+  LLVMValueRef grp = LLVMBuildSDiv(c->b, m, C(c, MG), "");
+  LLVMValueRef wzv = wz_per ? LLVMBuildTrunc(c->b, tab_at(c, wztab, m), c->i32, "") : I32(c, const_int(c->g, wz, 0));
+  LLVMValueRef xbase = mul(c, add(c, mul(c, n, Cin), mul(c, grp, CG)), H * W);
+  LLVMValueRef wbase = mul(c, m, CG * KH * KW);
+  LLVMValueRef obase = mul(c, add(c, mul(c, n, M), m), OH * OW);
+  LLVMValueRef oy = loop(c, &loy, 0, OH);
+  LLVMValueRef ky0 = tab_at(c, tyl, oy), ky1 = tab_at(c, tyh, oy);
+  LLVMValueRef iy0 = LLVMBuildNSWSub(c->b, mul(c, oy, SH), C(c, PT), "");
+  LLVMValueRef ox = loop(c, &lox, 0, OW);
+  LLVMValueRef kx0 = tab_at(c, txl, ox), kx1 = tab_at(c, txh, ox);
+  LLVMValueRef ix0 = LLVMBuildNSWSub(c->b, mul(c, ox, SW), C(c, PL), "");
+  LLVMBuildStore(c->b, I32(c, 0), acc);
+  LLVMValueRef ci = loop(c, &lc, 0, CG);
+  LLVMValueRef xc = add(c, xbase, mul(c, ci, H * W)), wc = add(c, wbase, mul(c, ci, KH * KW));
+  LLVMValueRef ky = cg_loop_open(c, &lky, ky0, ky1, 1);
+  LLVMValueRef xrow = add(c, xc, mul(c, add(c, iy0, mul(c, ky, DH)), W));
+  LLVMValueRef wrow = add(c, wc, mul(c, ky, KW));
+  LLVMValueRef kx = cg_loop_open(c, &lkx, kx0, kx1, 1);
+  LLVMValueRef xv = tload(c, x->dtype, X, add(c, xrow, add(c, ix0, mul(c, kx, DW))));
+  LLVMValueRef wv = tload(c, w->dtype, Wp, add(c, wrow, kx));
+  xv = LLVMBuildSub(c->b, xv, xzv, "");
+  wv = LLVMBuildSub(c->b, wv, wzv, "");
+  LLVMValueRef a = LLVMBuildLoad2(c->b, c->i32, acc, "");
+  LLVMBuildStore(c->b, LLVMBuildAdd(c->b, a, LLVMBuildMul(c->b, xv, wv, ""), ""), acc);
+  cg_loop_close(c, &lkx);
+  cg_loop_close(c, &lky);
+  cg_loop_close(c, &lc);
+  LLVMValueRef r = epilogue(c, e, LLVMBuildLoad2(c->b, c->i32, acc, ""), m);
+  tstore(c, o->dtype, r, O, add(c, obase, add(c, mul(c, oy, OW), ox)));
+  cg_loop_close(c, &lox);
+  cg_loop_close(c, &loy);
+  cg_loop_close(c, &lm);
+  cg_loop_close(c, &ln);
+}
+
+/* ---- matrix products ---- */
+
+/* out[..., M, N] = epi(sum_k (A[..., M, K] - az) * (B'[..., K, N] - bz[n])); with bt set, B is
+ * stored [N, K] (QDense's weights) and has no batch dimensions. */
+static void emit_imatmul(cg *c, int ai, int bi, int az, int bz, int bt, const epi_t *e) {
+  const vta_node *nd = c->nd;
+  const vta_gvalue *a = V(c, nd->in[ai]), *b = V(c, nd->in[bi]), *o = V(c, nd->out[0]);
+  int64_t K = a->dims[a->rank - 1], M = a->rank > 1 ? a->dims[a->rank - 2] : 1;
+  int64_t N = bt ? b->dims[0] : (b->rank > 1 ? b->dims[b->rank - 1] : 1);
+  /* Batch dimensions: for QDense every leading dimension of A is a row. */
+  int ob = 0, ab = 0, bb = 0;
+  int64_t as[VTA_MAX_RANK] = {0}, bs[VTA_MAX_RANK] = {0}, os[VTA_MAX_RANK] = {0}, od[VTA_MAX_RANK];
+  if (bt) {
+    M = vta_value_count(a) / (K ? K : 1);
+  } else {
+    ob = o->rank - (a->rank > 1) - (b->rank > 1);
+    ab = a->rank > 2 ? a->rank - 2 : 0;
+    bb = b->rank > 2 ? b->rank - 2 : 0;
+    int64_t acc = M * K, bacc = K * N, oacc = M * N;
+    for (int d = ob - 1; d >= 0; d--) {
+      int adim = d - (ob - ab), bdim = d - (ob - bb);
+      if (adim >= 0 && a->dims[adim] != 1) as[d] = acc;
+      if (adim >= 0) acc *= a->dims[adim];
+      if (bdim >= 0 && b->dims[bdim] != 1) bs[d] = bacc;
+      if (bdim >= 0) bacc *= b->dims[bdim];
+      os[d] = oacc;
+      oacc *= o->dims[d];
+      od[d] = o->dims[d];
+    }
+  }
+  int bz_per = bz >= 0 && vta_value_count(V(c, bz)) > 1;
+  LLVMValueRef bztab = NULL;
+  if (bz_per) {
+    int64_t *t = malloc(sizeof(int64_t) * (size_t)N);
+    for (int64_t j = 0; j < N; j++) t[j] = const_int(c->g, bz, j);
+    bztab = table(c, t, N);
+    free(t);
+  }
+  LLVMValueRef A = in_p(c, ai), B = in_p(c, bi), O = out_p(c), acc = cg_slot(c, c->i32);
+  LLVMValueRef azv = I32(c, const_int(c->g, az, 0));
+  cg_loop lb[VTA_MAX_RANK], li, lj, lk;
+  LLVMValueRef ao = C(c, 0), bo = C(c, 0), oo = C(c, 0);
+  for (int d = 0; d < ob; d++) {
+    LLVMValueRef i = loop(c, &lb[d], 0, od[d]);
+    ao = add(c, ao, mul(c, i, as[d]));
+    bo = add(c, bo, mul(c, i, bs[d]));
+    oo = add(c, oo, mul(c, i, os[d]));
+  }
+  LLVMValueRef i = loop(c, &li, 0, M);
+  LLVMValueRef j = loop(c, &lj, 0, N);
+  LLVMValueRef bzv = bz_per ? LLVMBuildTrunc(c->b, tab_at(c, bztab, j), c->i32, "") : I32(c, const_int(c->g, bz, 0));
+  LLVMBuildStore(c->b, I32(c, 0), acc);
+  LLVMValueRef k = loop(c, &lk, 0, K);
+  LLVMValueRef av = tload(c, a->dtype, A, add(c, ao, add(c, mul(c, i, K), k)));
+  LLVMValueRef bidx = bt ? add(c, mul(c, j, K), k) : add(c, bo, add(c, mul(c, k, N), j));
+  LLVMValueRef bv = tload(c, b->dtype, B, bidx);
+  LLVMValueRef p = LLVMBuildMul(c->b, LLVMBuildSub(c->b, av, azv, ""), LLVMBuildSub(c->b, bv, bzv, ""), "");
+  LLVMBuildStore(c->b, LLVMBuildAdd(c->b, LLVMBuildLoad2(c->b, c->i32, acc, ""), p, ""), acc);
+  cg_loop_close(c, &lk);
+  LLVMValueRef r = epilogue(c, e, LLVMBuildLoad2(c->b, c->i32, acc, ""), j);
+  tstore(c, o->dtype, r, O, add(c, oo, add(c, mul(c, i, N), j)));
+  cg_loop_close(c, &lj);
+  cg_loop_close(c, &li);
+  for (int d = ob - 1; d >= 0; d--) cg_loop_close(c, &lb[d]);
+}
+
+/* ---- QAdd, int8 max pooling ---- */
+
+static void emit_qadd(cg *c) {
+  const vta_node *nd = c->nd;
+  int64_t n = vta_value_count(V(c, nd->out[0]));
+  int shift = (int)vta_node_int(nd, "shift", 0), lo = (int)vta_node_int(nd, "lo", -128);
+  int hi = (int)vta_node_int(nd, "hi", 127);
+  cg_loop l;
+  LLVMValueRef i = loop(c, &l, 0, n);
+  LLVMValueRef a = LLVMBuildMul(c->b, tload(c, VTA_DT_I8, in_p(c, 0), i), I32(c, vta_node_int(nd, "ma", 1)), "");
+  LLVMValueRef b = LLVMBuildMul(c->b, tload(c, VTA_DT_I8, in_p(c, 1), i), I32(c, vta_node_int(nd, "mb", 1)), "");
+  LLVMValueRef y = LLVMBuildAdd(c->b, a, b, "");
+  if (shift) y = LLVMBuildAdd(c->b, y, I32(c, 1ll << (shift - 1)), "");
+  y = LLVMBuildAShr(c->b, y, I32(c, shift), "");
+  tstore(c, VTA_DT_I8, smax32(c, smin32(c, y, I32(c, hi)), I32(c, lo)), out_p(c), i);
+  cg_loop_close(c, &l);
+}
+
+static void emit_imaxpool(cg *c) {
+  const vta_node *nd = c->nd;
+  const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
+  int two = x->rank == 4, global = nd->op == VTA_GOP_GLOBAL_MAXPOOL;
+  int64_t NC = x->dims[0] * x->dims[1], H = two ? x->dims[2] : 1, W = x->dims[two ? 3 : 2];
+  int64_t OH = two ? o->dims[2] : 1, OW = o->dims[two ? 3 : 2];
+  int64_t ks[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
+  if (global) {
+    ks[0] = H, ks[1] = W;
+  } else {
+    vta_node_ints(nd, "kernel_shape", ks, 2);
+    vta_node_ints(nd, "strides", st, 2);
+    vta_node_ints(nd, "dilations", dl, 2);
+    vta_node_ints(nd, "pads", pd, 4);
+  }
+  int64_t KH = two ? ks[0] : 1, KW = two ? ks[1] : ks[0], SH = two ? st[0] : 1, SW = two ? st[1] : st[0];
+  int64_t DH = two ? dl[0] : 1, DW = two ? dl[1] : dl[0], PT = two ? pd[0] : 0, PL = two ? pd[1] : pd[0];
+  if (global) KH = H, KW = W, SH = SW = DH = DW = 1, PT = PL = 0;
+  int64_t *yl = malloc(sizeof(int64_t) * (size_t)(2 * OH + 2 * OW));
+  int64_t *yh = yl + OH, *xl = yh + OH, *xh = xl + OW;
+  tap_range(OH, H, KH, SH, PT, DH, yl, yh);
+  tap_range(OW, W, KW, SW, PL, DW, xl, xh);
+  LLVMValueRef tyl = table(c, yl, OH), tyh = table(c, yh, OH), txl = table(c, xl, OW), txh = table(c, xh, OW);
+  free(yl);
+  LLVMValueRef acc = cg_slot(c, c->i32), X = in_p(c, 0), O = out_p(c);
+  cg_loop l1, l2, l3, l4, l5;
+  LLVMValueRef i = loop(c, &l1, 0, NC);
+  LLVMValueRef oy = loop(c, &l2, 0, OH);
+  LLVMValueRef ox = loop(c, &l3, 0, OW);
+  LLVMBuildStore(c->b, I32(c, (int64_t)type_lo(x->dtype)), acc);
+  LLVMValueRef iy0 = LLVMBuildNSWSub(c->b, mul(c, oy, SH), C(c, PT), "");
+  LLVMValueRef ix0 = LLVMBuildNSWSub(c->b, mul(c, ox, SW), C(c, PL), "");
+  LLVMValueRef ky = cg_loop_open(c, &l4, tab_at(c, tyl, oy), tab_at(c, tyh, oy), 1);
+  LLVMValueRef row = add(c, mul(c, i, H * W), mul(c, add(c, iy0, mul(c, ky, DH)), W));
+  LLVMValueRef kx = cg_loop_open(c, &l5, tab_at(c, txl, ox), tab_at(c, txh, ox), 1);
+  LLVMValueRef v = tload(c, x->dtype, X, add(c, row, add(c, ix0, mul(c, kx, DW))));
+  LLVMBuildStore(c->b, smax32(c, LLVMBuildLoad2(c->b, c->i32, acc, ""), v), acc);
+  cg_loop_close(c, &l5);
+  cg_loop_close(c, &l4);
+  tstore(c, o->dtype, LLVMBuildLoad2(c->b, c->i32, acc, ""), O,
+         add(c, mul(c, i, OH * OW), add(c, mul(c, oy, OW), ox)));
+  cg_loop_close(c, &l3);
+  cg_loop_close(c, &l2);
+  cg_loop_close(c, &l1);
+}
+
+/* ---- dispatch ---- */
+
+int cg_emit_qop(cg *c) {
+  const vta_node *nd = c->nd;
+  epi_t e;
+  memset(&e, 0, sizeof e);
+  e.out = V(c, nd->out[0])->dtype;
+  int in = nd->n_in;
+#define IN_OR(k) (has_in(c, k) ? nd->in[k] : -1)
+  switch (nd->op) {
+  case VTA_GOP_QUANTIZE_LINEAR: emit_quantize(c, 0); return 1;
+  case VTA_GOP_DEQUANTIZE_LINEAR: emit_quantize(c, 1); return 1;
+  case VTA_GOP_CONV_INTEGER:
+    e.kind = EPI_RAW;
+    emit_iconv(c, 0, 1, IN_OR(2), IN_OR(3), &e);
+    return 1;
+  case VTA_GOP_QLINEAR_CONV:
+    e.kind = EPI_FLOAT;
+    e.bias = in > 8 && has_in(c, 8) ? in_p(c, 8) : NULL;
+    e.yzp = (int32_t)const_int(c->g, nd->in[7], 0);
+    float_multipliers(c, &e, nd->in[1], nd->in[4], nd->in[6], V(c, nd->out[0])->dims[1]);
+    emit_iconv(c, 0, 3, nd->in[2], IN_OR(5), &e);
+    return 1;
+  case VTA_GOP_QCONV:
+    e.bias = has_in(c, 2) ? in_p(c, 2) : NULL;
+    requant_params(c, &e, V(c, nd->out[0])->dims[1]);
+    emit_iconv(c, 0, 1, -1, -1, &e);
+    return 1;
+  case VTA_GOP_MATMUL_INTEGER:
+    e.kind = EPI_RAW;
+    emit_imatmul(c, 0, 1, IN_OR(2), IN_OR(3), 0, &e);
+    return 1;
+  case VTA_GOP_QLINEAR_MATMUL: {
+    const vta_gvalue *o = V(c, nd->out[0]);
+    e.kind = EPI_FLOAT;
+    e.yzp = (int32_t)const_int(c->g, nd->in[7], 0);
+    float_multipliers(c, &e, nd->in[1], nd->in[4], nd->in[6], o->dims[o->rank - 1]);
+    emit_imatmul(c, 0, 3, nd->in[2], nd->in[5], 0, &e);
+    return 1;
+  }
+  case VTA_GOP_QDENSE:
+    e.bias = has_in(c, 2) ? in_p(c, 2) : NULL;
+    requant_params(c, &e, V(c, nd->in[1])->dims[0]);
+    emit_imatmul(c, 0, 1, -1, -1, 1, &e);
+    return 1;
+  case VTA_GOP_QADD: emit_qadd(c); return 1;
+  case VTA_GOP_MAXPOOL:
+  case VTA_GOP_GLOBAL_MAXPOOL:
+    if (V(c, nd->in[0])->dtype == VTA_DT_F32) return 0;
+    emit_imaxpool(c);
+    return 1;
+  default: return 0;
+  }
+#undef IN_OR
+}
+
+/* Which operators take which element types (the rest of the CPU code generator is float32,
+ * plus the data-movement operators, which copy any element type). */
+int cg_qop_supports(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  const vta_gvalue *x = nd->n_in > 0 && nd->in[0] >= 0 ? &g->values[nd->in[0]] : NULL;
+  switch (nd->op) {
+  case VTA_GOP_DEQUANTIZE_LINEAR:
+    return 1; /* its float output may carry epilogue steps */
+  case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_CONV_INTEGER:
+  case VTA_GOP_QLINEAR_CONV: case VTA_GOP_QCONV: case VTA_GOP_MATMUL_INTEGER:
+  case VTA_GOP_QLINEAR_MATMUL: case VTA_GOP_QDENSE: case VTA_GOP_QADD:
+    return nd->n_epi == 0;
+  case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
+    return x && (x->dtype == VTA_DT_F32 || ((x->dtype == VTA_DT_I8 || x->dtype == VTA_DT_U8) && nd->n_epi == 0));
+  default:
+    return -1; /* not decided here */
+  }
+}

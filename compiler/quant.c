@@ -1,0 +1,803 @@
+/* quant.c - post-training int8 quantization of a float graph.
+ *
+ * The design idea: int8 is a property of values, decided producer by producer in one walk in
+ * node order, and the graph's float values keep their names and meaning. Convolutions and
+ * matrix products with constant weights become QConv / QDense (compiler.h, "Quantized
+ * operators") producing an int8 version of their output; a Relu or Clip that is their only
+ * consumer becomes the clip range of that requantization; residual Adds of int8 tensors become
+ * QAdd; max pooling and data movement (Reshape, Transpose, Concat with zero padding, ...) of
+ * tensors produced in int8 stay int8 with the same scale. Every other node stays float; where
+ * it reads a value that exists only in int8, a DequantizeLinear recreates the float value
+ * under its original name, and where an int8 node reads a float value, a QuantizeLinear makes
+ * its int8 version (each at most once per value). So the graph stays correct at every step,
+ * graph inputs and outputs stay float32, and the CPU path runs the result as it is.
+ *
+ * The scheme (docs/quantization.md):
+ * - activations: symmetric int8, zero point 0, one scale per tensor from calibration
+ *   (quant_calib.c);
+ * - convolutions with groups = 1 and dilation 1, and matrix products - what the accelerator
+ *   runs: one weight scale per layer, chosen so that x_scale * w_scale * 2^shift is exactly the
+ *   output scale. The requantization is then a pure rounding shift: acc + bias + 2^(shift-1),
+ *   SHR shift, MAX, MIN - the accelerator's ALU epilogue (compiler/vta_lower.h) - and the
+ *   weights lose at most one bit of their int8 range to the power of two;
+ * - grouped and depthwise convolutions (the CPU's): symmetric per-channel weight scales and a
+ *   per-channel integer multiplier mul[c] ~ x_scale * w_scale[c] / y_scale * 2^shift, with the
+ *   largest shift for which every acc * mul[c] + bias fits int32;
+ * - QAdd: each operand times an integer (a_scale / y_scale * 2^shift, at most 2^14), rounding
+ *   shift, clip.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/compiler.h"
+
+typedef struct {
+  vta_graph *g;
+  float *scale;     /* calibrated scale per original value */
+  int n_orig;       /* values that existed before the rewrite */
+  int cap;          /* capacity of the per-value arrays below */
+  int *qv;          /* per value: its int8 version, or -1 */
+  float *qs;        /* per int8 value: its scale */
+  char *qnat;       /* per value: its int8 version comes from an int8 operator */
+  char *fdef;       /* per value: the float value is defined in the new graph */
+  vta_node *old;
+  int n_old;
+  char *skip;       /* old nodes absorbed into a quantized producer */
+  int *uses;        /* per original value: uses in the old graph (inputs, outputs) */
+  int *consumer;    /* per original value: a consuming old node */
+  FILE *log;
+  vta_error *err;
+} qctx;
+
+/* ---- building blocks ---- */
+
+static int nomem(qctx *q) { return vta_error_set(q->err, VTA_ERR_NOMEM, "out of memory in quantization"); }
+
+static int new_value(qctx *q, const char *name, vta_dtype t, int rank, const int64_t *dims) {
+  if (q->g->n_values >= q->cap) {
+    vta_error_set(q->err, VTA_ERR_INVALID, "quantization: more new values than planned");
+    return -1;
+  }
+  int v = vta_graph_add_value(q->g, name, t);
+  if (v < 0) {
+    nomem(q);
+    return -1;
+  }
+  vta_gvalue *x = &q->g->values[v];
+  x->rank = rank;
+  for (int d = 0; d < rank; d++) x->dims[d] = dims[d];
+  q->qv[v] = -1;
+  q->fdef[v] = 0;
+  q->qnat[v] = 0;
+  return v;
+}
+
+/* A constant of type t and shape dims with zeroed data; returns its index or -1. */
+static int new_const(qctx *q, const char *name, vta_dtype t, int rank, const int64_t *dims) {
+  int v = new_value(q, name, t, rank, dims);
+  if (v < 0) return -1;
+  if (vta_value_set_const(&q->g->values[v], t, rank, dims)) {
+    nomem(q);
+    return -1;
+  }
+  q->fdef[v] = 1;
+  return v;
+}
+
+static int emit(qctx *q, vta_gop op, const char *name, int n_in, const int *in, int out) {
+  int i = vta_graph_add_node(q->g, op, name, n_in, in, 1, &out);
+  if (i < 0) nomem(q);
+  return i;
+}
+
+static const char *vname(qctx *q, int v) { return q->g->values[v].name; }
+
+/* The scale and zero-point constants of a QuantizeLinear / DequantizeLinear. */
+static int qdq_params(qctx *q, float s, int *sv, int *zv) {
+  char nm[64];
+  snprintf(nm, sizeof nm, "q.scale.%d", q->g->n_values);
+  *sv = new_const(q, nm, VTA_DT_F32, 0, NULL);
+  if (*sv < 0) return -1;
+  *(float *)q->g->values[*sv].data = s;
+  snprintf(nm, sizeof nm, "q.zero.%d", q->g->n_values);
+  *zv = new_const(q, nm, VTA_DT_I8, 0, NULL);
+  return *zv < 0 ? -1 : 0;
+}
+
+/* The float version of value v (a DequantizeLinear of its int8 version if needed). */
+static int need_f(qctx *q, int v) {
+  if (q->fdef[v]) return v;
+  if (q->qv[v] < 0) {
+    vta_error_set(q->err, VTA_ERR_INVALID, "quantization: value '%s' is used before it is defined",
+                  vname(q, v));
+    return -1;
+  }
+  int sv, zv;
+  if (qdq_params(q, q->qs[q->qv[v]], &sv, &zv)) return -1;
+  char nm[300];
+  snprintf(nm, sizeof nm, "dequantize %s", vname(q, v));
+  int in[3] = {q->qv[v], sv, zv};
+  if (emit(q, VTA_GOP_DEQUANTIZE_LINEAR, nm, 3, in, v) < 0) return -1;
+  q->fdef[v] = 1;
+  return v;
+}
+
+/* The int8 version of value v: -1 when v cannot be quantized (a constant, or never seen by
+ * calibration), -2 on error. */
+static int need_q(qctx *q, int v) {
+  if (q->qv[v] >= 0) return q->qv[v];
+  if (v >= q->n_orig || !(q->scale[v] > 0) || q->g->values[v].data || !q->fdef[v]) return -1;
+  int sv, zv;
+  if (qdq_params(q, q->scale[v], &sv, &zv)) return -2;
+  char nm[300];
+  snprintf(nm, sizeof nm, "%s:q", vname(q, v));
+  vta_gvalue x = q->g->values[v];
+  int o = new_value(q, nm, VTA_DT_I8, x.rank, x.dims);
+  if (o < 0) return -2;
+  snprintf(nm, sizeof nm, "quantize %s", vname(q, v));
+  int in[3] = {v, sv, zv};
+  if (emit(q, VTA_GOP_QUANTIZE_LINEAR, nm, 3, in, o) < 0) return -2;
+  q->qv[v] = o;
+  q->qs[o] = q->scale[v];
+  return o;
+}
+
+/* Creates the int8 version of float value v (produced by an int8 operator) with scale s. */
+static int new_q_of(qctx *q, int v, float s) {
+  char nm[300];
+  snprintf(nm, sizeof nm, "%s:q", vname(q, v));
+  vta_gvalue x = q->g->values[v];
+  int o = new_value(q, nm, VTA_DT_I8, x.rank, x.dims);
+  if (o < 0) return -1;
+  q->qv[v] = o;
+  q->qs[o] = s;
+  q->qnat[v] = 1;
+  return o;
+}
+
+/* If value y's only use is a Relu or Clip (old node), that activation is absorbed: *out
+ * becomes its output and [*lo, *hi] its range. */
+static void absorb_activation(qctx *q, int y, int *out, float *lo, float *hi) {
+  *out = y;
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  if (q->g->values[y].is_output || q->uses[y] != 1) return;
+  int j = q->consumer[y];
+  const vta_node *a = &q->old[j];
+  if (a->n_epi || a->n_out != 1 || a->n_in != 1) return;
+  if (a->op == VTA_GOP_RELU) {
+    *lo = 0;
+  } else if (a->op == VTA_GOP_CLIP) {
+    *lo = vta_node_float(a, "min", -INFINITY);
+    *hi = vta_node_float(a, "max", INFINITY);
+  } else {
+    return;
+  }
+  q->skip[j] = 1;
+  *out = a->out[0];
+}
+
+static int64_t clamp64(double x, int64_t lo, int64_t hi) {
+  if (!(x >= (double)lo)) return lo; /* NaN too */
+  if (x > (double)hi) return hi;
+  return (int64_t)x;
+}
+
+/* The int8 clip range of [lo, hi] at output scale s. */
+static void clip_range(float lo, float hi, double s, int64_t *qlo, int64_t *qhi) {
+  *qlo = lo > -INFINITY ? clamp64(nearbyint(lo / s), -128, 127) : -128;
+  *qhi = hi < INFINITY ? clamp64(nearbyint(hi / s), -128, 127) : 127;
+  if (*qlo > *qhi) *qlo = *qhi;
+}
+
+/* ---- weights and requantization ---- */
+
+typedef struct {
+  int64_t m, k;          /* output channels, weights per output channel */
+  const float *w;        /* [m][k] */
+  const float *b;        /* [m] or NULL */
+  double sx, sy;         /* input and (calibrated) output scales */
+  int per_channel;       /* CPU form with a multiplier per channel */
+  int pow2;              /* accelerator form with a power-of-two weight scale per channel */
+  /* results */
+  int8_t *wq;
+  int32_t *bq;
+  int64_t *mul;          /* per_channel only */
+  int shift;
+  double sy_eff;         /* the output scale actually represented */
+  double sw;             /* the layer's weight scale (accelerator form) */
+} qlayer;
+
+static int quantize_layer(qctx *q, qlayer *L) {
+  L->wq = malloc((size_t)(L->m * L->k) + 1);
+  L->bq = malloc(sizeof(int32_t) * (size_t)L->m + 4);
+  L->mul = L->per_channel || L->pow2 ? malloc(sizeof(int64_t) * (size_t)L->m + 8) : NULL;
+  if (!L->wq || !L->bq || ((L->per_channel || L->pow2) && !L->mul)) return nomem(q);
+  if (L->pow2) {
+    /* Channel c: the largest shift k_c whose weight scale sy / (sx * 2^k_c) holds its weights;
+     * S = max k_c, mul[c] = 2^(S - k_c) and the bias a multiple of it, so that
+     * (acc * mul[c] + bias + 2^(S-1)) >> S == (acc + bias / mul[c] + 2^(k_c-1)) >> k_c: one
+     * accelerator program per distinct k_c runs it with the ALU's shift epilogue. */
+    int k[4096], S = 0;
+    if (L->m > 4096) return 1;
+    for (int64_t c = 0; c < L->m; c++) {
+      double maxw = 0;
+      for (int64_t i = 0; i < L->k; i++) maxw = fmax(maxw, fabs(L->w[c * L->k + i]));
+      double r = maxw > 0 ? L->sy * 127 / (L->sx * maxw) : 0;
+      if (maxw > 0 && r < 1) return 1; /* would need a left shift: the caller falls back */
+      k[c] = maxw > 0 ? (int)floor(log2(r)) : -1;
+      if (k[c] > 24) k[c] = 24;
+      if (k[c] > S) S = k[c];
+    }
+    for (int64_t c = 0; c < L->m; c++) {
+      if (k[c] < 0) k[c] = S; /* an all-zero channel: any shift */
+      double sw = L->sy / (L->sx * ldexp(1, k[c]));
+      for (int64_t i = 0; i < L->k; i++)
+        L->wq[c * L->k + i] = (int8_t)clamp64(nearbyint(L->w[c * L->k + i] / sw), -127, 127);
+      double bq = nearbyint((L->b ? L->b[c] : 0) / (L->sx * sw)) * ldexp(1, S - k[c]);
+      if (fabs(bq) > (double)(1 << 30)) return 1;
+      L->bq[c] = (int32_t)bq;
+      L->mul[c] = (int64_t)1 << (S - k[c]);
+    }
+    L->shift = S;
+    L->sy_eff = L->sy;
+    L->sw = 0;
+    int all_one = 1;
+    for (int64_t c = 0; c < L->m; c++) all_one &= L->mul[c] == 1;
+    if (all_one) {
+      free(L->mul);
+      L->mul = NULL;
+    }
+    return 0;
+  }
+  if (!L->per_channel) {
+    double maxw = 0;
+    for (int64_t i = 0; i < L->m * L->k; i++) maxw = fmax(maxw, fabs(L->w[i]));
+    /* The largest shift whose weight scale sy / (sx * 2^shift) still holds the weights. */
+    int shift = maxw > 0 ? (int)floor(log2(L->sy * 127 / (L->sx * maxw))) : 0;
+    shift = shift < 0 ? 0 : shift > 24 ? 24 : shift;
+    double sw = L->sy / (L->sx * ldexp(1, shift));
+    if (maxw > 0 && sw < maxw / 127) sw = maxw / 127; /* shift clamped at 0: output scale grows */
+    if (!(sw > 0)) sw = 1;
+    L->shift = shift;
+    L->sw = sw;
+    L->sy_eff = L->sx * sw * ldexp(1, shift);
+    for (int64_t i = 0; i < L->m * L->k; i++) L->wq[i] = (int8_t)clamp64(nearbyint(L->w[i] / sw), -127, 127);
+    for (int64_t c = 0; c < L->m; c++)
+      L->bq[c] = (int32_t)clamp64(nearbyint((L->b ? L->b[c] : 0) / (L->sx * sw)), -(1ll << 30), 1ll << 30);
+    return 0;
+  }
+  /* Per channel: weight scale max|w_c| / 127, multiplier ~ sx * sw_c / sy * 2^shift. */
+  double mreal_max = 0, accmax = 0;
+  double *sw = malloc(sizeof(double) * (size_t)L->m + 8);
+  if (!sw) return nomem(q);
+  for (int64_t c = 0; c < L->m; c++) {
+    double maxw = 0, sum = 0;
+    for (int64_t i = 0; i < L->k; i++) maxw = fmax(maxw, fabs(L->w[c * L->k + i]));
+    sw[c] = maxw > 0 ? maxw / 127 : 1;
+    for (int64_t i = 0; i < L->k; i++) {
+      int8_t v = (int8_t)clamp64(nearbyint(L->w[c * L->k + i] / sw[c]), -127, 127);
+      L->wq[c * L->k + i] = v;
+      sum += abs(v);
+    }
+    accmax = fmax(accmax, 128 * sum);
+    mreal_max = fmax(mreal_max, L->sx * sw[c] / L->sy);
+  }
+  /* Multipliers below 2^15, and every acc * mul + bias + rounding inside int32. */
+  int shift = mreal_max > 0 ? (int)floor(log2(32767 / mreal_max)) : 0;
+  if (shift > 31) shift = 31;
+  for (; shift > 0; shift--) {
+    double mm = nearbyint(mreal_max * ldexp(1, shift)), bmax = 0;
+    for (int64_t c = 0; c < L->m; c++)
+      bmax = fmax(bmax, fabs((L->b ? L->b[c] : 0) * ldexp(1, shift) / L->sy));
+    if (accmax * mm + bmax + ldexp(1, shift) < 2147483647.0) break;
+  }
+  L->shift = shift < 0 ? 0 : shift;
+  L->sy_eff = L->sy;
+  L->sw = 0;
+  for (int64_t c = 0; c < L->m; c++) {
+    L->mul[c] = clamp64(nearbyint(L->sx * sw[c] / L->sy * ldexp(1, L->shift)), -2147483647ll, 2147483647ll);
+    L->bq[c] = (int32_t)clamp64(nearbyint((L->b ? L->b[c] : 0) * ldexp(1, L->shift) / L->sy),
+                                -(1ll << 30), 1ll << 30);
+  }
+  free(sw);
+  return 0;
+}
+
+static void layer_free(qlayer *L) {
+  free(L->wq);
+  free(L->bq);
+  free(L->mul);
+}
+
+/* Emits QConv / QDense for layer L reading xq, producing the int8 version of y. */
+static int emit_layer(qctx *q, const vta_node *nd, vta_gop op, qlayer *L, int xq, int y, float lo,
+                      float hi, const int64_t *wdims, int wrank) {
+  char nm[300];
+  snprintf(nm, sizeof nm, "%s:w", vname(q, y));
+  int wv = new_const(q, nm, VTA_DT_I8, wrank, wdims);
+  if (wv < 0) return -1;
+  memcpy(q->g->values[wv].data, L->wq, (size_t)(L->m * L->k));
+  snprintf(nm, sizeof nm, "%s:b", vname(q, y));
+  int bv = new_const(q, nm, VTA_DT_I32, 1, &L->m);
+  if (bv < 0) return -1;
+  memcpy(q->g->values[bv].data, L->bq, sizeof(int32_t) * (size_t)L->m);
+  int mv = -1;
+  if (L->mul) {
+    snprintf(nm, sizeof nm, "%s:m", vname(q, y));
+    if ((mv = new_const(q, nm, VTA_DT_I32, 1, &L->m)) < 0) return -1;
+    for (int64_t c = 0; c < L->m; c++) ((int32_t *)q->g->values[mv].data)[c] = (int32_t)L->mul[c];
+  }
+  int o = new_q_of(q, y, (float)L->sy_eff);
+  if (o < 0) return -1;
+  int in[4] = {xq, wv, bv, mv};
+  int i = emit(q, op, nd->name, mv >= 0 ? 4 : 3, in, o);
+  if (i < 0) return -1;
+  vta_node *n = &q->g->nodes[i];
+  if (op == VTA_GOP_QCONV) {
+    static const char *const keep[] = {"kernel_shape", "strides", "pads", "dilations", "group"};
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
+      const vta_attr *a = vta_node_attr(nd, keep[k]);
+      if (!a) continue;
+      if ((a->kind == VTA_ATTR_INTS && vta_attrs_set_ints(&n->n_attrs, &n->attrs, a->name, a->n, a->ints)) ||
+          (a->kind == VTA_ATTR_INT && vta_attrs_set_int(&n->n_attrs, &n->attrs, a->name, a->i)))
+        return nomem(q);
+    }
+  }
+  int64_t qlo, qhi;
+  clip_range(lo, hi, L->sy_eff, &qlo, &qhi);
+  if (vta_attrs_set_int(&n->n_attrs, &n->attrs, "shift", L->shift) ||
+      vta_attrs_set_int(&n->n_attrs, &n->attrs, "lo", qlo) ||
+      vta_attrs_set_int(&n->n_attrs, &n->attrs, "hi", qhi) ||
+      0)
+    return nomem(q);
+  if (q->log)
+    fprintf(q->log, "quantize %s '%s': x scale %.4g, %s, output scale %.4g, shift %d, clip [%lld, %lld]\n",
+            vta_op_name(op), nd->name, L->sx,
+            L->pow2 ? "per-channel power-of-two weight scales (accelerator form)"
+            : L->mul ? "per-channel weights and multipliers" : "one weight scale (accelerator form)",
+            L->sy_eff, L->shift, (long long)qlo, (long long)qhi);
+  return 0;
+}
+
+/* Does value v reach only graph outputs, through data movement, Softmax, Sigmoid and constant
+ * bias Adds? Such a layer's output is the model's answer (scores, box offsets, logits): it is
+ * produced in float from the int32 sums, not rounded to int8 first. */
+static int feeds_output(qctx *q, int v, int depth) {
+  if (depth > 16) return 0;
+  if (q->g->values[v].is_output) return 1;
+  int any = 0;
+  for (int i = 0; i < q->n_old; i++) {
+    const vta_node *nd = &q->old[i];
+    int reads = 0;
+    for (int k = 0; k < nd->n_in; k++) reads |= nd->in[k] == v;
+    if (!reads) continue;
+    any = 1;
+    switch (nd->op) {
+    case VTA_GOP_TRANSPOSE: case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE:
+    case VTA_GOP_UNSQUEEZE: case VTA_GOP_IDENTITY: case VTA_GOP_SOFTMAX: case VTA_GOP_SIGMOID:
+    case VTA_GOP_CONCAT:
+      break;
+    case VTA_GOP_ADD: {
+      int other = nd->in[0] == v ? nd->in[1] : nd->in[0];
+      if (other < 0 || !q->g->values[other].data) return 0;
+      break;
+    }
+    default:
+      return 0;
+    }
+    if (nd->n_out != 1 || !feeds_output(q, nd->out[0], depth + 1)) return 0;
+  }
+  return any;
+}
+
+/* Emits an output layer: ConvInteger / MatMulInteger of xq with per-channel int8 weights, then
+ * DequantizeLinear of the int32 sums with the per-channel scales x_scale * w_scale[c], then the
+ * float bias: y = sum * x_scale * w_scale[c] + b[c]. wdims: the int8 weights' shape (for
+ * MatMulInteger [K, N]); axis: the output's channel axis. */
+static int emit_float_output(qctx *q, const vta_node *nd, int xq, int y, const float *w, const float *b,
+                             int64_t m, int64_t k, const int64_t *wdims, int wrank, int dense) {
+  vta_graph *g = q->g;
+  char nm[300];
+  snprintf(nm, sizeof nm, "%s:w", vname(q, y));
+  int wv = new_const(q, nm, VTA_DT_I8, wrank, wdims);
+  snprintf(nm, sizeof nm, "%s:s", vname(q, y));
+  int sv = wv < 0 ? -1 : new_const(q, nm, VTA_DT_F32, 1, &m);
+  snprintf(nm, sizeof nm, "%s:z", vname(q, y));
+  int zv = sv < 0 ? -1 : new_const(q, nm, VTA_DT_I32, 1, &m);
+  if (zv < 0) return -1;
+  int8_t *wq = g->values[wv].data;
+  float *sc = g->values[sv].data;
+  for (int64_t c = 0; c < m; c++) {
+    double maxw = 0;
+    for (int64_t i = 0; i < k; i++) maxw = fmax(maxw, fabs(w[c * k + i]));
+    double sw = maxw > 0 ? maxw / 127 : 1;
+    sc[c] = (float)(q->qs[xq] * sw);
+    for (int64_t i = 0; i < k; i++) {
+      int8_t v = (int8_t)clamp64(nearbyint(w[c * k + i] / sw), -127, 127);
+      if (dense)
+        wq[i * m + c] = v; /* MatMulInteger's B is [K, N] */
+      else
+        wq[c * k + i] = v;
+    }
+  }
+  vta_gvalue yv = g->values[y];
+  snprintf(nm, sizeof nm, "%s:acc", vname(q, y));
+  int acc = new_value(q, nm, VTA_DT_I32, yv.rank, yv.dims);
+  if (acc < 0) return -1;
+  int in2[2] = {xq, wv};
+  int i = emit(q, dense ? VTA_GOP_MATMUL_INTEGER : VTA_GOP_CONV_INTEGER, nd->name, 2, in2, acc);
+  if (i < 0) return -1;
+  if (!dense) {
+    vta_node *n = &g->nodes[i];
+    static const char *const keep[] = {"kernel_shape", "strides", "pads", "dilations", "group"};
+    for (size_t a = 0; a < sizeof keep / sizeof keep[0]; a++) {
+      const vta_attr *at = vta_node_attr(nd, keep[a]);
+      if (!at) continue;
+      if ((at->kind == VTA_ATTR_INTS && vta_attrs_set_ints(&n->n_attrs, &n->attrs, at->name, at->n, at->ints)) ||
+          (at->kind == VTA_ATTR_INT && vta_attrs_set_int(&n->n_attrs, &n->attrs, at->name, at->i)))
+        return nomem(q);
+    }
+  }
+  int dq_out = y;
+  if (b) {
+    snprintf(nm, sizeof nm, "%s:nobias", vname(q, y));
+    if ((dq_out = new_value(q, nm, VTA_DT_F32, yv.rank, yv.dims)) < 0) return -1;
+  }
+  snprintf(nm, sizeof nm, "dequantize %s", vname(q, y));
+  int in3[3] = {acc, sv, zv};
+  if ((i = emit(q, VTA_GOP_DEQUANTIZE_LINEAR, nm, 3, in3, dq_out)) < 0) return -1;
+  if (vta_attrs_set_int(&g->nodes[i].n_attrs, &g->nodes[i].attrs, "axis", dense ? yv.rank - 1 : 1))
+    return nomem(q);
+  q->fdef[dq_out] = 1;
+  if (b) {
+    /* The bias broadcasts along the channel axis: [m, 1, 1] for NCHW, [m] for rows. */
+    int64_t bd[3] = {m, 1, 1};
+    snprintf(nm, sizeof nm, "%s:bias", vname(q, y));
+    int bv = new_const(q, nm, VTA_DT_F32, dense ? 1 : yv.rank - 1, bd);
+    if (bv < 0) return -1;
+    memcpy(g->values[bv].data, b, sizeof(float) * (size_t)m);
+    int in4[2] = {dq_out, bv};
+    if (emit(q, VTA_GOP_ADD, nd->name, 2, in4, y) < 0) return -1;
+  }
+  q->fdef[y] = 1;
+  if (q->log)
+    fprintf(q->log, "quantize %s '%s': output layer, int32 sums dequantized with per-channel scales\n",
+            vta_op_name(nd->op), nd->name);
+  return 1;
+}
+
+/* ---- the operators ---- */
+
+static int const_f32(const vta_graph *g, int v) {
+  return v >= 0 && g->values[v].data && g->values[v].dtype == VTA_DT_F32;
+}
+
+static int try_conv(qctx *q, const vta_node *nd) {
+  vta_graph *g = q->g;
+  if (nd->n_epi || nd->n_out != 1 || nd->n_in < 2 || !const_f32(g, nd->in[1])) return 0;
+  int bias = nd->n_in > 2 ? nd->in[2] : -1;
+  if (bias >= 0 && !const_f32(g, bias)) return 0;
+  vta_gvalue w = g->values[nd->in[1]];
+  if (w.rank != 4 && w.rank != 3) return 0;
+  int y;
+  float lo, hi;
+  absorb_activation(q, nd->out[0], &y, &lo, &hi);
+  int out_layer = y == nd->out[0] && feeds_output(q, y, 0);
+  if (!(q->scale[y] > 0) && !out_layer) return 0;
+  int xq = need_q(q, nd->in[0]);
+  if (xq == -2) return -1;
+  if (xq < 0) return 0;
+  if (out_layer)
+    return emit_float_output(q, nd, xq, y, w.data, bias >= 0 ? g->values[bias].data : NULL, w.dims[0],
+                             vta_value_count(&w) / (w.dims[0] ? w.dims[0] : 1), w.dims, w.rank, 0);
+  int64_t group = vta_node_int(nd, "group", 1), dl[2] = {1, 1};
+  vta_node_ints(nd, "dilations", dl, 2);
+  qlayer L;
+  memset(&L, 0, sizeof L);
+  L.m = w.dims[0];
+  L.k = vta_value_count(&w) / (L.m ? L.m : 1);
+  L.w = w.data;
+  L.b = bias >= 0 ? g->values[bias].data : NULL;
+  L.sx = q->qs[xq];
+  L.sy = q->scale[y];
+  L.per_channel = group != 1 || dl[0] != 1 || dl[1] != 1;
+  L.pow2 = !L.per_channel;
+  int rc = quantize_layer(q, &L);
+  if (rc > 0) { /* the power-of-two form does not fit: one weight scale for the layer */
+    layer_free(&L);
+    L.pow2 = 0;
+    L.wq = NULL, L.bq = NULL, L.mul = NULL;
+    rc = quantize_layer(q, &L);
+  }
+  if (!rc) rc = emit_layer(q, nd, VTA_GOP_QCONV, &L, xq, y, lo, hi, w.dims, w.rank);
+  layer_free(&L);
+  return rc ? -1 : 1;
+}
+
+/* Gemm (transA = 0, per-column bias) and MatMul with a constant 2-D right operand. */
+static int try_dense(qctx *q, const vta_node *nd) {
+  vta_graph *g = q->g;
+  if (nd->n_epi || nd->n_out != 1 || nd->n_in < 2 || !const_f32(g, nd->in[1])) return 0;
+  const vta_gvalue *a = &g->values[nd->in[0]], *b = &g->values[nd->in[1]];
+  int gemm = nd->op == VTA_GOP_GEMM, tb = gemm && vta_node_int(nd, "transB", 0);
+  if (b->rank != 2 || a->rank < 2 || (gemm && vta_node_int(nd, "transA", 0))) return 0;
+  float alpha = gemm ? vta_node_float(nd, "alpha", 1.0f) : 1.0f, beta = gemm ? vta_node_float(nd, "beta", 1.0f) : 0.0f;
+  int64_t K = tb ? b->dims[1] : b->dims[0], N = tb ? b->dims[0] : b->dims[1];
+  int cv = gemm && nd->n_in > 2 ? nd->in[2] : -1;
+  if (cv >= 0) {
+    const vta_gvalue *cc = &g->values[cv];
+    /* A per-column bias: C broadcasts along the rows. */
+    if (!const_f32(g, cv) || (vta_value_count(cc) != 1 && vta_value_count(cc) != N) ||
+        (cc->rank == 2 && cc->dims[0] != 1))
+      return 0;
+  }
+  int y;
+  float lo, hi;
+  absorb_activation(q, nd->out[0], &y, &lo, &hi);
+  int out_layer = y == nd->out[0] && feeds_output(q, y, 0);
+  if (!(q->scale[y] > 0) && !out_layer) return 0;
+  int xq = need_q(q, nd->in[0]);
+  if (xq == -2) return -1;
+  if (xq < 0) return 0;
+  float *w = malloc(sizeof(float) * (size_t)(N * K) + 4), *bias = malloc(sizeof(float) * (size_t)N + 4);
+  if (!w || !bias) {
+    free(w);
+    free(bias);
+    return nomem(q);
+  }
+  const float *B = b->data;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t k = 0; k < K; k++) w[n * K + k] = alpha * (tb ? B[n * K + k] : B[k * N + n]);
+  for (int64_t n = 0; n < N; n++)
+    bias[n] = cv >= 0 ? beta * ((const float *)g->values[cv].data)[vta_value_count(&g->values[cv]) == 1 ? 0 : n] : 0;
+  if (out_layer) {
+    int64_t wd[2] = {K, N};
+    int r = emit_float_output(q, nd, xq, y, w, cv >= 0 ? bias : NULL, N, K, wd, 2, 1);
+    free(w);
+    free(bias);
+    return r;
+  }
+  qlayer L;
+  memset(&L, 0, sizeof L);
+  L.m = N;
+  L.k = K;
+  L.w = w;
+  L.b = bias;
+  L.sx = q->qs[xq];
+  L.sy = q->scale[y];
+  int64_t wd[2] = {N, K};
+  L.pow2 = 1;
+  int rc = quantize_layer(q, &L);
+  if (rc > 0) {
+    layer_free(&L);
+    L.pow2 = 0;
+    L.wq = NULL, L.bq = NULL, L.mul = NULL;
+    rc = quantize_layer(q, &L);
+  }
+  if (!rc) rc = emit_layer(q, nd, VTA_GOP_QDENSE, &L, xq, y, lo, hi, wd, 2);
+  layer_free(&L);
+  free(w);
+  free(bias);
+  return rc ? -1 : 1;
+}
+
+static int same_shape(const vta_gvalue *a, const vta_gvalue *b) {
+  return a->rank == b->rank && !memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank);
+}
+
+static int try_add(qctx *q, const vta_node *nd) {
+  vta_graph *g = q->g;
+  if (nd->n_epi || nd->n_in != 2 || nd->in[0] < 0 || nd->in[1] < 0) return 0;
+  int a = nd->in[0], b = nd->in[1];
+  if (!same_shape(&g->values[a], &g->values[nd->out[0]]) || !same_shape(&g->values[b], &g->values[nd->out[0]]))
+    return 0;
+  if (!q->qnat[a] && !q->qnat[b]) return 0;
+  int y;
+  float lo, hi;
+  absorb_activation(q, nd->out[0], &y, &lo, &hi);
+  if (!(q->scale[y] > 0)) return 0;
+  int aq = need_q(q, a), bq = need_q(q, b);
+  if (aq == -2 || bq == -2) return -1;
+  if (aq < 0 || bq < 0) return 0;
+  double sy = q->scale[y], ra = q->qs[aq] / sy, rb = q->qs[bq] / sy, rmax = fmax(ra, rb);
+  int shift = (int)floor(log2(16383 / rmax));
+  shift = shift < 0 ? 0 : shift > 24 ? 24 : shift;
+  int64_t ma = clamp64(nearbyint(ra * ldexp(1, shift)), 0, 32767);
+  int64_t mb = clamp64(nearbyint(rb * ldexp(1, shift)), 0, 32767);
+  int o = new_q_of(q, y, (float)sy);
+  if (o < 0) return -1;
+  int in[2] = {aq, bq};
+  int i = emit(q, VTA_GOP_QADD, nd->name, 2, in, o);
+  if (i < 0) return -1;
+  vta_node *n = &g->nodes[i];
+  int64_t qlo, qhi;
+  clip_range(lo, hi, sy, &qlo, &qhi);
+  if (vta_attrs_set_int(&n->n_attrs, &n->attrs, "ma", ma) || vta_attrs_set_int(&n->n_attrs, &n->attrs, "mb", mb) ||
+      vta_attrs_set_int(&n->n_attrs, &n->attrs, "shift", shift) ||
+      vta_attrs_set_int(&n->n_attrs, &n->attrs, "lo", qlo) || vta_attrs_set_int(&n->n_attrs, &n->attrs, "hi", qhi))
+    return nomem(q);
+  if (q->log)
+    fprintf(q->log, "quantize Add '%s': QAdd with multipliers %lld, %lld and shift %d, output scale %.4g\n",
+            nd->name, (long long)ma, (long long)mb, shift, sy);
+  return 1;
+}
+
+static int all_zero(const vta_gvalue *v) {
+  if (!v->data || v->dtype != VTA_DT_F32) return 0;
+  const float *d = v->data;
+  for (int64_t i = 0; i < vta_value_count(v); i++)
+    if (d[i] != 0) return 0;
+  return 1;
+}
+
+/* Operators that move int8 data unchanged (or take maxima): the output keeps the scale. */
+static int try_passthrough(qctx *q, const vta_node *nd) {
+  vta_graph *g = q->g;
+  if (nd->n_epi || nd->n_out != 1 || nd->n_in < 1 || nd->in[0] < 0) return 0;
+  switch (nd->op) {
+  case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL: case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN:
+  case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE: case VTA_GOP_IDENTITY: case VTA_GOP_TRANSPOSE:
+  case VTA_GOP_SLICE:
+    break;
+  case VTA_GOP_PAD:
+    if (strcmp(vta_node_string(nd, "mode", "constant"), "constant") || vta_node_float(nd, "value", 0) != 0) return 0;
+    break;
+  case VTA_GOP_CONCAT:
+    break;
+  default:
+    return 0;
+  }
+  int ins[64];
+  float s = 0;
+  if (nd->n_in > 64) return 0;
+  for (int k = 0; k < nd->n_in; k++) {
+    int v = nd->in[k];
+    if (v < 0) return 0;
+    if (nd->op == VTA_GOP_CONCAT && all_zero(&g->values[v])) {
+      ins[k] = -1; /* made below, once the scale is known */
+      continue;
+    }
+    if (k > 0 && nd->op != VTA_GOP_CONCAT) return 0; /* parameters are attributes by now */
+    if (!q->qnat[v]) return 0;
+    float vs = q->qs[q->qv[v]];
+    if (s > 0 && fabsf(vs - s) > 1e-6f * s) return 0; /* Concat of different scales */
+    s = vs;
+    ins[k] = q->qv[v];
+  }
+  if (!(s > 0)) return 0;
+  for (int k = 0; k < nd->n_in; k++)
+    if (ins[k] < 0) {
+      vta_gvalue z = g->values[nd->in[k]];
+      char nm[300];
+      snprintf(nm, sizeof nm, "%s:q", z.name);
+      ins[k] = new_const(q, nm, VTA_DT_I8, z.rank, z.dims);
+      if (ins[k] < 0) return -1;
+    }
+  int o = new_q_of(q, nd->out[0], s);
+  if (o < 0) return -1;
+  int i = emit(q, nd->op, nd->name, nd->n_in, ins, o);
+  if (i < 0) return -1;
+  vta_node *n = &g->nodes[i];
+  for (int k = 0; k < nd->n_attrs; k++) {
+    const vta_attr *a = &nd->attrs[k];
+    int rc = 0;
+    switch (a->kind) {
+    case VTA_ATTR_INT: rc = vta_attrs_set_int(&n->n_attrs, &n->attrs, a->name, a->i); break;
+    case VTA_ATTR_FLOAT: rc = vta_attrs_set_float(&n->n_attrs, &n->attrs, a->name, a->f); break;
+    case VTA_ATTR_INTS: rc = vta_attrs_set_ints(&n->n_attrs, &n->attrs, a->name, a->n, a->ints); break;
+    case VTA_ATTR_FLOATS: rc = vta_attrs_set_floats(&n->n_attrs, &n->attrs, a->name, a->n, a->floats); break;
+    default: rc = vta_attrs_set_string(&n->n_attrs, &n->attrs, a->name, a->s); break;
+    }
+    if (rc) return nomem(q);
+  }
+  return 1;
+}
+
+/* Appends old node nd unchanged (float), reading the float version of every input. */
+static int move_float(qctx *q, vta_node *nd) {
+  for (int k = 0; k < nd->n_in; k++)
+    if (nd->in[k] >= 0 && (nd->in[k] = need_f(q, nd->in[k])) < 0) return -1;
+  for (int k = 0; k < nd->n_epi; k++)
+    if (nd->epi[k].arg >= 0 && (nd->epi[k].arg = need_f(q, nd->epi[k].arg)) < 0) return -1;
+  int i = vta_graph_add_node(q->g, nd->op, nd->name, nd->n_in, nd->in, nd->n_out, nd->out);
+  if (i < 0) return nomem(q);
+  vta_node *n = &q->g->nodes[i];
+  n->n_attrs = nd->n_attrs;
+  n->attrs = nd->attrs;
+  n->n_epi = nd->n_epi;
+  n->epi = nd->epi;
+  nd->n_attrs = nd->n_epi = 0;
+  nd->attrs = NULL;
+  nd->epi = NULL;
+  for (int k = 0; k < nd->n_out; k++)
+    if (nd->out[k] >= 0) q->fdef[nd->out[k]] = 1;
+  return 0;
+}
+
+static int rewrite(qctx *q, int i) {
+  vta_node *nd = &q->old[i];
+  int r = 0;
+  switch (nd->op) {
+  case VTA_GOP_CONV: r = try_conv(q, nd); break;
+  case VTA_GOP_GEMM: case VTA_GOP_MATMUL: r = try_dense(q, nd); break;
+  case VTA_GOP_ADD: r = try_add(q, nd); break;
+  default: r = try_passthrough(q, nd); break;
+  }
+  if (r < 0) return -1;
+  return r ? 0 : move_float(q, nd);
+}
+
+int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
+  if (!o || !o->calib) return vta_error_set(err, VTA_ERR_INVALID, "quantization needs calibration inputs");
+  for (int i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].n_epi)
+      return vta_error_set(err, VTA_ERR_INVALID, "quantization runs before epilogue fusion");
+  qctx q;
+  memset(&q, 0, sizeof q);
+  q.g = g;
+  q.err = err;
+  q.log = o->log;
+  q.n_orig = g->n_values;
+  q.cap = 8 * g->n_values + 8 * g->n_nodes + 64;
+  q.scale = calloc((size_t)g->n_values + 1, sizeof *q.scale);
+  q.qv = malloc(sizeof(int) * (size_t)q.cap);
+  q.qs = calloc((size_t)q.cap, sizeof *q.qs);
+  q.qnat = calloc((size_t)q.cap, 1);
+  q.fdef = calloc((size_t)q.cap, 1);
+  q.skip = calloc((size_t)g->n_nodes + 1, 1);
+  q.uses = calloc((size_t)g->n_values + 1, sizeof(int));
+  q.consumer = calloc((size_t)g->n_values + 1, sizeof(int));
+  int rc = -1;
+  if (!q.scale || !q.qv || !q.qs || !q.qnat || !q.fdef || !q.skip || !q.uses || !q.consumer) {
+    nomem(&q);
+    goto out;
+  }
+  if (vta_quant_calibrate(g, o->calib, q.scale, err)) goto out;
+  for (int v = 0; v < q.cap; v++) q.qv[v] = -1;
+  for (int v = 0; v < g->n_values; v++) q.fdef[v] = g->values[v].is_input || g->values[v].data;
+  for (int i = 0; i < g->n_outputs; i++) q.uses[g->outputs[i]]++;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i].n_in; k++)
+      if (g->nodes[i].in[k] >= 0) {
+        q.uses[g->nodes[i].in[k]]++;
+        q.consumer[g->nodes[i].in[k]] = i;
+      }
+  /* The old nodes are moved out; the new list is built by appending. */
+  q.old = g->nodes;
+  q.n_old = g->n_nodes;
+  g->nodes = NULL;
+  g->n_nodes = g->cap_nodes = 0;
+  for (int i = 0; i < q.n_old; i++)
+    if (!q.skip[i] && rewrite(&q, i)) goto out;
+  for (int k = 0; k < g->n_outputs; k++)
+    if (need_f(&q, g->outputs[k]) < 0) goto out;
+  rc = 0;
+out:
+  if (q.old) {
+    for (int i = 0; i < q.n_old; i++) vta_node_release(&q.old[i]);
+    free(q.old);
+  }
+  free(q.scale);
+  free(q.qv);
+  free(q.qs);
+  free(q.qnat);
+  free(q.fdef);
+  free(q.skip);
+  free(q.uses);
+  free(q.consumer);
+  if (rc) return -1;
+  /* Unused float weights and values go; the new operators' shapes and attributes are checked
+   * (the moved nodes were inferred already, and inference is not repeatable on them: their
+   * parameter inputs have become attributes). */
+  if (vta_graph_compact(g, err)) return -1;
+  for (int i = 0; i < g->n_nodes; i++) {
+    vta_gop op = g->nodes[i].op;
+    if ((op == VTA_GOP_QCONV || op == VTA_GOP_QDENSE || op == VTA_GOP_QADD ||
+         op == VTA_GOP_QUANTIZE_LINEAR || op == VTA_GOP_DEQUANTIZE_LINEAR) &&
+        vta_shape_infer_node(g, i, err))
+      return -1;
+  }
+  return 0;
+}

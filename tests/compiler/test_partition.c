@@ -1,0 +1,121 @@
+/* test_partition.c - the int8 and accelerator options of the command line on a real model:
+ * `vta compile --calibrate DIR --accel --explain`, `vta info` and `vta run --backend fsim`,
+ * and the errors for bad calibration inputs and options.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "host/cli.h"
+
+#define FACE ".cache/models/blazeface.onnx"
+
+static int fetched(void) {
+  FILE *f = fopen(FACE, "rb");
+  if (f) {
+    fclose(f);
+    return 1;
+  }
+  return system("scripts/fetch-models.sh >/dev/null") == 0;
+}
+
+static int call(int (*cmd)(int, char **), char **argv) {
+  int argc = 0;
+  while (argv[argc]) argc++;
+  return cmd(argc, argv);
+}
+
+/* Runs cmd with stdout sent to path; returns its exit status. */
+static int call_to(int (*cmd)(int, char **), char **argv, const char *path) {
+  fflush(stdout);
+  int saved = dup(1);
+  FILE *f = freopen(path, "w", stdout);
+  assert_non_null(f);
+  int rc = call(cmd, argv);
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  stdout = fdopen(1, "w");
+  return rc;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static char buf[1 << 20];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  buf[n] = 0;
+  fclose(f);
+  return buf;
+}
+
+static void test_partition_cli_compile_explain_run(void **state) {
+  (void)state;
+  assert_true(fetched());
+  char dir[] = "/tmp/vta-partition-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char cal[300], bundle[300], out[300], text[300], cmdline[700];
+  snprintf(cal, sizeof cal, "%s/calib", dir);
+  snprintf(bundle, sizeof bundle, "%s/face.vtab", dir);
+  snprintf(out, sizeof out, "%s/out", dir);
+  snprintf(text, sizeof text, "%s/stdout.txt", dir);
+  mkdir(cal, 0777);
+  snprintf(cmdline, sizeof cmdline, "cp tests/data/models/astronaut.npy %s/", cal);
+  assert_int_equal(system(cmdline), 0);
+  char *compile[] = {"compile", FACE, "--calibrate", cal, "--explain", "-o", bundle, NULL};
+  assert_int_equal(call_to(vta_cmd_compile, compile, text), 0);
+  char *t = slurp(text);
+  assert_non_null(strstr(t, "node 2 vta  QConv"));
+  assert_non_null(strstr(t, "depthwise convolution"));
+  assert_non_null(strstr(t, "program 0:"));
+  assert_non_null(strstr(t, "summary: 17 of"));
+  char *info[] = {"info", bundle, NULL};
+  assert_int_equal(call_to(vta_cmd_info, info, text), 0);
+  assert_non_null(strstr(slurp(text), "for 17 nodes"));
+  char *run[] = {"run", bundle, "--input", "tests/data/models/astronaut.npy", "--backend", "fsim",
+                 "-o", out, NULL};
+  assert_int_equal(call_to(vta_cmd_run, run, text), 0);
+  assert_non_null(strstr(slurp(text), "accelerator (fsim): 85 layers"));
+  /* A CPU-only bundle has no accelerator programs to run. */
+  char *plain[] = {"compile", FACE, "-o", bundle, NULL};
+  assert_int_equal(call(vta_cmd_compile, plain), 0);
+  assert_int_equal(call_to(vta_cmd_run, run, text), 1);
+  snprintf(cmdline, sizeof cmdline, "rm -rf %s", dir);
+  assert_int_equal(system(cmdline), 0);
+}
+
+static void test_partition_cli_bad_calibration_and_options(void **state) {
+  (void)state;
+  assert_true(fetched());
+  char *missing[] = {"compile", FACE, "--calibrate", "/nonexistent/calib", "-o", "/tmp/x.vtab", NULL};
+  assert_int_equal(call(vta_cmd_compile, missing), 1);
+  /* A calibration file of the wrong shape is refused by name. */
+  char dir[] = "/tmp/vta-calib-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char cmdline[300];
+  snprintf(cmdline, sizeof cmdline, "cp tests/data/models/text.npy %s/", dir);
+  assert_int_equal(system(cmdline), 0);
+  char *wrong[] = {"compile", FACE, "--calibrate", dir, "-o", "/tmp/x.vtab", NULL};
+  assert_int_equal(call(vta_cmd_compile, wrong), 1);
+  snprintf(cmdline, sizeof cmdline, "rm -rf %s", dir);
+  assert_int_equal(system(cmdline), 0);
+  char *cfg_alone[] = {"compile", FACE, "--config", "configs/vta_default.json", "-o", "/tmp/x.vtab", NULL};
+  assert_int_equal(call(vta_cmd_compile, cfg_alone), 2);
+  char *accel_obj[] = {"compile", FACE, "--accel", "--emit", "obj", "-o", "/tmp/x.o", NULL};
+  assert_int_equal(call(vta_cmd_compile, accel_obj), 2);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_partition_cli_compile_explain_run),
+      cmocka_unit_test(test_partition_cli_bad_calibration_and_options),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
