@@ -12,9 +12,14 @@
  * u32 node, u32 flags (bit 0: the program reads im2col patches), u64 packed input, second
  * input and output bytes, u64 sizes of the serialised vta_program and the packed weights, u64
  * count of the node's output channels it computes; then those channels (u32 each), the
- * program, the weights and the packed biases (the rest of the section), each padded to 8). Version 1 bundles had no TARGET
- * or OBJ. A reader skips kinds it does not know only if the version says they are optional,
- * so any unknown kind is refused.
+ * program, the weights and the packed biases (the rest of the section), each padded to 8).
+ *
+ * Versions: 1 had no TARGET or OBJ; 2 added them; 3 added HWCFG and ACC. A bundle is written
+ * with the lowest version that holds its sections (a CPU-only bundle is version 2, one with
+ * accelerator programs version 3), so a reader built before the accelerator sections still
+ * loads CPU-only bundles and refuses accelerator ones by their version, before it meets a kind
+ * it does not know. This reader takes versions 2 and 3 and refuses a kind that the bundle's
+ * version does not have, as it refuses any unknown kind (no section is optional).
  *
  * The design idea: the graph stays human-readable inside the bundle (vta info prints it) and is
  * read by the same parser as the dumps; bulk data lives in binary sections beside it.
@@ -131,7 +136,7 @@ int vta_bundle_write_acc(const vta_graph *g, const vta_cpu_code *code, const vta
   }
 #undef SECTION
   memcpy(b, "VTAB", 4);
-  put32(b + 4, VTA_BUNDLE_VERSION);
+  put32(b + 4, cfg_len || (acc && acc->n) ? VTA_BUNDLE_VERSION : 2);
   put32(b + 8, (uint32_t)nsec);
   put64(b + 16, total - HDR);
   put64(b + 24, fnv1a(b + HDR, total - HDR));
@@ -208,10 +213,10 @@ int vta_bundle_read_acc(const unsigned char *b, size_t size, vta_graph **g, vta_
   if (size < HDR || memcmp(b, "VTAB", 4) != 0)
     return vta_error_set(err, VTA_ERR_INVALID, "not a vta bundle (no VTAB magic)");
   uint32_t ver = get32(b + 4), nsec = get32(b + 8);
-  if (ver != VTA_BUNDLE_VERSION)
+  if (ver < VTA_BUNDLE_VERSION_MIN || ver > VTA_BUNDLE_VERSION)
     return vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                         "bundle version %u; this build reads version %d (recompile the model)",
-                         ver, VTA_BUNDLE_VERSION);
+                         "bundle version %u; this build reads versions %d to %d (recompile the model)",
+                         ver, VTA_BUNDLE_VERSION_MIN, VTA_BUNDLE_VERSION);
   uint64_t payload = get64(b + 16);
   if (payload != size - HDR)
     return vta_error_set(err, VTA_ERR_INVALID,
@@ -241,6 +246,12 @@ int vta_bundle_read_acc(const unsigned char *b, size_t size, vta_graph **g, vta_
       goto fail;
     }
     const unsigned char *d = b + at + 16;
+    if ((kind == SEC_HWCFG || kind == SEC_ACC) && ver < 3) {
+      vta_error_set(err, VTA_ERR_INVALID, "section %u is an accelerator section (kind %u), which "
+                    "bundle version %u does not have (they came with version 3; recompile the model)",
+                    s, kind, ver);
+      goto fail;
+    }
     switch (kind) {
     case SEC_GRAPH: text = (const char *)d, tlen = n; break;
     case SEC_CONST: refs[nrefs].data = d, refs[nrefs++].size = n; break;

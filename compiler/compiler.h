@@ -377,11 +377,21 @@ typedef struct vta_calib {
 typedef struct vta_quant_opts {
   const vta_calib *calib;   /* required */
   FILE *log;                /* one line per quantized node, or NULL */
+  /* Accelerator-form layers (per-channel power-of-two weight scales, one accelerator program
+   * per distinct shift): when > 1, channels are given shifts in groups of this many, so that
+   * every program but the last computes whole blocks of output channels (docs/quantization.md);
+   * 1: every channel keeps its own shift; 0: vta_compile_graph uses the accelerator
+   * configuration's BLOCK_OUT when partitioning, else 1. */
+  int channel_group;
 } vta_quant_opts;
 
 /* Per value: the calibrated scale (absolute range / 127), 0 for values not calibrated. The
- * pass computes them by running the float graph on the calibration inputs. */
-int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales, vta_error *err);
+ * pass computes them by running the float graph on the calibration inputs. means (may be NULL)
+ * receives per value of rank 2 to 4 a malloc'd array of the mean of each index of axis 1 (the
+ * channel of NCHW tensors, the feature of [M, K] rows) over the samples, NULL for the others;
+ * the caller frees them. */
+int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales, float **means,
+                        vta_error *err);
 /* Rewrites a float graph (after shape inference, folding and dead-node removal, before
  * fusion) into int8: Conv/Gemm/MatMul with constant weights become QConv/QDense, Relu and Clip
  * after them become their clip range, residual Adds become QAdd, MaxPool and data movement
@@ -425,6 +435,7 @@ typedef struct vta_compile_opts {
   const struct vta_config *accel;      /* partition for this accelerator (NULL: CPU only) */
   vta_place **places;                  /* with accel: receives one entry per node of the
                                         * result (malloc'd; the caller frees), or NULL */
+  FILE *timing;                        /* one line per pass with its time, or NULL */
 } vta_compile_opts;
 
 /* Shape inference then fold, bnfold, fold, dce, [quantize], fuse, [partition], with
@@ -487,9 +498,21 @@ vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *c, const vta_graph *g, vta_k
 void vta_cpu_jit_destroy(vta_cpu_jit *j);
 
 /* ------------------------------------------------------------------------------------------ */
+/* Built-in benchmark model (gen_resnet.c)                                                    */
+
+/* Serialises ResNet-18 v1 (torchvision layout, batch norms present, opset 13, input "data"
+ * f32[1,3,224,224], output "logits" f32[1,1000]) with weights drawn from seed as an ONNX
+ * ModelProto (*bytes malloc'd): what `vta compile builtin:resnet18` imports. */
+int vta_gen_resnet18(uint64_t seed, unsigned char **bytes, size_t *size, vta_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
 /* Bundle file (bundle.c)                                                                     */
 
-#define VTA_BUNDLE_VERSION 2
+/* The version written for bundles with accelerator sections (HWCFG, ACC: new in 3); CPU-only
+ * bundles are written as version 2, so that readers older than those sections still load them.
+ * The reader takes versions VTA_BUNDLE_VERSION_MIN to VTA_BUNDLE_VERSION. */
+#define VTA_BUNDLE_VERSION 3
+#define VTA_BUNDLE_VERSION_MIN 2
 
 int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char **bytes,
                      size_t *size, vta_error *err);

@@ -174,8 +174,8 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
 }
 
 /* Part p's weights [nch][per] and biases (divided by the part's multiplier). */
-static int part_constants(const vta_graph *g, const vta_acc_layer *L, int p, int8_t **w, int32_t **b,
-                          vta_error *err) {
+int vta_acc_part_constants(const vta_graph *g, const vta_acc_layer *L, int p, int8_t **w, int32_t **b,
+                           vta_error *err) {
   const vta_node *nd = &g->nodes[L->node];
   const vta_acc_part *P = &L->parts[p];
   const vta_gvalue *wv = &g->values[nd->in[1]];
@@ -199,18 +199,82 @@ static int part_constants(const vta_graph *g, const vta_acc_layer *L, int p, int
   return 0;
 }
 
+/* The plan partitioning chose for part p, kept on the node as the attribute "plan<p>" (nine
+ * integers: tile sizes, order, bias residency, im2col), so that lowering for the bundle does not
+ * search again. One attribute per part keeps each within the text form's 64 elements. */
+enum { PLAN_INTS = 9, MAX_PARTS = 33 };
+static void plan_to_ints(const vta_tile_plan *p, int64_t *v) {
+  v[0] = p->ho_t, v[1] = p->wo_t, v[2] = p->co_t, v[3] = p->ci_t, v[4] = p->kh_t, v[5] = p->kw_t;
+  v[6] = p->order, v[7] = p->bias_resident, v[8] = p->im2col;
+}
+static int stored_plan(const vta_node *nd, int p, vta_tile_plan *out) {
+  char name[16];
+  snprintf(name, sizeof name, "plan%d", p);
+  const vta_attr *a = vta_node_attr(nd, name);
+  if (!a || a->kind != VTA_ATTR_INTS || a->n != PLAN_INTS) return 0;
+  const int64_t *v = a->ints;
+  for (int k = 0; k < PLAN_INTS; k++)
+    if (v[k] < 0 || v[k] > 65535) return 0;
+  if (v[6] >= VTA_TILE_ORDER_COUNT) return 0;
+  memset(out, 0, sizeof *out);
+  out->ho_t = (uint32_t)v[0], out->wo_t = (uint32_t)v[1], out->co_t = (uint32_t)v[2];
+  out->ci_t = (uint32_t)v[3], out->kh_t = (uint32_t)v[4], out->kw_t = (uint32_t)v[5];
+  out->order = (vta_tile_order)v[6], out->bias_resident = v[7] != 0, out->im2col = v[8] != 0;
+  return 1;
+}
+
+int vta_conv_same_geometry(const vta_conv_desc *a, const vta_conv_desc *b) {
+  return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->kh == b->kh &&
+         a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w &&
+         a->pad_top == b->pad_top && a->pad_left == b->pad_left && a->pad_bottom == b->pad_bottom &&
+         a->pad_right == b->pad_right && !a->has_residual == !b->has_residual;
+}
+
+const vta_tile_plan *vta_tuning_find(const vta_tuning *t, const vta_conv_desc *d, vta_tile_epilogue epi) {
+  for (int k = 0; t && k < t->n; k++)
+    if (t->p[k].epi == epi && vta_conv_same_geometry(&t->p[k].d, d)) return &t->p[k].plan;
+  return NULL;
+}
+
+vta_tile_epilogue vta_acc_part_epilogue(const vta_graph *g, const vta_acc_layer *L, int p) {
+  int8_t *w;
+  int32_t *b;
+  vta_error ignore;
+  if (vta_acc_part_constants(g, L, p, &w, &b, &ignore)) return VTA_EPI_RESET_ADD;
+  const vta_conv_desc *d = &L->parts[p].d;
+  vta_tile_epilogue e = vta_conv_epilogue(d, w, d->has_bias ? b : NULL);
+  free(w);
+  free(b);
+  return e;
+}
+
 int vta_acc_lower(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err) {
+  return vta_acc_lower_tuned(g, i, cfg, NULL, L, NULL, err);
+}
+
+int vta_acc_lower_tuned(const vta_graph *g, int i, const vta_config *cfg, const vta_tuning *tuning,
+                        vta_acc_layer *L, int *tuned, vta_error *err) {
   if (vta_acc_desc(g, i, cfg, L, err)) return -1;
   for (int p = 0; p < L->nparts; p++) {
     vta_acc_part *P = &L->parts[p];
     int8_t *w;
     int32_t *b;
-    if (part_constants(g, L, p, &w, &b, err)) {
+    if (vta_acc_part_constants(g, L, p, &w, &b, err)) {
       vta_acc_layer_free(L);
       return -1;
     }
-    int rc = L->dense ? vta_lower_dense(cfg, &P->dd, w, P->dd.has_bias ? b : NULL, NULL, &P->low, err)
-                      : vta_lower_conv2d(cfg, &P->d, w, P->d.has_bias ? b : NULL, NULL, &P->low, err);
+    /* A tuned plan must still fit (a tuning file from another configuration, or stale). */
+    const vta_tile_plan *plan =
+        tuning ? vta_tuning_find(tuning, &P->d, vta_conv_epilogue(&P->d, w, P->d.has_bias ? b : NULL)) : NULL;
+    vta_error ignore;
+    if (plan && vta_tile_check(cfg, &P->d, plan, &ignore)) plan = NULL;
+    if (plan && tuned) (*tuned)++;
+    /* Else the plan partitioning chose (if it still fits: the graph may come from elsewhere). */
+    vta_tile_plan kept;
+    if (!plan && stored_plan(&g->nodes[i], p, &kept) && !vta_tile_check(cfg, &P->d, &kept, &ignore))
+      plan = &kept;
+    int rc = L->dense ? vta_lower_dense(cfg, &P->dd, w, P->dd.has_bias ? b : NULL, plan, &P->low, err)
+                      : vta_lower_conv2d(cfg, &P->d, w, P->d.has_bias ? b : NULL, plan, &P->low, err);
     free(w);
     free(b);
     if (rc) {
@@ -263,12 +327,51 @@ static int part_choice(const vta_graph *g, const vta_acc_layer *L, int p, const 
                        vta_tile_choice *ch, vta_error *err) {
   int8_t *w;
   int32_t *b;
-  if (part_constants(g, L, p, &w, &b, err)) return -1;
+  if (vta_acc_part_constants(g, L, p, &w, &b, err)) return -1;
   const vta_conv_desc *d = &L->parts[p].d;
   vta_tile_epilogue epi = vta_conv_epilogue(d, w, d->has_bias ? b : NULL);
   free(w);
   free(b);
   return vta_tile_choose(cfg, NULL, d, epi, ch, err);
+}
+
+/* The cost model's choices made so far in one pass, by geometry and epilogue: many parts of a
+ * network share a shape (ResNet-18's 58 programs have 44), and the search is the pass's cost. */
+typedef struct choice_memo {
+  int n, cap;
+  vta_conv_desc *d;
+  vta_tile_epilogue *epi;
+  vta_tile_choice *ch;
+} choice_memo;
+
+static int memo_choice(choice_memo *m, const vta_graph *g, const vta_acc_layer *L, int p,
+                       const vta_config *cfg, vta_tile_choice *ch, vta_error *err) {
+  const vta_conv_desc *d = &L->parts[p].d;
+  vta_tile_epilogue epi = vta_acc_part_epilogue(g, L, p);
+  /* The search also sees whether there is a bias and a shift (they decide micro-ops and the
+   * bias region), so those are part of the key too. */
+  for (int k = 0; k < m->n; k++)
+    if (m->epi[k] == epi && vta_conv_same_geometry(&m->d[k], d) && !m->d[k].has_bias == !d->has_bias &&
+        !m->d[k].shift == !d->shift) {
+      *ch = m->ch[k];
+      return 0;
+    }
+  if (vta_tile_choose(cfg, NULL, d, epi, ch, err)) return -1;
+  if (m->n == m->cap) {
+    int cap = m->cap ? 2 * m->cap : 32;
+    vta_conv_desc *nd = realloc(m->d, sizeof *nd * (size_t)cap);
+    if (nd) m->d = nd;
+    vta_tile_epilogue *ne = realloc(m->epi, sizeof *ne * (size_t)cap);
+    if (ne) m->epi = ne;
+    vta_tile_choice *nc = realloc(m->ch, sizeof *nc * (size_t)cap);
+    if (nc) m->ch = nc;
+    if (!nd || !ne || !nc) return 0; /* no room to remember: the choice stands */
+    m->cap = cap;
+  }
+  m->d[m->n] = *d;
+  m->epi[m->n] = epi;
+  m->ch[m->n++] = *ch;
+  return 0;
 }
 
 static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
@@ -308,10 +411,17 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
 int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, vta_error *err) {
   vta_place *p = calloc((size_t)g->n_nodes + 1, sizeof *p);
   if (!p) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
-  for (int i = 0; i < g->n_nodes; i++) {
+  choice_memo memo = {0};
+  int rc = 0;
+  for (int i = 0; i < g->n_nodes && !rc; i++) {
     vta_node *nd = &g->nodes[i];
     p[i].macs = vta_node_macs(g, i);
     vta_node_remove_attr(nd, "device");
+    for (int q = 0; q < MAX_PARTS; q++) {
+      char name[16];
+      snprintf(name, sizeof name, "plan%d", q);
+      vta_node_remove_attr(nd, name);
+    }
     if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE) {
       cpu_reason(g, i, p[i].why, sizeof p[i].why);
       continue;
@@ -334,21 +444,35 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
     }
     vta_tile_choice ch;
     uint64_t cycles = 0, bound = 0;
-    int bad = 0;
+    int bad = 0, nparts = L.nparts;
+    int64_t *plans = malloc(sizeof(int64_t) * PLAN_INTS * (size_t)nparts);
+    if (!plans) {
+      vta_acc_layer_free(&L);
+      rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+      break;
+    }
     for (int q = 0; q < L.nparts && !bad; q++) {
-      bad = part_choice(g, &L, q, cfg, &ch, &e2);
+      bad = memo_choice(&memo, g, &L, q, cfg, &ch, &e2);
       cycles += ch.cost.cycles;
       bound += ch.compute_bound;
+      plan_to_ints(&ch.plan, plans + PLAN_INTS * q);
     }
-    int nparts = L.nparts;
     vta_acc_layer_free(&L);
     if (bad) {
+      free(plans);
       snprintf(p[i].why, sizeof p[i].why, "no tiling fits the buffers: %s", e2.msg);
       continue;
     }
-    if (vta_attrs_set_string(&nd->n_attrs, &nd->attrs, "device", "vta")) {
-      free(p);
-      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+    int nomem = vta_attrs_set_string(&nd->n_attrs, &nd->attrs, "device", "vta");
+    for (int q = 0; q < nparts && !nomem; q++) {
+      char name[16];
+      snprintf(name, sizeof name, "plan%d", q);
+      nomem = vta_attrs_set_ints(&nd->n_attrs, &nd->attrs, name, PLAN_INTS, plans + PLAN_INTS * q);
+    }
+    free(plans);
+    if (nomem) {
+      rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+      break;
     }
     p[i].acc = 1;
     snprintf(p[i].why, sizeof p[i].why,
@@ -357,11 +481,14 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
              nd->op == VTA_GOP_QDENSE ? "dense layer" : "convolution, groups 1", nparts,
              nparts == 1 ? "" : "s", cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
   }
-  if (places)
+  free(memo.d);
+  free(memo.epi);
+  free(memo.ch);
+  if (places && !rc)
     *places = p;
   else
     free(p);
-  return 0;
+  return rc;
 }
 
 void vta_explain_print(const vta_graph *g, const vta_config *cfg, const vta_place *places, FILE *out) {
@@ -412,6 +539,11 @@ void vta_explain_print(const vta_graph *g, const vta_config *cfg, const vta_plac
 }
 
 int vta_acc_bundle(const vta_graph *g, const vta_config *cfg, vta_bundle_acc *out, vta_error *err) {
+  return vta_acc_bundle_tuned(g, cfg, NULL, out, NULL, err);
+}
+
+int vta_acc_bundle_tuned(const vta_graph *g, const vta_config *cfg, const vta_tuning *tuning,
+                         vta_bundle_acc *out, int *tuned, vta_error *err) {
   memset(out, 0, sizeof *out);
   char *json = NULL;
   size_t len = 0;
@@ -431,7 +563,7 @@ int vta_acc_bundle(const vta_graph *g, const vta_config *cfg, vta_bundle_acc *ou
   for (int i = 0; i < g->n_nodes; i++) {
     if (!vta_node_on_acc(g, i)) continue;
     vta_acc_layer L;
-    if (vta_acc_lower(g, i, cfg, &L, err)) {
+    if (vta_acc_lower_tuned(g, i, cfg, tuning, &L, tuned, err)) {
       vta_bundle_acc_free(out);
       return -1;
     }

@@ -33,11 +33,40 @@ typedef struct vta_acc_layer {
 
 /* The layer description of accelerator node i (QConv or QDense without multipliers). */
 int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err);
-/* The description and the lowered program with its packed weights and biases. */
+/* Plans measured by `vta tune` (host/cmd_tune.c, file format in host/tuning.c): for a layer
+ * geometry and epilogue, the tiling that ran fastest. A part whose geometry (sizes, strides,
+ * pads, residual) and epilogue match an entry is lowered with its plan instead of the cost
+ * model's choice. */
+typedef struct vta_tuned_plan {
+  vta_conv_desc d;          /* the geometry; shift, clip range, ReLU and bias are not compared */
+  vta_tile_epilogue epi;
+  vta_tile_plan plan;
+  uint64_t cycles;          /* measured (0 if not measured) */
+} vta_tuned_plan;
+typedef struct vta_tuning {
+  int n;
+  vta_tuned_plan *p;
+} vta_tuning;
+/* The tuned plan of a layer, or NULL. */
+const vta_tile_plan *vta_tuning_find(const vta_tuning *t, const vta_conv_desc *d, vta_tile_epilogue epi);
+/* Do two descriptions have the same geometry (what a tuned plan depends on)? */
+int vta_conv_same_geometry(const vta_conv_desc *a, const vta_conv_desc *b);
+
+/* The description and the lowered program with its packed weights and biases; tuning (may be
+ * NULL) supplies measured plans. *tuned (may be NULL) counts the parts that used one. */
 int vta_acc_lower(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err);
+int vta_acc_lower_tuned(const vta_graph *g, int i, const vta_config *cfg, const vta_tuning *tuning,
+                        vta_acc_layer *L, int *tuned, vta_error *err);
 void vta_acc_layer_free(vta_acc_layer *L);
+/* Part p's int8 weights [nch][per input channel x taps] and int32 biases (malloc'd), as its
+ * program computes them, and the epilogue the lowering picks for them. */
+int vta_acc_part_constants(const vta_graph *g, const vta_acc_layer *L, int p, int8_t **w, int32_t **b,
+                           vta_error *err);
+vta_tile_epilogue vta_acc_part_epilogue(const vta_graph *g, const vta_acc_layer *L, int p);
 /* Lowers every accelerator node of g for the bundle (programs serialised, constants packed). */
 int vta_acc_bundle(const vta_graph *g, const vta_config *cfg, vta_bundle_acc *out, vta_error *err);
+int vta_acc_bundle_tuned(const vta_graph *g, const vta_config *cfg, const vta_tuning *tuning,
+                         vta_bundle_acc *out, int *tuned, vta_error *err);
 /* An accelerator layer back from a bundle's layer (description recomputed from the graph). */
 int vta_acc_from_bundle(const vta_graph *g, const vta_config *cfg, const vta_bundle_acc *acc, int node,
                         vta_acc_layer *L, vta_error *err);

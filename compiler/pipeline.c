@@ -8,15 +8,25 @@
  * back.
  */
 #include <string.h>
+#include <time.h>
 
 #include "compiler/compiler.h"
+#include "vta/config.h"
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 static int step(vta_graph *g, const vta_compile_opts *o, char letter, const char *name,
                 int (*pass)(vta_graph *, vta_error *), vta_error *err) {
+  double t0 = now_ms();
   if (pass && pass(g, err)) {
     vta_error_prefix(err, "%s", name);
     return -1;
   }
+  if (o && o->timing && pass) fprintf(o->timing, "  %-20s %8.1f ms\n", name, now_ms() - t0);
 #ifdef VTA_TEST_BUILD
   int verify = 1;
 #else
@@ -36,7 +46,11 @@ static int step(vta_graph *g, const vta_compile_opts *o, char letter, const char
 
 /* The passes that take options run through these (one compile at a time per thread). */
 static _Thread_local const vta_compile_opts *cur;
-static int quantize(vta_graph *g, vta_error *err) { return vta_pass_quantize(g, cur->quant, err); }
+static int quantize(vta_graph *g, vta_error *err) {
+  vta_quant_opts q = *cur->quant;
+  if (cur->accel && !q.channel_group) q.channel_group = (int)cur->accel->block_out;
+  return vta_pass_quantize(g, &q, err);
+}
 static int partition(vta_graph *g, vta_error *err) {
   return vta_pass_partition(g, cur->accel, cur->places, err);
 }

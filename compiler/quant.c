@@ -16,10 +16,14 @@
  * - activations: symmetric int8, zero point 0, one scale per tensor from calibration
  *   (quant_calib.c);
  * - convolutions with groups = 1 and dilation 1, and matrix products - what the accelerator
- *   runs: one weight scale per layer, chosen so that x_scale * w_scale * 2^shift is exactly the
- *   output scale. The requantization is then a pure rounding shift: acc + bias + 2^(shift-1),
- *   SHR shift, MAX, MIN - the accelerator's ALU epilogue (compiler/vta_lower.h) - and the
- *   weights lose at most one bit of their int8 range to the power of two;
+ *   runs: a power-of-two weight scale per channel, x_scale * w_scale[c] * 2^k_c = output
+ *   scale, so that channel c's requantization is a pure rounding shift by k_c: acc + bias +
+ *   2^(k_c-1), SHR k_c, MAX, MIN - the accelerator's ALU epilogue (compiler/vta_lower.h), one
+ *   program per distinct k_c - and the weights lose at most one bit of their int8 range to the
+ *   power of two. For the accelerator the shifts are shared in groups of BLOCK_OUT channels
+ *   (group_shifts) so that programs compute whole channel blocks;
+ * - every quantized layer's float bias is corrected for the mean error its rounded weights
+ *   make on the calibration inputs (corrected_bias);
  * - grouped and depthwise convolutions (the CPU's): symmetric per-channel weight scales and a
  *   per-channel integer multiplier mul[c] ~ x_scale * w_scale[c] / y_scale * 2^shift, with the
  *   largest shift for which every acc * mul[c] + bias fits int32;
@@ -35,6 +39,7 @@
 typedef struct {
   vta_graph *g;
   float *scale;     /* calibrated scale per original value */
+  float **mean;     /* per original value: calibration mean per channel (axis 1), or NULL */
   int n_orig;       /* values that existed before the rewrite */
   int cap;          /* capacity of the per-value arrays below */
   int *qv;          /* per value: its int8 version, or -1 */
@@ -47,6 +52,7 @@ typedef struct {
   int *uses;        /* per original value: uses in the old graph (inputs, outputs) */
   int *consumer;    /* per original value: a consuming old node */
   FILE *log;
+  int group;        /* vta_quant_opts.channel_group */
   vta_error *err;
 } qctx;
 
@@ -200,6 +206,9 @@ typedef struct {
   double sx, sy;         /* input and (calibrated) output scales */
   int per_channel;       /* CPU form with a multiplier per channel */
   int pow2;              /* accelerator form with a power-of-two weight scale per channel */
+  int group;             /* pow2: channels share shifts in groups of this many (0, 1: none) */
+  const float *xmean;    /* per input channel: its calibration mean, or NULL (no bias correction) */
+  int64_t taps, groups;  /* kernel taps per input channel, convolution groups */
   /* results */
   int8_t *wq;
   int32_t *bq;
@@ -208,6 +217,47 @@ typedef struct {
   double sy_eff;         /* the output scale actually represented */
   double sw;             /* the layer's weight scale (accelerator form) */
 } qlayer;
+
+/* Makes the per-channel shifts k[0..m) (-1: an all-zero channel, any shift) share values in
+ * groups of `group` channels, so that each distinct shift - one accelerator program - covers
+ * whole blocks of output channels instead of a few channels padded to a block. Channels are
+ * ranked by their shift, largest first; each run of `group` in that order takes the smallest
+ * shift among its members (a channel keeps or loses precision: its weights never overflow). Only
+ * the channels of a run that straddles two shifts lose a bit, at most group - 1 per boundary. */
+static void group_shifts(int *k, int64_t m, int group) {
+  int64_t order[4096];
+  for (int64_t c = 0; c < m; c++) order[c] = c;
+  /* Insertion sort by shift, descending (all-zero channels first: they adopt any shift);
+   * stable, so channels keep their order within a shift. At most 4096 channels. */
+  for (int64_t i = 1; i < m; i++) {
+    int64_t c = order[i], j = i;
+    int kc = k[c] < 0 ? 99 : k[c];
+    while (j > 0 && (k[order[j - 1]] < 0 ? 99 : k[order[j - 1]]) < kc) order[j] = order[j - 1], j--;
+    order[j] = c;
+  }
+  for (int64_t g0 = 0; g0 < m; g0 += group) {
+    int64_t g1 = g0 + group < m ? g0 + group : m;
+    int lo = -1;
+    for (int64_t i = g0; i < g1; i++)
+      if (k[order[i]] >= 0 && (lo < 0 || k[order[i]] < lo)) lo = k[order[i]];
+    for (int64_t i = g0; i < g1 && lo >= 0; i++) k[order[i]] = lo;
+  }
+}
+
+/* Channel c's float bias, corrected for the mean error its quantized weights (wq * sw, already
+ * in L->wq) make on inputs with the calibration means: b - sum_i (wq_i * sw - w_i) * E[x_i]
+ * (empirical bias correction, Nagel et al. 2019). A rounding error common to a channel's
+ * weights would otherwise shift every output of the channel the same way, which the per-tensor
+ * activation scale cannot absorb; with the correction only its variance is left. */
+static double corrected_bias(const qlayer *L, int64_t c, double sw) {
+  double b = L->b ? L->b[c] : 0;
+  if (!L->xmean) return b;
+  int64_t cin_g = L->k / (L->taps ? L->taps : 1), g = c / (L->m / (L->groups ? L->groups : 1));
+  double delta = 0;
+  for (int64_t i = 0; i < L->k; i++)
+    delta += ((double)L->wq[c * L->k + i] * sw - L->w[c * L->k + i]) * L->xmean[g * cin_g + i / L->taps];
+  return b - delta;
+}
 
 static int quantize_layer(qctx *q, qlayer *L) {
   L->wq = malloc((size_t)(L->m * L->k) + 1);
@@ -230,12 +280,13 @@ static int quantize_layer(qctx *q, qlayer *L) {
       if (k[c] > 24) k[c] = 24;
       if (k[c] > S) S = k[c];
     }
+    if (L->group > 1) group_shifts(k, L->m, L->group);
     for (int64_t c = 0; c < L->m; c++) {
       if (k[c] < 0) k[c] = S; /* an all-zero channel: any shift */
       double sw = L->sy / (L->sx * ldexp(1, k[c]));
       for (int64_t i = 0; i < L->k; i++)
         L->wq[c * L->k + i] = (int8_t)clamp64(nearbyint(L->w[c * L->k + i] / sw), -127, 127);
-      double bq = nearbyint((L->b ? L->b[c] : 0) / (L->sx * sw)) * ldexp(1, S - k[c]);
+      double bq = nearbyint(corrected_bias(L, c, sw) / (L->sx * sw)) * ldexp(1, S - k[c]);
       if (fabs(bq) > (double)(1 << 30)) return 1;
       L->bq[c] = (int32_t)bq;
       L->mul[c] = (int64_t)1 << (S - k[c]);
@@ -265,7 +316,7 @@ static int quantize_layer(qctx *q, qlayer *L) {
     L->sy_eff = L->sx * sw * ldexp(1, shift);
     for (int64_t i = 0; i < L->m * L->k; i++) L->wq[i] = (int8_t)clamp64(nearbyint(L->w[i] / sw), -127, 127);
     for (int64_t c = 0; c < L->m; c++)
-      L->bq[c] = (int32_t)clamp64(nearbyint((L->b ? L->b[c] : 0) / (L->sx * sw)), -(1ll << 30), 1ll << 30);
+      L->bq[c] = (int32_t)clamp64(nearbyint(corrected_bias(L, c, sw) / (L->sx * sw)), -(1ll << 30), 1ll << 30);
     return 0;
   }
   /* Per channel: weight scale max|w_c| / 127, multiplier ~ sx * sw_c / sy * 2^shift. */
@@ -298,7 +349,7 @@ static int quantize_layer(qctx *q, qlayer *L) {
   L->sw = 0;
   for (int64_t c = 0; c < L->m; c++) {
     L->mul[c] = clamp64(nearbyint(L->sx * sw[c] / L->sy * ldexp(1, L->shift)), -2147483647ll, 2147483647ll);
-    L->bq[c] = (int32_t)clamp64(nearbyint((L->b ? L->b[c] : 0) * ldexp(1, L->shift) / L->sy),
+    L->bq[c] = (int32_t)clamp64(nearbyint(corrected_bias(L, c, sw[c]) * ldexp(1, L->shift) / L->sy),
                                 -(1ll << 30), 1ll << 30);
   }
   free(sw);
@@ -504,6 +555,10 @@ static int try_conv(qctx *q, const vta_node *nd) {
   L.sy = q->scale[y];
   L.per_channel = group != 1 || dl[0] != 1 || dl[1] != 1;
   L.pow2 = !L.per_channel;
+  L.group = q->group;
+  L.xmean = q->mean[nd->in[0]];
+  L.taps = w.rank == 4 ? w.dims[2] * w.dims[3] : w.dims[2];
+  L.groups = group;
   int rc = quantize_layer(q, &L);
   if (rc > 0) { /* the power-of-two form does not fit: one weight scale for the layer */
     layer_free(&L);
@@ -569,6 +624,9 @@ static int try_dense(qctx *q, const vta_node *nd) {
   L.sy = q->scale[y];
   int64_t wd[2] = {N, K};
   L.pow2 = 1;
+  L.group = q->group;
+  L.xmean = a->rank == 2 ? q->mean[nd->in[0]] : NULL;
+  L.taps = L.groups = 1;
   int rc = quantize_layer(q, &L);
   if (rc > 0) {
     layer_free(&L);
@@ -739,9 +797,11 @@ int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
   q.g = g;
   q.err = err;
   q.log = o->log;
+  q.group = o->channel_group;
   q.n_orig = g->n_values;
   q.cap = 8 * g->n_values + 8 * g->n_nodes + 64;
   q.scale = calloc((size_t)g->n_values + 1, sizeof *q.scale);
+  q.mean = calloc((size_t)g->n_values + 1, sizeof *q.mean);
   q.qv = malloc(sizeof(int) * (size_t)q.cap);
   q.qs = calloc((size_t)q.cap, sizeof *q.qs);
   q.qnat = calloc((size_t)q.cap, 1);
@@ -750,11 +810,11 @@ int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
   q.uses = calloc((size_t)g->n_values + 1, sizeof(int));
   q.consumer = calloc((size_t)g->n_values + 1, sizeof(int));
   int rc = -1;
-  if (!q.scale || !q.qv || !q.qs || !q.qnat || !q.fdef || !q.skip || !q.uses || !q.consumer) {
+  if (!q.scale || !q.mean || !q.qv || !q.qs || !q.qnat || !q.fdef || !q.skip || !q.uses || !q.consumer) {
     nomem(&q);
     goto out;
   }
-  if (vta_quant_calibrate(g, o->calib, q.scale, err)) goto out;
+  if (vta_quant_calibrate(g, o->calib, q.scale, q.mean, err)) goto out;
   for (int v = 0; v < q.cap; v++) q.qv[v] = -1;
   for (int v = 0; v < g->n_values; v++) q.fdef[v] = g->values[v].is_input || g->values[v].data;
   for (int i = 0; i < g->n_outputs; i++) q.uses[g->outputs[i]]++;
@@ -779,6 +839,8 @@ out:
     for (int i = 0; i < q.n_old; i++) vta_node_release(&q.old[i]);
     free(q.old);
   }
+  for (int v = 0; q.mean && v < q.n_orig; v++) free(q.mean[v]);
+  free(q.mean);
   free(q.scale);
   free(q.qv);
   free(q.qs);

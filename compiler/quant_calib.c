@@ -10,7 +10,8 @@
  * values above T cost (x - T)^2, values below cost the rounding noise scale^2 / 12. With a
  * few samples the largest magnitude is often a single outlier; clipping it costs less than
  * coarsening every other value, and this search finds the balance (T is searched from 1/16 of
- * the range up, so a tensor is never squashed to a few levels).
+ * the range up, so a tensor is never squashed to a few levels). The first sweep also sums each
+ * tensor per channel (axis 1), for the quantizer's bias correction.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -110,7 +111,23 @@ static int calibrated(const vta_gvalue *v) {
   return v->dtype == VTA_DT_F32 && !v->data && v->rank >= 0 && vta_value_count(v) > 0;
 }
 
-int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales, vta_error *err) {
+/* Adds the sum of each index of axis 1 of value x's elements d into sum. */
+static void channel_sums(const vta_gvalue *x, const float *d, double *sum) {
+  int64_t outer = x->dims[0], ch = x->dims[1], inner = 1;
+  for (int k = 2; k < x->rank; k++) inner *= x->dims[k];
+  for (int64_t o = 0; o < outer; o++)
+    for (int64_t c = 0; c < ch; c++) {
+      const float *p = d + (o * ch + c) * inner;
+      double s = 0;
+      for (int64_t i = 0; i < inner; i++) s += isfinite(p[i]) ? p[i] : 0;
+      sum[c] += s;
+    }
+}
+
+static int has_means(const vta_gvalue *v) { return v->rank >= 2 && v->rank <= 4 && v->dims[1] > 0; }
+
+int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales, float **means,
+                        vta_error *err) {
   if (!cal || cal->n_samples < 1)
     return vta_error_set(err, VTA_ERR_INVALID, "calibration needs at least one sample input");
   if (cal->n_inputs != g->n_inputs)
@@ -124,7 +141,16 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
   if (runner_init(g, &r, err)) return -1;
   double *top = calloc((size_t)g->n_values + 1, sizeof *top);
   double *hist = calloc((size_t)g->n_values * BINS + 1, sizeof *hist);
-  if (!top || !hist) {
+  double **sums = calloc((size_t)g->n_values + 1, sizeof *sums);
+  int nomem = !top || !hist || !sums;
+  for (int v = 0; !nomem && means && v < g->n_values; v++) {
+    means[v] = NULL;
+    if (calibrated(&g->values[v]) && has_means(&g->values[v]))
+      nomem = !(sums[v] = calloc((size_t)g->values[v].dims[1], sizeof **sums));
+  }
+  if (nomem) {
+    for (int v = 0; sums && v < g->n_values; v++) free(sums[v]);
+    free(sums);
     free(top);
     free(hist);
     runner_free(g, &r);
@@ -141,6 +167,7 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
         if (pass == 0) {
           for (int64_t i = 0; i < n; i++)
             if (fabsf(d[i]) > top[v] && isfinite(d[i])) top[v] = fabsf(d[i]);
+          if (sums[v]) channel_sums(x, d, sums[v]);
         } else if (top[v] > 0) {
           double *h = hist + (size_t)v * BINS, k = BINS / top[v];
           for (int64_t i = 0; i < n; i++) {
@@ -158,6 +185,24 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
     /* An all-zero tensor gets a nominal scale: any scale represents it exactly. */
     scales[v] = top[v] > 0 ? (float)(best_threshold(hist + (size_t)v * BINS, top[v]) / 127) : 1.0f / 127;
   }
+  for (int v = 0; v < g->n_values; v++) {
+    if (!sums[v]) continue;
+    const vta_gvalue *x = &g->values[v];
+    int64_t ch = x->dims[1], per = vta_value_count(x) / ch * cal->n_samples;
+    float *m = malloc(sizeof(float) * (size_t)ch);
+    if (!m) {
+      for (int u = 0; u < g->n_values; u++) free(sums[u]), free(means[u]), means[u] = NULL;
+      free(sums);
+      free(top);
+      free(hist);
+      runner_free(g, &r);
+      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in calibration");
+    }
+    for (int64_t c = 0; c < ch; c++) m[c] = (float)(sums[v][c] / (double)per);
+    means[v] = m;
+    free(sums[v]);
+  }
+  free(sums);
   free(top);
   free(hist);
   runner_free(g, &r);

@@ -1,13 +1,16 @@
 /* calib.c - calibration inputs for `vta compile --quantize`: a directory of .npy files, the
- * model's own test inputs, or random normal data.
+ * model's own test inputs, a calibration set found by the model's name, or random normal data.
  *
  * The design idea: the quantizer wants float arrays in graph-input order; people have
  * pictures saved as .npy. So the rules are the plainest that work: for a model with one input,
  * every *.npy file of DIR (sorted by name) is one sample; for several inputs, every
  * subdirectory of DIR is one sample holding NAME.npy per input. Without DIR, the inputs of an
- * ONNX model zoo test set next to the model (test_data_set_N/input_K.pb) are used, and failing
- * that, four samples of standard normal noise - which calibrates badly for inputs that are not
- * roughly N(0, 1), hence the warning the caller prints.
+ * ONNX model zoo test set next to the model (test_data_set_N/input_K.pb) are used, then a
+ * directory named after the model on the calibration path ($VTA_CALIB_PATH, by default the
+ * repository's tests/data/calib, which holds sets for the two reference models made from
+ * pictures that are not their test inputs), and failing that, four samples of standard normal
+ * noise - which calibrates badly for inputs that are not roughly N(0, 1), hence the warning
+ * the caller prints.
  */
 #include "host/calib.h"
 
@@ -115,8 +118,34 @@ int vta_calib_load_dir(const vta_graph *g, const char *dir, vta_calib_set *c, vt
   return rc;
 }
 
+/* DIR/<stem>/ on the calibration path: 1 loaded, 0 none there, -1 error (a directory that exists
+ * but holds unusable files is an error, not a reason to fall back silently). */
+static int load_by_name(const vta_graph *g, const char *model_path, vta_calib_set *c, char *source,
+                        size_t size, vta_error *err) {
+  const char *base = strrchr(model_path, '/');
+  base = base ? base + 1 : model_path;
+  char stem[256];
+  snprintf(stem, sizeof stem, "%s", base);
+  char *dot = strrchr(stem, '.');
+  if (dot && dot != stem) *dot = 0;
+  const char *path = getenv("VTA_CALIB_PATH");
+  if (!path) path = "tests/data/calib";
+  while (*path) {
+    size_t len = strcspn(path, ":");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s/%s", (int)len, path, stem);
+    path += len + (path[len] == ':');
+    struct stat st;
+    if (!len || stat(dir, &st) || !S_ISDIR(st.st_mode)) continue;
+    if (vta_calib_load_dir(g, dir, c, err)) return -1;
+    snprintf(source, size, "%s", dir);
+    return 1;
+  }
+  return 0;
+}
+
 int vta_calib_load_default(const vta_graph *g, const char *model_path, vta_calib_set *c, int *random,
-                           vta_error *err) {
+                           char *source, size_t size, vta_error *err) {
   memset(c, 0, sizeof *c);
   c->n_inputs = g->n_inputs;
   *random = 0;
@@ -168,10 +197,23 @@ int vta_calib_load_default(const vta_graph *g, const char *model_path, vta_calib
       return -1;
     }
   }
-  if (c->n_samples) return 0;
+  if (c->n_samples) {
+    snprintf(source, size, "%stest_data_set_N", dir);
+    return 0;
+  }
+  int r = load_by_name(g, model_path, c, source, size, err);
+  if (r) return r < 0 ? -1 : 0;
+  if (vta_calib_load_noise(g, c, source, size, err)) return -1;
+  *random = 1;
+  return 0;
+}
+
+int vta_calib_load_noise(const vta_graph *g, vta_calib_set *c, char *source, size_t size, vta_error *err) {
+  memset(c, 0, sizeof *c);
+  c->n_inputs = g->n_inputs;
+  snprintf(source, size, "random normal data");
   /* Standard normal noise (Box-Muller over a fixed linear congruential sequence: the same
    * bundle from the same model every time). */
-  *random = 1;
   uint64_t state = 0x9E3779B97F4A7C15ull;
   for (int s = 0; s < 4; s++) {
     float *in[64] = {0};

@@ -53,11 +53,13 @@ int vta_cmd_info(int argc, char **argv) {
     vta_error_prefix(&err, "%s", path);
     return vta_cli_fail(cmd, &err);
   }
+  /* The file's own version (the reader accepted it): 2 CPU-only, 3 with accelerator sections. */
+  unsigned version = (unsigned)b[4] | (unsigned)b[5] << 8 | (unsigned)b[6] << 16 | (unsigned)b[7] << 24;
   free(b);
   size_t cbytes = 0;
   for (int i = 0; i < g->n_values; i++)
     if (g->values[i].data) cbytes += vta_value_bytes(&g->values[i]);
-  printf("bundle: %s (%zu bytes, version %d, ONNX opset %d)\n", path, n, VTA_BUNDLE_VERSION, g->opset);
+  printf("bundle: %s (%zu bytes, version %u, ONNX opset %d)\n", path, n, version, g->opset);
   for (int i = 0; i < g->n_inputs; i++) {
     printf("input:  %s ", g->values[g->inputs[i]].name);
     print_shape(&g->values[g->inputs[i]]);

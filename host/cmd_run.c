@@ -238,13 +238,19 @@ int vta_cmd_run(int argc, char **argv) {
     vta_stats st;
     uint64_t am, tm;
     vta_model_acc_stats(m, &st, &am, &tm);
-    printf("accelerator (%s): %d layers, %llu of %llu MACs offloaded (%.1f%%), %llu instructions, "
-           "%llu micro-ops", backend, vta_model_n_acc_layers(m), (unsigned long long)am,
+    printf("accelerator (%s): %d nodes in %d programs, %llu of %llu MACs offloaded (%.1f%%), "
+           "%llu instructions, %llu micro-ops", backend, vta_model_n_acc_nodes(m),
+           vta_model_n_acc_layers(m), (unsigned long long)am,
            (unsigned long long)tm, tm ? 100.0 * (double)am / (double)tm : 0.0,
            (unsigned long long)st.insns, (unsigned long long)st.uops);
-    if (st.cycles)
-      printf(", %llu cycles, utilisation %.1f%%", (unsigned long long)st.cycles,
-             100.0 * (double)st.macs / (double)vta_model_acc_config(m)->macs_per_cycle / (double)st.cycles);
+    /* Utilisation counts the model's multiply-accumulates (what was offloaded) against the
+     * peak over the cycles; the GEMM figure also counts the lanes of channel blocks that are
+     * padding (the device's own MAC counter). */
+    if (st.cycles) {
+      double peak = (double)vta_model_acc_config(m)->macs_per_cycle * (double)st.cycles;
+      printf(", %llu cycles, utilisation %.1f%% (GEMM lanes busy %.1f%%)", (unsigned long long)st.cycles,
+             100.0 * (double)am / peak, 100.0 * (double)st.macs / peak);
+    }
     printf(", %.3f s simulated\n", st.wall_seconds);
   }
   if (rc == VTA_EXIT_OK && outdir) mkdir(outdir, 0777);

@@ -176,6 +176,11 @@ vta_model *vta_model_load(const unsigned char *bundle, size_t size, vta_error *e
 }
 
 int vta_model_n_acc_layers(const vta_model *m) { return m->acc.n; }
+int vta_model_n_acc_nodes(const vta_model *m) {
+  int n = 0;
+  for (int k = 0; k < m->acc.n; k++) n += k == 0 || m->acc.layers[k].node != m->acc.layers[k - 1].node;
+  return n;
+}
 const vta_config *vta_model_acc_config(const vta_model *m) { return &m->cfg; }
 
 int vta_model_set_backend(vta_model *m, const char *backend, const char *options, vta_error *err) {

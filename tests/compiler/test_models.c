@@ -16,6 +16,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/partition.h"
+#include "host/calib.h"
 #include "host/model.h"
 #include "host/npy.h"
 #include "vta/config.h"
@@ -89,10 +90,10 @@ static void test_models_ppocr_cls_matches_onnxruntime(void **state) {
 
 /* ---- int8 on the accelerator ---- */
 
-/* Compiles model (input shape from x) with int8 quantization calibrated on the n_cal inputs
- * and partitioned for the default configuration; returns the bundle. */
-static unsigned char *compile_int8(const char *model, const vta_npy *x, const vta_npy *cal, int n_cal,
-                                   size_t *size) {
+/* Compiles model (input shape from x) with int8 quantization calibrated on the .npy files of
+ * calib_dir (the repository's calibration sets: pictures that are not the test inputs) and
+ * partitioned for the default configuration; returns the bundle. */
+static unsigned char *compile_int8(const char *model, const vta_npy *x, const char *calib_dir, size_t *size) {
   assert_true(fetched(model));
   vta_error err = {0};
   int rank = x->rank;
@@ -105,14 +106,16 @@ static unsigned char *compile_int8(const char *model, const vta_npy *x, const vt
   io.shape_dims = (const int64_t(*)[VTA_MAX_RANK])dims;
   vta_graph *g = vta_onnx_import_file(model, &io, &err);
   if (!g) fail_msg("%s", err.msg);
-  const float *samples[8];
-  for (int k = 0; k < n_cal; k++) samples[k] = cal[k].data;
-  vta_calib c = {n_cal, 1, samples};
-  vta_quant_opts qo = {&c, NULL};
+  vta_calib_set cs;
+  if (vta_calib_load_dir(g, calib_dir, &cs, &err)) fail_msg("%s", err.msg);
+  vta_calib c;
+  vta_calib_view(&cs, &c);
+  vta_quant_opts qo = {.calib = &c};
   vta_config cfg;
   vta_config_default(&cfg);
-  vta_compile_opts o = {NULL, NULL, 0, &qo, &cfg, NULL};
+  vta_compile_opts o = {.quant = &qo, .accel = &cfg};
   if (vta_compile_graph(g, &o, &err)) fail_msg("%s", err.msg);
+  vta_calib_set_free(&cs);
   vta_cpu_code code;
   vta_bundle_acc acc;
   unsigned char *b;
@@ -164,7 +167,7 @@ static void test_models_ppocr_cls_int8_same_labels_on_fsim(void **state) {
   assert_int_equal(vta_npy_read("tests/data/models/text.npy", &x[0], &err), 0);
   assert_int_equal(vta_npy_read("tests/data/models/text180.npy", &x[1], &err), 0);
   size_t n;
-  unsigned char *b = compile_int8(".cache/models/ppocr_cls.onnx", &x[0], x, 2, &n);
+  unsigned char *b = compile_int8(".cache/models/ppocr_cls.onnx", &x[0], "tests/data/calib/ppocr_cls", &n);
   const char *refs[2] = {"tests/data/models/ppocr_cls_text/softmax_0.tmp_0.npy",
                          "tests/data/models/ppocr_cls_text180/softmax_0.tmp_0.npy"};
   for (int k = 0; k < 2; k++) {
@@ -196,7 +199,7 @@ static void test_models_blazeface_int8_scores_on_fsim(void **state) {
   vta_npy x;
   assert_int_equal(vta_npy_read("tests/data/models/astronaut.npy", &x, &err), 0);
   size_t n;
-  unsigned char *b = compile_int8(".cache/models/blazeface.onnx", &x, &x, 1, &n);
+  unsigned char *b = compile_int8(".cache/models/blazeface.onnx", &x, "tests/data/calib/blazeface", &n);
   static const char *const outs[] = {"Identity_0", "Identity_1_0", "Identity_2_0", "Identity_3_0"};
   float *cpu[4], *fsim[4];
   double off;

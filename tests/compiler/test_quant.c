@@ -236,7 +236,7 @@ static void test_quant_small_model_on_accelerator(void **state) {
   const float *sp[NSAMPLES];
   for (int s = 0; s < NSAMPLES; s++) sp[s] = samples[s];
   vta_calib cal = {NSAMPLES, 1, sp};
-  vta_quant_opts qo = {&cal, NULL};
+  vta_quant_opts qo = {.calib = &cal};
   vta_config cfg;
   vta_config_default(&cfg);
   vta_error err = {0};
@@ -257,7 +257,7 @@ static void test_quant_small_model_on_accelerator(void **state) {
   /* Quantized and partitioned. */
   vta_graph *g = small_model();
   vta_place *places = NULL;
-  vta_compile_opts o = {NULL, NULL, 1, &qo, &cfg, &places};
+  vta_compile_opts o = {.verify = 1, .quant = &qo, .accel = &cfg, .places = &places};
   if (vta_compile_graph(g, &o, &err)) fail_msg("%s", err.msg);
   int nq = 0, nacc = 0, dw_cpu = 0;
   for (int i = 0; i < g->n_nodes; i++) {
@@ -325,12 +325,117 @@ static void test_quant_small_model_on_accelerator(void **state) {
   vta_graph_destroy(gf);
 }
 
+/* x f32[1,16,6,6] -> Conv 1x1 16->48 (channel c's weights scaled by 2^-(c % 9), so the
+ * channels want nine different shifts) | Relu -> MaxPool 2x2 -> output. */
+static vta_graph *spread_model(void) {
+  uint64_t saved = rng;
+  rng = 0x9E3779B97F4A7C15ull;
+  vta_graph *g = vta_graph_create();
+  g->opset = 13;
+  int64_t xd[4] = {1, 16, 6, 6}, wd[4] = {48, 16, 1, 1}, bd[1] = {48};
+  int x = value(g, "x", VTA_DT_F32, 4, xd, 0);
+  vta_graph_add_input(g, x);
+  int w = value(g, "w", VTA_DT_F32, 4, wd, 1), b = value(g, "b", VTA_DT_F32, 1, bd, 1);
+  float *W = g->values[w].data, *B = g->values[b].data;
+  for (int c = 0; c < 48; c++) {
+    B[c] = frnd() * 0.1f;
+    for (int i = 0; i < 16; i++) W[c * 16 + i] = frnd() * 0.5f / (float)(1 << (c % 9));
+  }
+  int y = vta_graph_add_value(g, "y", VTA_DT_F32), r = vta_graph_add_value(g, "r", VTA_DT_F32);
+  int z = vta_graph_add_value(g, "z", VTA_DT_F32);
+  int in[3] = {x, w, b};
+  vta_graph_add_node(g, VTA_GOP_CONV, "conv", 3, in, 1, &y);
+  vta_graph_add_node(g, VTA_GOP_RELU, "relu", 1, &y, 1, &r);
+  int n = vta_graph_add_node(g, VTA_GOP_MAXPOOL, "pool", 1, &r, 1, &z);
+  int64_t k2[2] = {2, 2};
+  vta_attrs_set_ints(&g->nodes[n].n_attrs, &g->nodes[n].attrs, "kernel_shape", 2, k2);
+  vta_attrs_set_ints(&g->nodes[n].n_attrs, &g->nodes[n].attrs, "strides", 2, k2);
+  vta_graph_add_output(g, z);
+  rng = saved;
+  return g;
+}
+
+/* Quantizes spread_model for the accelerator with the given channel grouping; returns the
+ * QConv's programs (parts) and checks each program's channel count. */
+static int spread_parts(int group, int *whole_blocks, float *out) {
+  static float samples[2][16 * 36]; /* the same calibration and test input for both calls */
+  uint64_t saved = rng;
+  rng = 0x853c49e6748fea9bull;
+  for (int s = 0; s < 2; s++)
+    for (int i = 0; i < 16 * 36; i++) samples[s][i] = frnd() * 2;
+  rng = saved;
+  const float *sp[2] = {samples[0], samples[1]};
+  vta_calib cal = {2, 1, sp};
+  vta_quant_opts qo = {.calib = &cal, .channel_group = group};
+  vta_config cfg;
+  vta_config_default(&cfg);
+  vta_error err = {0};
+  vta_graph *g = spread_model();
+  vta_compile_opts o = {.verify = 1, .quant = &qo, .accel = &cfg};
+  if (vta_compile_graph(g, &o, &err)) fail_msg("%s", err.msg);
+  int node = -1;
+  for (int i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].op == VTA_GOP_QCONV) node = i;
+  assert_true(node >= 0 && vta_node_on_acc(g, node));
+  vta_acc_layer L;
+  if (vta_acc_desc(g, node, &cfg, &L, &err)) fail_msg("%s", err.msg);
+  int parts = L.nparts, partial = 0;
+  uint32_t total = 0;
+  for (int p = 0; p < L.nparts; p++) {
+    partial += L.parts[p].nch % cfg.block_out != 0;
+    total += L.parts[p].nch;
+  }
+  assert_int_equal(total, 48);
+  *whole_blocks = partial == 0;
+  vta_acc_layer_free(&L);
+  /* Run it (cpu): the caller compares the two groupings' results with each other. */
+  vta_cpu_code code;
+  unsigned char *b;
+  size_t n;
+  vta_bundle_acc acc;
+  assert_int_equal(vta_codegen_llvm(g, &code, &err), 0);
+  if (vta_acc_bundle(g, &cfg, &acc, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(vta_bundle_write_acc(g, &code, &acc, &b, &n, &err), 0);
+  vta_model *m = vta_model_load(b, n, &err);
+  assert_non_null(m);
+  if (vta_model_set_backend(m, "fsim", NULL, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(vta_model_set_input(m, 0, samples[0], 16 * 36, &err), 0);
+  assert_int_equal(vta_model_run(m, &err), 0);
+  memcpy(out, vta_model_output(m, 0), sizeof(float) * 48 * 9);
+  vta_model_destroy(m);
+  free(b);
+  vta_bundle_acc_free(&acc);
+  vta_cpu_code_free(&code);
+  vta_graph_destroy(g);
+  return parts;
+}
+
+/* Channel shifts in groups of BLOCK_OUT: every program computes whole blocks of 16 channels
+ * (48 = 3 blocks), and fewer programs than with one shift per channel, for results close to
+ * the exact per-channel form. */
+static void test_quant_shift_groups_cover_whole_blocks(void **state) {
+  (void)state;
+  static float grouped[48 * 9], exact[48 * 9];
+  int whole_g, whole_e;
+  int parts_g = spread_parts(16, &whole_g, grouped);
+  int parts_e = spread_parts(1, &whole_e, exact);
+  assert_true(whole_g);
+  assert_false(whole_e); /* 48 channels over nine shifts cannot all fill blocks */
+  assert_true(parts_g < parts_e);
+  /* Regression: a node of more than seven programs once kept its plans in one attribute of
+   * more than the text form's 64 integers, and its bundle did not load. */
+  assert_true(parts_e >= 8);
+  double e = 0, s = 0;
+  for (int i = 0; i < 48 * 9; i++) e += (grouped[i] - exact[i]) * (grouped[i] - exact[i]), s += exact[i] * exact[i];
+  if (e / s > 1e-3) fail_msg("the grouped and exact forms differ by NMSE %g", e / s);
+}
+
 static void test_quant_refuses_without_calibration(void **state) {
   (void)state;
   vta_graph *g = small_model();
   vta_error err = {0};
-  vta_quant_opts qo = {NULL, NULL};
-  vta_compile_opts o = {NULL, NULL, 1, &qo, NULL, NULL};
+  vta_quant_opts qo = {.calib = NULL};
+  vta_compile_opts o = {.verify = 1, .quant = &qo};
   assert_int_not_equal(vta_compile_graph(g, &o, &err), 0);
   assert_non_null(strstr(err.msg, "calibration"));
   vta_graph_destroy(g);
@@ -350,6 +455,7 @@ int main(void) {
       cmocka_unit_test(test_qops_conv_matches_references),
       cmocka_unit_test(test_qops_dense_and_add_match_references),
       cmocka_unit_test(test_quant_small_model_on_accelerator),
+      cmocka_unit_test(test_quant_shift_groups_cover_whole_blocks),
       cmocka_unit_test(test_quant_refuses_without_calibration),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
