@@ -7,9 +7,10 @@
  * predicts is exactly what the program does, instruction for instruction.
  *
  * The schedule is the classic VTA one with two virtual threads. A unit is a block of output
- * rows x columns x output-channel blocks of one batch group; it owns one half of the ACC buffer
- * (units alternate halves), so the epilogue and store of one unit overlap the GEMMs of the
- * next. A unit's reduction over input-channel tiles (and, when a whole kernel does not fit,
+ * rows x columns x output-channel blocks of one batch group; it owns one slot of the ACC buffer
+ * (units take the slots in turn, consecutive units in different banks: the halves of ACC that
+ * the hardware banks by the index MSB), so the epilogue and store of one unit overlap the GEMMs
+ * of the next. A unit's reduction over input-channel tiles (and, when a whole kernel does not fit,
  * over groups of kernel rows or columns) is a sequence of steps. Every step's input tile (with
  * the conv's zero padding made by the 2-D load's pads) and weight tile occupy one slot of INP
  * and of WGT; there are as many slots as tiles fit, at least two, and a new tile goes to the
@@ -18,21 +19,24 @@
  * reused by every output-channel tile, weights reused by every spatial tile, or all weights of
  * a small layer loaded once). Tokens: load->compute after every step's loads; compute->load
  * when a step's GEMM is done (the load two steps later may overwrite its slot); compute->store
- * after a unit's epilogue; store->compute when a unit's store is done (the unit two later may
- * reuse its ACC and OUT half). Every push is popped: the stream ends balanced.
+ * after a unit's epilogue; store->compute when a unit's store is done (the unit that next uses
+ * its ACC and OUT slot may start). Every push is popped: the stream ends balanced.
  *
  * A step's GEMM is one micro-op kernel that uses both loop levels: output rows and columns in
  * the loops and (output block, input block, ky, kx) in the micro-ops, or output blocks and
  * columns in the loops and (row, input block, ky, kx) in the micro-ops, or for 1x1 stride-1
  * layers output blocks and pixels in the loops and input blocks in the micro-ops: whichever
  * needs the fewest micro-ops. Its micro-ops name absolute buffer entries, so there is one
- * kernel per combination of halves and tile shape, built once and reused by every tile of that
+ * kernel per combination of slots and tile shape, built once and reused by every tile of that
  * shape (the JIT keeps them resident in the micro-op buffer).
  *
- * The epilogue runs on the ALU over the unit's ACC half: bias, rounding right shift, MAX and
+ * The epilogue runs on the ALU over the unit's ACC slot: bias, rounding right shift, MAX and
  * MIN (ReLU and the int8 clip). With VTA_EPI_OFFSET the accumulators are initialised by one
  * ALU MAX against a bias vector raised by an offset instead of a reset and an ADD; see
- * vta_conv_epilogue and docs/tiling.md.
+ * vta_conv_epilogue and docs/tiling.md. The compute module runs a GEMM and an ALU instruction
+ * side by side when they touch different ACC banks, but starts instructions in program order;
+ * so a unit's epilogue is emitted after the first GEMM steps of the next unit (in the other
+ * bank), not before them, and runs beside them (finish_unit).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -305,6 +309,30 @@ static void output_xfer(const geom *g, uint32_t gi, uint32_t oh0, uint32_t ho_n,
 
 /* ---- The on-chip layout ---- */
 
+/* ACC slots: units take them in turn, and consecutive units use different banks (slot s is in
+ * bank s % 2), so the epilogue of one unit runs on the ALU while the next unit's GEMMs run. A
+ * unit holds its slot from its initialisation to the end of its store. With two slots the
+ * next-but-one unit waits for that unless one unit's GEMMs outlast the other's epilogue, store
+ * and next initialisation; when a unit's reduction is shorter than that (G GEMM micro-ops per
+ * output against the ALU operations and store beats per output) and two tiles fit in a bank,
+ * there are four slots, so three units' GEMMs cover it. (Not always four: every slot multiplies
+ * the kernels, each a LOAD UOP and a footprint record in hardware.) */
+static uint32_t acc_slots(const geom *g, const vta_tile_plan *p, uint32_t room) {
+  const vta_conv_desc *d = g->d;
+  uint64_t tile = (uint64_t)p->co_t * p->ho_t * p->wo_t;
+  uint64_t G = (uint64_t)g->cib * d->kh * d->kw + (d->has_residual ? 1 : 0);
+  uint64_t alu = 1 + (d->shift ? 1 : 0) + 2; /* initialisation, SHR, MAX, MIN */
+  uint64_t bus = g->cfg->bus_bytes ? g->cfg->bus_bytes : 8;
+  uint64_t store = (g->cfg->elem_bytes[VTA_MEM_OUT] + bus - 1) / bus;
+  return 2 * tile <= room && G < alu + store + 1 ? 4 : 2;
+}
+
+/* The first ACC entry of slot s of n (slot size: half the room of a bank when n is 4). */
+static uint32_t acc_slot_base(const vta_sched_layout *l, uint32_t n, uint32_t s) {
+  uint32_t room = l->acc_half - l->bias_entries;
+  return (s % 2) * l->acc_half + (n == 4 ? (s / 2) * (room / 2) : 0);
+}
+
 int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta_tile_plan *p,
                         vta_sched_layout *l, vta_error *err) {
   vta_conv_desc tmp;
@@ -341,19 +369,24 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint64_t acc = (uint64_t)p->co_t * P;
   l->bias_entries = p->bias_resident ? g.cob : p->co_t;
   uint32_t reserved_wgt = d->has_residual ? 1 : 0;
-  if (l->bias_entries + 2 > cfg->depth[VTA_MEM_ACC] || reserved_wgt + 2 > cfg->depth[VTA_MEM_WGT])
+  /* ACC: the two halves are the two banks of the hardware (index MSB), so the GEMMs of one
+   * virtual thread and the ALU epilogue of the other can run together (hw/rtl/vta_compute.sv);
+   * the biases take the top of the second bank. */
+  uint32_t bank = cfg->depth[VTA_MEM_ACC] / 2;
+  if (l->bias_entries + 1 > bank || reserved_wgt + 2 > cfg->depth[VTA_MEM_WGT])
     return vta_error_set(err, VTA_ERR_BOUNDS, "tiling: the biases do not fit the ACC buffer");
   uint32_t inp_half = cfg->depth[VTA_MEM_INP] / 2;
   uint32_t wgt_avail = cfg->depth[VTA_MEM_WGT] - reserved_wgt, wgt_half = wgt_avail / 2;
   l->wgt_ident = wgt_avail;
-  l->acc_half = (cfg->depth[VTA_MEM_ACC] - l->bias_entries) / 2;
-  l->acc_bias = 2 * l->acc_half;
+  l->acc_half = bank;
+  l->acc_bias = cfg->depth[VTA_MEM_ACC] - l->bias_entries;
+  uint32_t acc_room = bank - l->bias_entries; /* a tile, in either half */
   const char *what = NULL;
   uint64_t need = 0, have = 0;
   if (inp > inp_half) what = "input tile", need = inp, have = inp_half;
   else if (res > inp_half) what = "residual tile", need = res, have = inp_half;
   else if (wgt > wgt_half) what = "weight tile", need = wgt, have = wgt_half;
-  else if (acc > l->acc_half) what = "accumulator tile", need = acc, have = l->acc_half;
+  else if (acc > acc_room) what = "accumulator tile", need = acc, have = acc_room;
   if (what)
     return vta_error_set(err, VTA_ERR_BOUNDS,
                          "tiling: the %s of plan %ux%u x %u/%u x %ux%u needs %llu entries, a "
@@ -482,6 +515,7 @@ typedef struct walker {
   const vta_tile_plan *p;
   vta_sched_layout l;
   gemm_kind gk;
+  uint32_t nslots; /* ACC slots */
   const vta_sched_sink *s;
   kkey *keys;
   uint32_t *ids;
@@ -683,6 +717,50 @@ static int place(slots *s, uint64_t key, uint64_t t, int *slot) {
   return 1;
 }
 
+/* A unit whose epilogue and store are still to be emitted. */
+typedef struct pending_unit {
+  int on;
+  unit_pos q;
+  uint32_t accb;
+  uint64_t u;
+} pending_unit;
+
+/* The end of unit pu: its epilogue on the ALU (rounding shift, MAX, MIN over its ACC slot),
+ * the compute->store token, and its store. */
+static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
+  const vta_sched_sink *s = w->s;
+  const vta_sched_epi *e = w->e;
+  const unit_pos *q = &pu->q;
+  int rc = VTA_OK;
+  struct {
+    int on;
+    vta_alu_op op;
+    int32_t imm;
+  } ep[3] = {{e->shift > 0, VTA_ALU_SHR, (int32_t)e->shift},
+             {1, VTA_ALU_MAX, e->lo},
+             {1, VTA_ALU_MIN, e->hi}};
+  for (int i = 0; !rc && i < 3; i++) {
+    if (!ep[i].on) continue;
+    kkey k = key_of(KK_IMM, ep[i].op, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
+                    ep[i].imm);
+    rc = run(w, &k, err);
+  }
+  if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
+  /* ---- store stage ---- */
+  if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
+  out_xfer o;
+  output_xfer(&w->g, q->gi, q->oh0, q->ho_n, q->ow0, q->wo_n, q->co0, q->co_n, &o);
+  o.x.type = VTA_MEM_OUT;
+  o.x.buf = VTA_PROG_BUF_OUTPUT;
+  for (uint32_t i = 0; !rc && i < o.count; i++) {
+    o.x.sram = pu->accb + i * o.next_sram;
+    rc = s->store(s->ctx, &o.x, err);
+    o.x.offset += o.next_off;
+  }
+  if (!rc && pu->u + w->nslots < U) rc = s->dep(s->ctx, 1, S_, C_, err);
+  return rc;
+}
+
 static int walk(walker *w, vta_error *err) {
   const vta_sched_sink *s = w->s;
   const vta_tile_plan *p = w->p;
@@ -703,9 +781,13 @@ static int walk(walker *w, vta_error *err) {
   is.n = l->inp_slots;
   ws.n = l->wgt_slots;
   is.prev = ws.prev = -1;
-  uint32_t clean[2] = {0, 0};
+  uint32_t clean[4] = {0, 0, 0, 0};
+  uint32_t nslots = w->nslots;
   int rc = VTA_OK;
   vta_prog_xfer x;
+  pending_unit pend;
+  memset(&pend, 0, sizeof pend);
+  uint32_t epi_ops = e->shift > 0 ? 3 : 2; /* SHR, MAX, MIN */
 
   /* Prologue: the residual's diagonal weights (load stage), every bias (compute stage). */
   if (d->has_residual) {
@@ -732,8 +814,9 @@ static int walk(walker *w, vta_error *err) {
   for (uint64_t u = 0; !rc && u < U; u++) {
     unit_pos q;
     unit_at(w, u, &q);
-    int ah = (int)(u % 2);
-    uint32_t accb = (uint32_t)ah * l->acc_half, P = q.ho_n * q.wo_n;
+    int ah = (int)(u % nslots); /* the ACC slot */
+    uint32_t accb = acc_slot_base(l, nslots, ah), P = q.ho_n * q.wo_n;
+    uint32_t red = 0; /* GEMM micro-ops per output element so far in this unit */
     for (uint32_t j = 0; !rc && j < spu; j++, t++) {
       int res_step = j == n_red;
       uint32_t cii = res_step ? 0 : j / (n_ky * n_kx), ci0 = cii * p->ci_t;
@@ -801,7 +884,7 @@ static int walk(walker *w, vta_error *err) {
       if (!rc) rc = s->dep(s->ctx, 0, L_, C_, err);
       kkey k;
       if (!rc && j == 0) {
-        if (u >= 2) rc = s->dep(s->ctx, 0, S_, C_, err);
+        if (u >= nslots) rc = s->dep(s->ctx, 0, S_, C_, err);
         uint32_t biasb = l->acc_bias + (p->bias_resident ? q.co0 : 0);
         if (!rc && !p->bias_resident && biases) {
           memset(&x, 0, sizeof x);
@@ -836,35 +919,23 @@ static int walk(walker *w, vta_error *err) {
                      ci_n, &tp, 0);
         rc = run(w, &k, err);
       }
-      if (!rc && j + 1 == spu) {
-        struct {
-          int on;
-          vta_alu_op op;
-          int32_t imm;
-        } ep[3] = {{e->shift > 0, VTA_ALU_SHR, (int32_t)e->shift},
-                   {1, VTA_ALU_MAX, e->lo},
-                   {1, VTA_ALU_MIN, e->hi}};
-        for (int i = 0; !rc && i < 3; i++) {
-          if (!ep[i].on) continue;
-          k = key_of(KK_IMM, ep[i].op, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL, ep[i].imm);
-          rc = run(w, &k, err);
-        }
-        if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
-      }
       if (!rc && t + 2 < T) rc = s->dep(s->ctx, 1, C_, L_, err);
+      /* The previous unit's epilogue follows the first steps of this one whose GEMMs last as
+       * long as all but one of its ALU operations: then the ALU runs it in the other ACC bank
+       * while these GEMMs run, and the GEMM after it need not wait (the compute module starts
+       * instructions in order; the last ALU operation overlaps that GEMM too). */
+      if (res_step) red += 1;
+      else if (!empty) red += ci_n * tp.kh_n * tp.kw_n;
+      if (!rc && pend.on && (red + 1 >= epi_ops || j + 1 == spu)) {
+        rc = finish_unit(w, &pend, U, err);
+        pend.on = 0;
+      }
     }
-    /* ---- store stage ---- */
-    if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
-    out_xfer o;
-    output_xfer(&w->g, q.gi, q.oh0, q.ho_n, q.ow0, q.wo_n, q.co0, q.co_n, &o);
-    o.x.type = VTA_MEM_OUT;
-    o.x.buf = VTA_PROG_BUF_OUTPUT;
-    for (uint32_t i = 0; !rc && i < o.count; i++) {
-      o.x.sram = accb + i * o.next_sram;
-      rc = s->store(s->ctx, &o.x, err);
-      o.x.offset += o.next_off;
+    if (!rc) {
+      pending_unit this_unit = {1, q, accb, u};
+      if (u + 1 < U) pend = this_unit;
+      else rc = finish_unit(w, &this_unit, U, err);
     }
-    if (!rc && u + 2 < U) rc = s->dep(s->ctx, 1, S_, C_, err);
   }
   if (!rc) rc = s->sync(s->ctx, err);
   return rc;
@@ -887,6 +958,7 @@ int vta_sched_walk(const vta_config *cfg, const vta_conv_desc *d, const vta_sche
   int rc = vta_sched_layout_of(cfg, d, p, &w.l, err);
   if (rc) return rc;
   w.gk = choose_kind(&w.g, p);
+  w.nslots = acc_slots(&w.g, p, w.l.acc_half - w.l.bias_entries);
   rc = walk(&w, err);
   free(w.keys);
   free(w.ids);

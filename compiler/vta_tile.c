@@ -9,13 +9,20 @@
  *   LOAD INP/WGT (load module): DRAM latency, then bus beats on the shared read channel; buffer
  *                               writes (one entry per cycle) in order; up to load_ahead LOADs
  *                               accepted (their reads issued) beyond the one writing
- *   LOAD ACC/UOP (compute):     pipeline drain, then a read behind the bursts already issued
- *   GEMM/ALU (compute):         one micro-op per cycle: iterations x micro-ops + overhead
+ *   LOAD ACC (compute):         both units drained, then a read behind the bursts already
+ *                               issued
+ *   LOAD UOP (compute):         at once (beside the instructions before it), then the same
+ *   GEMM/ALU (compute):         one micro-op per cycle on its unit: iterations x micro-ops +
+ *                               overhead; a GEMM and an ALU instruction run together when their
+ *                               ACC footprints allow it (the rule of hw/rtl/vta_compute.sv)
  *   STORE (store module):       beats + write latency + overhead
  * and the micro-op buffer is modelled as the JIT's ring (a kernel evicted and used again pays
- * another LOAD UOP). So overlap, prologue and epilogue, a load-bound step or a store-bound unit,
- * halo re-reads, weight reloads and loads competing for the read channel are all counted, in
- * cycles and in bytes. The constants were set against the rtl backend (docs/tiling.md).
+ * another LOAD UOP), with the hardware's footprint records (one per LOAD UOP, the last
+ * VTA_TILE_FP_RECORDS of them). Compute instructions start in order and their tokens are pushed
+ * in order. So overlap, prologue and epilogue, a load-bound step or a store-bound unit, halo
+ * re-reads, weight reloads, loads competing for the read channel and the ALU epilogue hidden
+ * behind the other virtual thread's GEMMs are all counted, in cycles and in bytes. The constants
+ * were set against the rtl backend (docs/tiling.md).
  *
  * The search enumerates tile sizes (for each dimension the distinct sizes ceil(extent / k)),
  * both tile orders, both bias placements, kernel-row steps and the im2col form, drops the plans
@@ -61,10 +68,31 @@ typedef enum ikind {
 
 #define MAX_TOKS 4
 
+/* What a GEMM or ALU instruction may touch of ACC, as the hardware knows it before it starts
+ * (hw/rtl/vta_uop_fp.sv, vta_compute.sv): the range of its destinations and, for an ALU with a
+ * vector operand, of its sources. ok: known, unwrapped, destinations in one bank. */
+typedef struct footprint {
+  uint8_t ok, nop, src;
+  uint32_t dlo, dhi, slo, shi;
+} footprint;
+
+/* Cycles from the start of a LOAD UOP to its read request: it does not wait for the units to
+ * drain (hw/rtl/vta_compute.sv). Not in vta_tile_model (whose fields are shared with the
+ * tuning interface); measured like the others on the rtl backend. */
+#define UOP_LOAD_ISSUE 1
+
+/* The hardware keeps this many footprint records (hw/rtl/vta_uop_fp.sv, NRec). */
+#define VTA_TILE_FP_RECORDS 32
+
 typedef struct insn {
   uint8_t kind, npop, npush;
   uint8_t pop[MAX_TOKS], push[MAX_TOKS];
+  uint8_t unit; /* I_EXEC: 0 the GEMM unit, 1 the ALU */
+  uint8_t uop;  /* I_READ on compute: a LOAD UOP (it waits only for instructions reading the
+                 * entries it writes), else a LOAD ACC (it waits for both units to drain) */
+  uint32_t ubgn, uend; /* I_EXEC: micro-op entries read; LOAD UOP: written */
   uint64_t beats, entries, cycles;
+  footprint fp; /* I_EXEC */
 } insn;
 
 #define MAX_AHEAD 16
@@ -83,6 +111,8 @@ typedef struct ktime {
   int gemm;
   int resident;
   uint32_t begin, end;
+  footprint fp;  /* from its micro-ops and loops; usable while its record lasts */
+  uint64_t rec;  /* the LOAD UOP (count) that left its record */
 } ktime;
 
 typedef struct tq {
@@ -104,6 +134,7 @@ typedef struct csink {
   uint32_t *ring;
   size_t nring, capring;
   uint32_t top;
+  uint64_t uop_loads; /* LOAD UOPs so far (footprint records) */
 } csink;
 
 static int mod_of_stage(vta_jit_stage s) { return (int)s - 1; }
@@ -176,6 +207,49 @@ static int cs_store(void *ctx, const vta_prog_xfer *x, vta_error *err) {
   return VTA_OK;
 }
 
+/* The footprint the hardware computes for a kernel: bounds of its micro-ops' dst (and, for an
+ * ALU with a vector operand, src) fields plus the largest loop offsets. */
+static void kernel_footprint(const vta_config *cfg, const vta_prog_kernel *k, uint64_t iters,
+                             footprint *f) {
+  memset(f, 0, sizeof *f);
+  if (iters == 0 || k->nuops == 0) {
+    f->ok = f->nop = 1;
+    return;
+  }
+  if (!k->uops) return; /* unknown */
+  uint64_t dmin = UINT64_MAX, dmax = 0, smin = UINT64_MAX, smax = 0, dspan = 0, sspan = 0;
+  for (uint32_t i = 0; i < k->nuops; i++) {
+    uint64_t d = k->uops[i].dst, x = k->uops[i].src;
+    if (d < dmin) dmin = d;
+    if (d > dmax) dmax = d;
+    if (x < smin) smin = x;
+    if (x > smax) smax = x;
+  }
+  for (uint32_t l = 0; l < k->nloops; l++) {
+    dspan += (uint64_t)(k->loop[l].extent - 1) * k->loop[l].dst;
+    sspan += (uint64_t)(k->loop[l].extent - 1) * k->loop[l].src;
+  }
+  uint64_t depth = cfg->depth[VTA_MEM_ACC], bank = depth / 2;
+  f->src = k->mode == VTA_JIT_ALU && !k->use_imm;
+  f->dlo = (uint32_t)dmin;
+  f->dhi = (uint32_t)(dmax + dspan < depth ? dmax + dspan : depth);
+  f->slo = (uint32_t)(smin < depth ? smin : depth);
+  f->shi = (uint32_t)(smax + sspan < depth ? smax + sspan : depth);
+  f->ok = dmax + dspan < depth && (!f->src || smax + sspan < depth) &&
+          dmin / bank == (dmax + dspan) / bank;
+}
+
+/* May instructions with footprints a and b run on the two units at once? Known footprints,
+ * destinations in different banks, neither's destinations among the other's vector operands. */
+static int fp_apart(const footprint *a, const footprint *b, uint32_t bank) {
+  if (!a->ok || !b->ok) return 0;
+  if (a->nop || b->nop) return 1;
+  if (a->dlo / bank == b->dlo / bank) return 0;
+  if (b->src && !(a->dhi < b->slo || b->shi < a->dlo)) return 0;
+  if (a->src && !(b->dhi < a->slo || a->shi < b->dlo)) return 0;
+  return 1;
+}
+
 static int cs_kernel(void *ctx, const vta_prog_kernel *k, uint32_t *id, vta_error *err) {
   csink *s = ctx;
   if (s->nk == s->capk) {
@@ -192,6 +266,7 @@ static int cs_kernel(void *ctx, const vta_prog_kernel *k, uint32_t *id, vta_erro
   t->cycles = iters * k->nuops;
   t->nuops = k->nuops;
   t->gemm = k->mode == VTA_JIT_GEMM; /* resets too, as the devices count them */
+  kernel_footprint(s->cfg, k, iters, &t->fp);
   s->c->kernels++;
   s->c->kernel_uops += k->nuops;
   *id = (uint32_t)s->nk++;
@@ -232,6 +307,7 @@ static int cs_run(void *ctx, uint32_t id, vta_error *err) {
   if (!k->resident) {
     int rc = ring_place(s, id, err);
     if (rc) return rc;
+    k->rec = ++s->uop_loads;
     uint64_t bytes = (uint64_t)k->nuops * VTA_UOP_BYTES;
     s->c->bytes_read[VTA_MEM_UOP] += bytes;
     s->c->uop_loads++;
@@ -239,10 +315,19 @@ static int cs_run(void *ctx, uint32_t id, vta_error *err) {
     if (!in) return VTA_ERR_NOMEM;
     in->beats = (bytes + s->m->bus_bytes - 1) / s->m->bus_bytes;
     in->entries = k->nuops;
+    in->uop = 1;
+    in->ubgn = k->begin;
+    in->uend = k->end;
   }
   insn *in = add_insn(s, VTA_MOD_COMPUTE, I_EXEC, err);
   if (!in) return VTA_ERR_NOMEM;
   in->cycles = k->cycles;
+  in->unit = k->gemm ? 0 : 1;
+  in->fp = k->fp;
+  in->ubgn = k->begin;
+  in->uend = k->end;
+  /* Records are replaced oldest first: a kernel loaded too long ago has none. */
+  if (!k->fp.nop && s->uop_loads - k->rec >= VTA_TILE_FP_RECORDS) in->fp.ok = 0;
   if (k->gemm) s->c->gemm_uops += k->cycles;
   else s->c->alu_uops += k->cycles;
   s->c->runs++;
@@ -292,6 +377,15 @@ static int cs_sync(void *ctx, vta_error *err) {
    * transfer issues its 16-beat bursts one per cycle from last_s (data from last_d), so a read
    * on the compute module waits only for the bursts issued before it. */
   uint64_t rd_free = 0, end = 0, last_s = 0, last_d = 0, last_b = 0;
+  /* The compute module: each unit's end (0 GEMM, 1 ALU) and the footprint of its instruction,
+   * the earliest next start (in order, one per cycle; nothing while a load runs), the time
+   * every instruction started so far has completed (pushes are in order), and the end of the
+   * time covered by a unit's work (its busy time counts once when both run). */
+  uint64_t ufree[2] = {0, 0}, next_start = 0, retired = 0, covered = 0;
+  uint32_t ubgn[2] = {0, 0}, uend[2] = {0, 0}; /* micro-op entries each unit reads */
+  footprint ufp[2];
+  memset(ufp, 0, sizeof ufp);
+  uint32_t bank = s->cfg->depth[VTA_MEM_ACC] / 2;
   for (;;) {
     int best = -1;
     uint64_t best_t = 0;
@@ -300,6 +394,18 @@ static int cs_sync(void *ctx, vta_error *err) {
       if (mm->next == mm->n) continue;
       const insn *in = &mm->v[mm->next];
       uint64_t t = mm->free;
+      if (mod == VTA_MOD_COMPUTE) {
+        t = next_start;
+        if (in->kind == I_EXEC) {
+          t = max_u64(t, ufree[in->unit]);
+          if (!fp_apart(&in->fp, &ufp[!in->unit], bank)) t = max_u64(t, ufree[!in->unit]);
+        } else if (in->kind == I_READ && in->uop) {
+          for (int u = 0; u < 2; u++)
+            if (in->ubgn < uend[u] && ubgn[u] < in->uend) t = max_u64(t, ufree[u]);
+        } else if (in->kind == I_READ) {
+          t = max_u64(t, max_u64(max_u64(ufree[0], ufree[1]), retired));
+        }
+      }
       int ready = 1;
       /* Each pop takes the next token of its queue (pops of one queue in one instruction
        * take consecutive tokens). */
@@ -346,7 +452,7 @@ static int cs_sync(void *ctx, vta_error *err) {
       }
     } else {
       if (in->kind == I_READ) {
-        uint64_t issue = start + m->drain, ahead = rd_free;
+        uint64_t issue = start + (in->uop ? UOP_LOAD_ISSUE : m->drain), ahead = rd_free;
         uint64_t bursts = (last_b + 15) / 16;
         if (issue < last_s + bursts) { /* behind only the bursts already issued */
           uint64_t before = issue >= last_s ? (issue - last_s + 1) * 16 : 0;
@@ -360,7 +466,26 @@ static int cs_sync(void *ctx, vta_error *err) {
       } else if (in->kind == I_STORE) {
         fin = start + max_u64(in->beats, in->entries) + m->write_latency + m->load_overhead;
       }
-      s->c->busy[best] += fin - start;
+      if (best == VTA_MOD_COMPUTE) {
+        next_start = start + 1;
+        if (in->kind == I_EXEC) {
+          ufree[in->unit] = fin;
+          ufp[in->unit] = in->fp;
+          ubgn[in->unit] = in->ubgn;
+          uend[in->unit] = in->uend;
+        } else if (in->kind == I_READ) {
+          next_start = fin; /* the next instruction waits for the load */
+        } else {
+          fin = start + 1; /* a no-op: retires the cycle after it starts */
+        }
+        s->c->busy[best] += fin > max_u64(start, covered) ? fin - max_u64(start, covered) : 0;
+        if (fin > covered) covered = fin;
+        /* Tokens are pushed when this and every earlier instruction have completed. */
+        if (fin < retired) fin = retired;
+        retired = fin;
+      } else {
+        s->c->busy[best] += fin - start;
+      }
       mm->free = fin;
     }
     if (fin > end) end = fin;
@@ -394,7 +519,8 @@ int vta_tile_predict(const vta_config *cfg, const vta_tile_model *m, const vta_c
   s.c = cost;
   vta_sched_epi e;
   vta_sched_epi_default(d, epi, &e);
-  vta_sched_sink sink = {.ctx = &s, .wants_uops = 0, .kernel = cs_kernel, .load = cs_load,
+  /* Micro-ops are built: the footprints of the kernels come from them. */
+  vta_sched_sink sink = {.ctx = &s, .wants_uops = 1, .kernel = cs_kernel, .load = cs_load,
                          .store = cs_store, .run = cs_run, .dep = cs_dep, .sync = cs_sync};
   int rc = vta_sched_walk(cfg, d, &e, p, &sink, err);
   for (int q = 0; q < VTA_Q_COUNT; q++) free(s.q[q].t);
@@ -462,8 +588,10 @@ static int better(const vta_tile_cost *a, const vta_tile_cost *b) {
 
 /* A quick estimate of a plan's cycles, to rank the plans before replaying the best few. It
  * counts what the schedule will do with the same reuse rules (vta_conv.c: a tile resident in
- * either half is not loaded again): the busy time of each module (every micro-op on compute;
- * every load's latency and bus beats on load; every store on store), takes the busiest, and
+ * either half is not loaded again): the busy time of each module (on compute the busier of the
+ * GEMM unit and the ALU, which run side by side, but no less than half the time each unit holds
+ * an ACC slot; every load's latency and bus beats on load; every store on store), takes the
+ * busiest, and
  * adds what cannot overlap: the first step's loads before any compute, and the last tile's
  * epilogue and store after it. */
 static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const vta_conv_desc *d,
@@ -485,11 +613,19 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
   uint64_t outs = ng * ho * wo * cob, P = (uint64_t)p->ho_t * p->wo_t;
   uint64_t ie = cfg->elem_bytes[VTA_MEM_INP], we = cfg->elem_bytes[VTA_MEM_WGT];
   uint64_t oe = cfg->elem_bytes[VTA_MEM_OUT];
-  /* Compute: GEMM, the epilogue (and resets), one instruction overhead per run. */
-  uint64_t gemm = outs * cib * d->kh * d->kw + res * outs;
-  uint64_t alu = outs * ((epi == VTA_EPI_RESET_ADD ? 3 : 2) + (d->shift ? 1 : 0) + 1);
+  /* Stores: one per unit spanning whole rows, else one per output block. */
+  uint64_t st_unit = (p->wo_t == wo ? 1 : p->co_t) * (m->write_latency + m->load_overhead) +
+                     p->co_t * P * (oe > bus ? oe / bus : 1);
+  /* Compute: the GEMM unit (GEMMs, resets) and the ALU (initialisation, epilogue) run side by
+   * side, one instruction overhead per run. An ACC half is held by a unit from its
+   * initialisation to the end of its store, and there are two halves. */
+  uint64_t g_out = cib * d->kh * d->kw + res, resets = epi == VTA_EPI_OFFSET ? 0 : 1;
+  uint64_t alu_ops = (epi == VTA_EPI_RESET ? 0 : 1) + (d->shift ? 1 : 0) + 2;
+  uint64_t gunit = outs * (g_out + resets), aunit = outs * alu_ops;
   uint64_t runs = U * (n_red + res + 5);
-  uint64_t compute = gemm + alu + runs * m->compute_overhead;
+  uint64_t compute = max_u64(gunit, aunit) + runs * m->compute_overhead;
+  uint64_t half = p->co_t * P * (g_out + resets + alu_ops) + st_unit + lat;
+  compute = max_u64(compute, U * half / 2);
   if (!p->bias_resident) compute += U * (m->drain + lat + p->co_t * 4 * we / 16 / bus);
   /* Loads: how many steps load an input tile and a weight tile. A cycle of tiles stays
    * resident when it fits the slots (least recently used replacement misses on every access
@@ -509,9 +645,6 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
   uint64_t res_unit = res * (lat + m->load_overhead + p->co_t * P * oe / bus) *
                       (p->wo_t == wo ? 1 : p->co_t);
   uint64_t load = in_loads * in_step + w_loads * w_step + U * res_unit;
-  /* Stores: one per unit spanning whole rows, else one per output block. */
-  uint64_t st_unit = (p->wo_t == wo ? 1 : p->co_t) * (m->write_latency + m->load_overhead) +
-                     p->co_t * P * (oe > bus ? oe / bus : 1);
   uint64_t store = U * st_unit;
   uint64_t busiest = max_u64(compute, max_u64(load, store));
   return busiest + in_step + w_step + p->co_t * P * 3 + st_unit;
@@ -774,9 +907,9 @@ void vta_tile_explain(const vta_config *cfg, const vta_conv_desc *d, const vta_t
   double cyc = k->cycles ? (double)k->cycles : 1.0;
   if (busy[VTA_MOD_COMPUTE] >= busy[VTA_MOD_LOAD] && busy[VTA_MOD_COMPUTE] >= busy[VTA_MOD_STORE])
     fprintf(out,
-            "  bound by: the compute module, busy %.1f%% of the time: GEMM %.1f%%, ALU epilogue "
-            "%.1f%%, the rest loads of micro-ops and biases; idle %.1f%% (pipeline fill and "
-            "drain)\n",
+            "  bound by: the compute module, busy %.1f%% of the time: GEMM unit %.1f%%, ALU "
+            "(epilogue) %.1f%%, side by side, besides loads of micro-ops and biases; idle %.1f%% "
+            "(pipeline fill and drain)\n",
             100.0 * (double)busy[VTA_MOD_COMPUTE] / cyc, 100.0 * (double)k->gemm_uops / cyc,
             100.0 * (double)k->alu_uops / cyc,
             100.0 - 100.0 * (double)busy[VTA_MOD_COMPUTE] / cyc);

@@ -1,22 +1,39 @@
 // vta_compute - the compute module: micro-op, ACC and ACC_8BIT loads, GEMM, ALU and FINISH.
 //
-// GEMM and ALU instructions run through a three-stage pipeline that accepts one micro-op per
-// cycle, across instruction boundaries:
-//   C0 issue:  the loop nest (i < iter_out, j < iter_in, k in [uop_bgn, uop_end)) walks the
-//              micro-ops and reads the micro-op buffer; index offsets are kept as running sums,
-//              so no multiplier is needed.
-//   C1 index:  adds the offsets to the micro-op fields and reads INP, WGT and two ACC elements
-//              (the ACC buffer is kept as two identical copies so that the destination and a
-//              vector source are read in the same cycle).
-//   C2 result: GEMM multiply-accumulate or ALU operation; writes ACC (both copies) and the
-//              narrowed OUT element.
-// A micro-op in C1 reads the buffer in the same cycle as the write of the one ahead of it in C2,
-// and so sees the old value; a forwarding register holding the last ACC write supplies the new
-// one (accumulating into the same element on consecutive cycles is the common case of a
-// reduction loop). Dependency pops happen when an instruction is decoded; its pushes ride
-// down the pipeline with its last micro-op and fire when that micro-op has written its results,
-// so a GEMM followed by a GEMM never waits for the pipeline to drain. LOADs and FINISH do wait
-// for the pipeline to drain, because they write the buffers the pipeline reads.
+// A GEMM unit and an ALU, each with its own micro-op sequencer (vta_uop_seq), run one GEMM and
+// one ALU instruction at the same time when the two cannot interfere; each issues one micro-op
+// per cycle through three stages:
+//   C0 issue:  the sequencer walks the loop nest and reads its copy of the micro-op buffer;
+//   C1 index:  adds the loop offsets; reads INP and WGT (GEMM), and ACC;
+//   C2 result: GEMM multiply-accumulate or ALU operation; writes ACC and the narrowed OUT element.
+//
+// Instructions are decoded in program order from a one-entry decode register (D). An
+// instruction's footprint, the range of ACC indices its destinations can take (and of its
+// vector operand, for an ALU), is computed in D, one cycle after it arrives (a GEMM or ALU
+// instruction leaves D only then), from the bounds of its micro-ops (vta_uop_fp records them
+// per LOAD UOP) and its loop extents and factors. ACC and OUT are banked by the index MSB. A
+// GEMM or ALU instruction starts when its unit is free (or issuing its last micro-op) and the
+// other unit is idle, issuing its last micro-op, or running an instruction it cannot interfere
+// with: both footprints known, destinations in different banks, and neither's destinations
+// meet the other's vector operand. So the two units never
+// use the same bank's ACC read port (copy a) or write port in one cycle; the ALU's vector
+// operand is read from copy b of whichever bank holds it, which the GEMM unit never reads.
+// The compiler alternates its two virtual threads between the banks, so the epilogue of one
+// output tile (ALU) runs while the next tile's GEMMs do.
+//
+// Dependency pops happen when an instruction leaves D. Pushes retire in program order: every
+// GEMM and ALU instruction (and every LOAD that moves nothing, which the JIT uses as a
+// compute no-op) enters a retire queue when it starts and leaves it, firing its pushes, once it
+// and everything before it have completed; so a consumer never sees a token of an instruction
+// before an earlier one has finished. A micro-op in C1 reads ACC in the cycle the micro-op ahead
+// of it (of either unit) writes in C2, and so sees the old value; each unit keeps its last write
+// for one cycle, and a reader takes the newer value from whichever matches (a reduction loop
+// accumulating into one element every cycle, or an instruction reading what the other unit
+// wrote just before). A LOAD UOP starts while the units run instructions whose micro-ops it
+// does not overwrite (the JIT puts new kernels beside the resident ones), so fetching a kernel
+// overlaps the instructions before it; it completes through the retire queue. LOAD ACC and
+// ACC_8BIT (they write ACC through the units' write ports) and FINISH wait for both units to
+// drain and the retire queue to empty. Every instruction after a LOAD waits for it to finish.
 module vta_compute
   import vta_pkg::*;
 (
@@ -48,18 +65,23 @@ module vta_compute
   output logic                            wgt_re_o,
   output logic [LogWgtDepth-1:0]          wgt_raddr_o,
   input  logic [WgtElemBytes*8-1:0]       wgt_rdata_i,
-  // OUT buffer write port
-  output logic                            out_we_o,
-  output logic [LogOutDepth-1:0]          out_waddr_o,
-  output logic [OutElemBytes*8-1:0]       out_wdata_o,
+  // OUT buffer write ports: the GEMM unit's and the ALU's (never the same bank in one cycle)
+  output logic                            out_g_we_o,
+  output logic [LogOutDepth-1:0]          out_g_waddr_o,
+  output logic [OutElemBytes*8-1:0]       out_g_wdata_o,
+  output logic                            out_a_we_o,
+  output logic [LogOutDepth-1:0]          out_a_waddr_o,
+  output logic [OutElemBytes*8-1:0]       out_a_wdata_o,
   // status
   output logic                            finish_o,          // FINISH executed (pulse)
   output logic                            busy_o,
+  output logic                            pending_o,         // an instruction waits in D
   output logic                            stall_o,
   output logic                            insn_done_o,
   output logic                            gemm_uop_o,
   output logic                            mac_uop_o,         // a GEMM micro-op without reset
-  output logic                            alu_uop_o
+  output logic                            alu_uop_o,
+  output logic                            dual_o             // GEMM and ALU both wrote
 );
   localparam int unsigned AccW = AccLanes * AccWidth;
   localparam int unsigned DstW = UopDstW;
@@ -67,81 +89,56 @@ module vta_compute
   localparam int unsigned WgtIdxW = UopWgtW;
   localparam int unsigned IterW = GemmIterOutW;
   localparam int unsigned UopIdxW = GemmUopEndW;
+  localparam int unsigned BankW = LogAccDepth - 1;  // index bits within an ACC bank
+  localparam int unsigned AluTagW = 2 + AluAluOpcodeW + AluImmW;  // reset, use_imm, op, imm
+  // Footprint arithmetic: max index + (iter_out-1)*factor + (iter_in-1)*factor, unwrapped.
+  localparam int unsigned IdxW = (DstW > SrcW) ? DstW : SrcW;
+  localparam int unsigned FpW = IterW + IdxW + 2;
+  // In flight at once: up to three instructions per unit (C0, C1, C2) and compute no-ops.
+  localparam int unsigned RqDepth = 8;
+  localparam int unsigned RqW = $clog2(RqDepth);
 
-  typedef enum logic [1:0] {
-    Idle,
-    Issue,
-    Loading
-  } mode_e;
-
-  // ---- decode of the queue head ----
+  // ---- D: the decode register ----
+  logic                   d_valid_q, d_fire, d_take;
+  logic [InsnBytes*8-1:0] d_q;
   memory_insn_t hm;
   gemm_insn_t   hg;
   alu_insn_t    ha;
-  logic is_gemm, is_alu, is_load, is_finish, known_load, tokens_ok, pipe_empty;
-  logic dec_uop_op, dec_mem_op, dec_fire, zero_uops;
+  logic is_gemm, is_alu, is_load, is_finish, known_load, load_empty, tokens_ok, zero_uops;
+  logic [16:0] y_total;
 
-  assign hm = cmd_data_i;
-  assign hg = cmd_data_i;
-  assign ha = cmd_data_i;
-  assign is_gemm   = (hm.opcode == OpGemm);
-  assign is_alu    = (hm.opcode == OpAlu);
-  assign is_load   = (hm.opcode == OpLoad);
-  assign is_finish = (hm.opcode == OpFinish);
+  assign cmd_ready_o = !d_valid_q || d_fire;
+  assign d_take      = cmd_valid_i && cmd_ready_o;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) d_valid_q <= 1'b0;
+    else if (d_take) d_valid_q <= 1'b1;
+    else if (d_fire) d_valid_q <= 1'b0;
+  end
+  always_ff @(posedge clk_i) begin
+    if (d_take) d_q <= cmd_data_i;
+  end
+
+  assign hm = d_q;
+  assign hg = d_q;
+  assign ha = d_q;
+  assign is_gemm    = d_valid_q && (hm.opcode == OpGemm);
+  assign is_alu     = d_valid_q && (hm.opcode == OpAlu);
+  assign is_load    = d_valid_q && (hm.opcode == OpLoad);
+  assign is_finish  = d_valid_q && (hm.opcode == OpFinish);
   assign known_load = is_load && (hm.memory_type == MemUop || hm.memory_type == MemAcc ||
                                   hm.memory_type == MemAcc8bit);
-  assign tokens_ok = (!hm.pop_prev || tok_from_load_i) && (!hm.pop_next || tok_from_store_i);
+  // A LOAD that moves nothing (ISA.md: a sync no-op, whatever the pads say; the DMA agrees).
+  assign y_total    = 17'(hm.y_pad_0) + 17'(hm.y_size) + 17'(hm.y_pad_1);
+  assign load_empty = (hm.x_size == '0) || (y_total == '0);
+  assign tokens_ok  = (!hm.pop_prev || tok_from_load_i) && (!hm.pop_next || tok_from_store_i);
   // GEMM and ALU share the layout of every field up to iter_in (ISA.md section 2).
-  assign zero_uops = (hg.uop_end <= UopIdxW'(hg.uop_bgn)) || (hg.iter_out == '0) ||
-                     (hg.iter_in == '0);
-
-  // ---- C0: issue state ----
-  mode_e mode_d, mode_q;
-  logic                    alu_q, reset_q, use_imm_q, nop_q, push_prev_q, push_next_q;
-  logic [AluAluOpcodeW-1:0] alu_op_q;
-  logic [AluImmW-1:0]      imm_q;
-  logic [UopIdxW-1:0]      bgn_q, end_q, k_d, k_q;
-  logic [IterW-1:0]        iter_out_q, iter_in_q, i_d, i_q, j_d, j_q;
-  logic [DstW-1:0]         dfo_q, dfi_q, drow_d, drow_q, doff_d, doff_q;
-  logic [SrcW-1:0]         sfo_q, sfi_q, srow_d, srow_q, soff_d, soff_q;
-  logic [WgtIdxW-1:0]      wfo_q, wfi_q, wrow_d, wrow_q, woff_d, woff_q;
-  logic k_last, j_last, i_last, issue, issue_last, free;
-
-  assign k_last     = (k_q == end_q - 1'b1);
-  assign j_last     = (j_q == iter_in_q - 1'b1);
-  assign i_last     = (i_q == iter_out_q - 1'b1);
-  assign issue      = (mode_q == Issue);
-  assign issue_last = issue && (nop_q || (k_last && j_last && i_last));
-  assign free       = (mode_q == Idle) || issue_last;
-
-  // ---- C1 / C2 pipeline registers ----
-  logic                    c1_valid_q, c1_write_q, c1_last_q, c1_alu_q, c1_reset_q, c1_use_imm_q;
-  logic                    c1_push_prev_q, c1_push_next_q;
-  logic [AluAluOpcodeW-1:0] c1_op_q;
-  logic [AluImmW-1:0]      c1_imm_q;
-  logic [DstW-1:0]         c1_doff_q;
-  logic [SrcW-1:0]         c1_soff_q;
-  logic [WgtIdxW-1:0]      c1_woff_q;
-  logic                    c2_valid_q, c2_write_q, c2_last_q, c2_alu_q, c2_reset_q, c2_use_imm_q;
-  logic                    c2_push_prev_q, c2_push_next_q;
-  logic [AluAluOpcodeW-1:0] c2_op_q;
-  logic [AluImmW-1:0]      c2_imm_q;
-  logic [LogAccDepth-1:0]  c2_a_q, c2_s_q;
-
-  assign pipe_empty = !issue && !c1_valid_q && !c2_valid_q;
-  assign dec_uop_op = free && cmd_valid_i && (is_gemm || is_alu) && tokens_ok;
-  // Everything else (loads, FINISH, and opcodes that do not belong here) needs a drained pipe.
-  assign dec_mem_op = (mode_q == Idle) && pipe_empty && cmd_valid_i && !(is_gemm || is_alu) &&
-                      tokens_ok;
-  assign dec_fire   = dec_uop_op || dec_mem_op;
-  assign cmd_ready_o     = dec_fire;
-  assign tok_pop_load_o  = dec_fire && hm.pop_prev;
-  assign tok_pop_store_o = dec_fire && hm.pop_next;
+  assign zero_uops  = (hg.uop_end <= UopIdxW'(hg.uop_bgn)) || (hg.iter_out == '0) ||
+                      (hg.iter_in == '0);
 
   // ---- micro-op buffer and the compute-side loads ----
-  logic uop_we, acc_ld_we, l2d_busy, l2d_done, l2d_waiting, ld_start;
+  logic uop_we, acc_ld_we, l2d_busy, l2d_done, l2d_waiting, ld_start, loading_q;
   logic [LogUopDepth-1:0] uop_waddr;
-  logic [UopBytes*8-1:0]  uop_wdata, uop_rdata;
+  logic [UopBytes*8-1:0]  uop_wdata;
   memory_insn_t ld_q;
   logic [3:0] ld_log_elem;
   logic beat_valid, beat_ready, elem_valid, elem_take, wr_valid, wr_is_elem;
@@ -154,7 +151,6 @@ module vta_compute
   logic [AccW-1:0] a8_wide, ld_acc_data;
   logic ld_is_uop, ld_is_acc, ld_is_a8;
 
-  assign ld_start = dec_mem_op && known_load;
   always_comb begin
     ld_log_elem = 4'(LogUopElemBytes);
     if (hm.memory_type == MemAcc) ld_log_elem = 4'(LogAccElemBytes);
@@ -164,7 +160,7 @@ module vta_compute
   assign ld_is_acc = (ld_q.memory_type == MemAcc);
   assign ld_is_a8  = (ld_q.memory_type == MemAcc8bit);
 
-  // One load at a time (a LOAD waits for the pipeline to drain and the next instruction for the
+  // One load at a time (a LOAD waits for the units to drain and the next instruction for the
   // load), so the DMA needs no queue and its instruction is ld_q throughout.
   vta_load_2d #(
     .Depth(1)
@@ -252,290 +248,561 @@ module vta_compute
   assign acc_ld_we   = wr_valid && !ld_is_uop;
   assign ld_acc_data = !wr_is_elem ? '0 : (ld_is_acc ? acc_elem : a8_wide);
 
-  vta_sram #(.Width(UopBytes * 8), .Depth(UopDepth)) u_uop_buf (
+
+  // ---- footprints ----
+  logic                fp_hit;
+  logic [DstW-1:0]     fp_dmin, fp_dmax;
+  logic [SrcW-1:0]     fp_smin, fp_smax;
+  logic [DstW-1:0]     f_dfo, f_dfi;
+  logic [SrcW-1:0]     f_sfo, f_sfi;
+  logic [IterW-1:0]    f_io1, f_ii1;
+  logic [FpW-1:0]      f_io, f_ii, f_dhi, f_shi;
+  logic                f_src, f_dok, f_sok, f_ok, fp_now;
+  logic [LogAccDepth-1:0] f_dlo, f_dhi_i, f_slo, f_shi_i;
+  // Of the instruction in D, worked out (fp_done_q) the cycle after it arrived:
+  logic                fp_done_q, fp_ok_q, fp_nop_q, fp_src_q;
+  logic [LogAccDepth-1:0] fp_dlo_q, fp_dhi_q, fp_slo_q, fp_shi_q;
+  // Of the instruction each unit (0 GEMM, 1 ALU) issues, copied when it started:
+  logic                run_ok_q [2];
+  logic                run_nop_q [2];
+  logic                run_src_q [2];
+  logic [LogAccDepth-1:0] run_dlo_q [2];
+  logic [LogAccDepth-1:0] run_dhi_q [2];
+  logic [LogAccDepth-1:0] run_slo_q [2];
+  logic [LogAccDepth-1:0] run_shi_q [2];
+
+  vta_uop_fp u_fp (
     .clk_i,
-    .we_i   (uop_we),
-    .waddr_i(uop_waddr),
-    .wdata_i(uop_wdata),
-    .re_i   (issue),
-    .raddr_i(LogUopDepth'(k_q)),
-    .rdata_o(uop_rdata)
+    .rst_ni,
+    .ld_start_i(ld_start && hm.memory_type == MemUop),
+    .we_i      (uop_we),
+    .waddr_i   (uop_waddr),
+    .wdata_i   (uop_wdata),
+    .ld_done_i (loading_q && l2d_done && ld_is_uop),
+    .bgn_i     (LogUopDepth'(hg.uop_bgn)),
+    .end_i     ((LogUopDepth + 1)'(hg.uop_end)),
+    .hit_o     (fp_hit),
+    .dmin_o    (fp_dmin),
+    .dmax_o    (fp_dmax),
+    .smin_o    (fp_smin),
+    .smax_o    (fp_smax)
   );
 
-  // ---- C0 next state ----
-  always_comb begin
-    mode_d = mode_q;
-    k_d    = k_q;
-    i_d    = i_q;
-    j_d    = j_q;
-    drow_d = drow_q;
-    doff_d = doff_q;
-    srow_d = srow_q;
-    soff_d = soff_q;
-    wrow_d = wrow_q;
-    woff_d = woff_q;
-    if (issue_last) mode_d = Idle;
-    if (mode_q == Loading && l2d_done) mode_d = Idle;
-    if (issue && !issue_last) begin
-      if (!k_last) begin
-        k_d = k_q + 1'b1;
-      end else begin
-        k_d = bgn_q;
-        if (!j_last) begin
-          j_d    = j_q + 1'b1;
-          doff_d = doff_q + dfi_q;
-          soff_d = soff_q + sfi_q;
-          woff_d = woff_q + wfi_q;
-        end else begin
-          j_d    = '0;
-          i_d    = i_q + 1'b1;
-          drow_d = drow_q + dfo_q;
-          srow_d = srow_q + sfo_q;
-          wrow_d = wrow_q + wfo_q;
-          doff_d = drow_q + dfo_q;
-          soff_d = srow_q + sfo_q;
-          woff_d = wrow_q + wfo_q;
-        end
-      end
-    end
-    if (dec_uop_op) begin
-      mode_d = Issue;
-      k_d    = UopIdxW'(hg.uop_bgn);
-      i_d    = '0;
-      j_d    = '0;
-      drow_d = '0;
-      doff_d = '0;
-      srow_d = '0;
-      soff_d = '0;
-      wrow_d = '0;
-      woff_d = '0;
-    end
-    if (ld_start) mode_d = Loading;
-  end
+  assign f_dfo = is_alu ? DstW'(ha.dst_factor_out) : DstW'(hg.dst_factor_out);
+  assign f_dfi = is_alu ? DstW'(ha.dst_factor_in) : DstW'(hg.dst_factor_in);
+  assign f_sfo = SrcW'(ha.src_factor_out);
+  assign f_sfi = SrcW'(ha.src_factor_in);
+  assign f_io1 = hg.iter_out - 1'b1;  // meaningful when the instruction has micro-ops
+  assign f_ii1 = hg.iter_in - 1'b1;
+  assign f_io  = FpW'(f_io1);
+  assign f_ii  = FpW'(f_ii1);
+  assign f_dhi = FpW'(fp_dmax) + f_io * FpW'(f_dfo) + f_ii * FpW'(f_dfi);
+  assign f_shi = FpW'(fp_smax) + f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
+  assign f_src = is_alu && !ha.use_imm;
+  assign f_dok = f_dhi < FpW'(AccDepth);
+  assign f_sok = (f_shi < FpW'(AccDepth)) && (FpW'(fp_smin) < FpW'(AccDepth));
+  assign f_dlo   = LogAccDepth'(fp_dmin);
+  assign f_dhi_i = LogAccDepth'(f_dhi);
+  assign f_slo   = LogAccDepth'(fp_smin);
+  assign f_shi_i = LogAccDepth'(f_shi);
+  // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
+  assign f_ok = zero_uops ||
+                (fp_hit && f_dok && (!f_src || f_sok) && (f_dlo[BankW] == f_dhi_i[BankW]));
 
+  // Not while a load may still change the records (in the cycle it completes the lookup sees
+  // the table after it), nor for an instruction arriving now.
+  assign fp_now = d_valid_q && !d_fire && (!loading_q || l2d_done);
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      mode_q      <= Idle;
-      k_q         <= '0;
-      i_q         <= '0;
-      j_q         <= '0;
-      drow_q      <= '0;
-      doff_q      <= '0;
-      srow_q      <= '0;
-      soff_q      <= '0;
-      wrow_q      <= '0;
-      woff_q      <= '0;
-      alu_q       <= 1'b0;
-      reset_q     <= 1'b0;
-      use_imm_q   <= 1'b0;
-      nop_q       <= 1'b0;
-      push_prev_q <= 1'b0;
-      push_next_q <= 1'b0;
-      alu_op_q    <= '0;
-      imm_q       <= '0;
-      bgn_q       <= '0;
-      end_q       <= '0;
-      iter_out_q  <= '0;
-      iter_in_q   <= '0;
-      dfo_q       <= '0;
-      dfi_q       <= '0;
-      sfo_q       <= '0;
-      sfi_q       <= '0;
-      wfo_q       <= '0;
-      wfi_q       <= '0;
-      ld_q        <= '0;
+      fp_done_q <= 1'b0;
+      fp_ok_q   <= 1'b0;
     end else begin
-      mode_q <= mode_d;
-      k_q    <= k_d;
-      i_q    <= i_d;
-      j_q    <= j_d;
-      drow_q <= drow_d;
-      doff_q <= doff_d;
-      srow_q <= srow_d;
-      soff_q <= soff_d;
-      wrow_q <= wrow_d;
-      woff_q <= woff_d;
-      if (dec_uop_op) begin
-        alu_q       <= is_alu;
-        reset_q     <= hg.reset_reg;
-        use_imm_q   <= is_alu && ha.use_imm;
-        nop_q       <= zero_uops;
-        push_prev_q <= hg.push_prev;
-        push_next_q <= hg.push_next;
-        alu_op_q    <= ha.alu_opcode;
-        imm_q       <= ha.imm;
-        bgn_q       <= UopIdxW'(hg.uop_bgn);
-        end_q       <= hg.uop_end;
-        iter_out_q  <= hg.iter_out;
-        iter_in_q   <= hg.iter_in;
-        dfo_q       <= DstW'(is_alu ? ha.dst_factor_out : hg.dst_factor_out);
-        dfi_q       <= DstW'(is_alu ? ha.dst_factor_in : hg.dst_factor_in);
-        sfo_q       <= is_alu ? SrcW'(ha.src_factor_out) : SrcW'(hg.src_factor_out);
-        sfi_q       <= is_alu ? SrcW'(ha.src_factor_in) : SrcW'(hg.src_factor_in);
-        wfo_q       <= is_alu ? '0 : WgtIdxW'(hg.wgt_factor_out);
-        wfi_q       <= is_alu ? '0 : WgtIdxW'(hg.wgt_factor_in);
-      end
-      if (ld_start) ld_q <= hm;
+      fp_done_q <= fp_now;
+      fp_ok_q   <= fp_now && (is_gemm || is_alu) && f_ok;
     end
   end
-
-  // ---- C1: indices and buffer reads ----
-  uop_word_t u;
-  logic [DstW-1:0] a1;
-  logic [SrcW-1:0] x1;
-  logic [WgtIdxW-1:0] w1;
-  assign u  = uop_rdata;
-  assign a1 = u.dst + c1_doff_q;
-  assign x1 = u.src + c1_soff_q;
-  assign w1 = u.wgt + c1_woff_q;
-
-  logic [AccW-1:0] acc_a_rdata, acc_b_rdata;
-  logic            acc_we;
-  logic [LogAccDepth-1:0] acc_waddr;
-  logic [AccW-1:0] acc_wdata, c2_result;
-
-  assign inp_re_o    = c1_valid_q;
-  assign inp_raddr_o = LogInpDepth'(x1);
-  assign wgt_re_o    = c1_valid_q;
-  assign wgt_raddr_o = LogWgtDepth'(w1);
-
-  vta_sram #(.Width(AccW), .Depth(AccDepth)) u_acc_dst (
-    .clk_i,
-    .we_i   (acc_we),
-    .waddr_i(acc_waddr),
-    .wdata_i(acc_wdata),
-    .re_i   (c1_valid_q),
-    .raddr_i(LogAccDepth'(a1)),
-    .rdata_o(acc_a_rdata)
-  );
-
-  vta_sram #(.Width(AccW), .Depth(AccDepth)) u_acc_src (
-    .clk_i,
-    .we_i   (acc_we),
-    .waddr_i(acc_waddr),
-    .wdata_i(acc_wdata),
-    .re_i   (c1_valid_q),
-    .raddr_i(LogAccDepth'(x1)),
-    .rdata_o(acc_b_rdata)
-  );
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      c1_valid_q <= 1'b0;
-      c2_valid_q <= 1'b0;
-    end else begin
-      c1_valid_q <= issue;
-      c2_valid_q <= c1_valid_q;
-    end
-  end
-
   always_ff @(posedge clk_i) begin
-    c1_write_q     <= !nop_q;
-    c1_last_q      <= issue_last;
-    c1_alu_q       <= alu_q;
-    c1_reset_q     <= reset_q;
-    c1_use_imm_q   <= use_imm_q;
-    c1_push_prev_q <= push_prev_q;
-    c1_push_next_q <= push_next_q;
-    c1_op_q        <= alu_op_q;
-    c1_imm_q       <= imm_q;
-    c1_doff_q      <= doff_q;
-    c1_soff_q      <= soff_q;
-    c1_woff_q      <= woff_q;
-    c2_write_q     <= c1_write_q;
-    c2_last_q      <= c1_last_q;
-    c2_alu_q       <= c1_alu_q;
-    c2_reset_q     <= c1_reset_q;
-    c2_use_imm_q   <= c1_use_imm_q;
-    c2_push_prev_q <= c1_push_prev_q;
-    c2_push_next_q <= c1_push_next_q;
-    c2_op_q        <= c1_op_q;
-    c2_imm_q       <= c1_imm_q;
-    c2_a_q         <= LogAccDepth'(a1);
-    c2_s_q         <= LogAccDepth'(x1);
+    fp_nop_q <= zero_uops;
+    fp_src_q <= f_src;
+    fp_dlo_q <= f_dlo;
+    fp_dhi_q <= f_dhi_i;
+    fp_slo_q <= f_slo;
+    fp_shi_q <= f_shi_i;
+  end
+
+  function automatic logic apart(logic [LogAccDepth-1:0] lo_a, logic [LogAccDepth-1:0] hi_a,
+                                 logic [LogAccDepth-1:0] lo_b, logic [LogAccDepth-1:0] hi_b);
+    apart = (hi_a < lo_b) || (hi_b < lo_a);
+  endfunction
+
+  // ---- dispatch from D ----
+  logic       g_issue, g_last, a_issue, a_last, unit;
+  logic       own_free, other_free, compat, units_idle, drained, rq_room;
+  logic       can_uop, can_nop, can_uld, can_mem, mem_done, is_uld, uld_apart, ld_rq_q;
+  logic [GemmUopEndW-1:0] run_bgn [2];
+  logic [GemmUopEndW-1:0] run_end [2];
+  logic [17:0] uld_end;
+  logic       g_c1_valid, g_c1_write, g_c1_last, a_c1_valid, a_c1_write, a_c1_last;
+  logic       g2_valid_q, a2_valid_q;
+  logic [RqW:0] rq_cnt_q;
+  logic       run_issue [2];
+  logic       run_last [2];
+
+  assign run_issue[0] = g_issue;
+  assign run_issue[1] = a_issue;
+  assign run_last[0]  = g_last;
+  assign run_last[1]  = a_last;
+  assign unit         = is_alu;  // 0: the GEMM unit, 1: the ALU
+  assign own_free     = !run_issue[unit] || run_last[unit];
+  assign compat = fp_ok_q && run_ok_q[!unit] &&
+                  (fp_nop_q || run_nop_q[!unit] ||
+                   ((fp_dlo_q[BankW] != run_dlo_q[!unit][BankW]) &&
+                    (!run_src_q[!unit] ||
+                     apart(fp_dlo_q, fp_dhi_q, run_slo_q[!unit], run_shi_q[!unit])) &&
+                    (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit], run_dhi_q[!unit]))));
+  assign other_free   = !run_issue[!unit] || run_last[!unit] || compat;
+  assign units_idle   = !g_issue && !a_issue && !g_c1_valid && !a_c1_valid && !g2_valid_q &&
+                        !a2_valid_q;
+  assign drained      = units_idle && (rq_cnt_q == '0) && !loading_q;
+  assign rq_room      = (rq_cnt_q != (RqW + 1)'(RqDepth));
+
+  // A GEMM or ALU instruction leaves D once its footprint is worked out, so that one starting
+  // alone does not block the other unit for its whole run for want of a footprint.
+  assign can_uop = (is_gemm || is_alu) && fp_done_q && tokens_ok && !loading_q && own_free &&
+                   other_free && rq_room;
+  assign can_nop = known_load && load_empty && tokens_ok && !loading_q && rq_room;
+  // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, uld_end); with
+  // padding rows its extent is not worked out here, and it waits for the units to stop issuing.
+  assign is_uld  = known_load && !load_empty && (hm.memory_type == MemUop);
+  assign uld_end = 18'(hm.sram_base) + 18'(hm.x_pad_0) + 18'(hm.x_size) + 18'(hm.x_pad_1);
+  always_comb begin
+    uld_apart = 1'b1;
+    for (int p = 0; p < 2; p++) begin
+      if (run_issue[p] && !(y_total == 17'd1 && (18'(run_end[p]) <= 18'(hm.sram_base) ||
+                                                 uld_end <= 18'(run_bgn[p])))) begin
+        uld_apart = 1'b0;
+      end
+    end
+  end
+  assign can_uld = is_uld && tokens_ok && !loading_q && rq_room && uld_apart;
+  // Everything else (ACC loads, FINISH, and opcodes that do not belong here).
+  assign can_mem = d_valid_q && !(is_gemm || is_alu) && !(known_load && load_empty) && !is_uld &&
+                   tokens_ok && drained;
+  assign d_fire  = can_uop || can_nop || can_uld || can_mem;
+  assign ld_start = (can_mem && known_load) || can_uld;
+  assign tok_pop_load_o  = d_fire && hm.pop_prev;
+  assign tok_pop_store_o = d_fire && hm.pop_next;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      loading_q <= 1'b0;
+      ld_rq_q   <= 1'b0;
+    end else if (ld_start) begin
+      loading_q <= 1'b1;
+      ld_rq_q   <= can_uld;  // completes through the retire queue
+    end else if (l2d_done) begin
+      loading_q <= 1'b0;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (ld_start) ld_q <= hm;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < 2; p++) run_ok_q[p] <= 1'b0;
+    end else if (can_uop) begin
+      run_ok_q[unit] <= fp_ok_q;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (can_uop) begin
+      run_nop_q[unit] <= fp_nop_q;
+      run_src_q[unit] <= fp_src_q;
+      run_dlo_q[unit] <= fp_dlo_q;
+      run_dhi_q[unit] <= fp_dhi_q;
+      run_slo_q[unit] <= fp_slo_q;
+      run_shi_q[unit] <= fp_shi_q;
+    end
+  end
+
+  // ---- the two sequencers ----
+  logic [DstW-1:0]    g_dst, a_dst;
+  logic [SrcW-1:0]    g_src, a_src;
+  logic [WgtIdxW-1:0] g_wgt;
+  logic               g_c1_reset;
+  logic [AluTagW-1:0] a_c1_tag;
+
+  vta_uop_seq #(.TagW(1)) u_gemm_seq (
+    .clk_i,
+    .rst_ni,
+    .uop_we_i   (uop_we),
+    .uop_waddr_i(uop_waddr),
+    .uop_wdata_i(uop_wdata),
+    .start_i    (can_uop && !is_alu),
+    .bgn_i      (UopIdxW'(hg.uop_bgn)),
+    .end_i      (hg.uop_end),
+    .iter_out_i (hg.iter_out),
+    .iter_in_i  (hg.iter_in),
+    .dfo_i      (DstW'(hg.dst_factor_out)),
+    .dfi_i      (DstW'(hg.dst_factor_in)),
+    .sfo_i      (SrcW'(hg.src_factor_out)),
+    .sfi_i      (SrcW'(hg.src_factor_in)),
+    .wfo_i      (WgtIdxW'(hg.wgt_factor_out)),
+    .wfi_i      (WgtIdxW'(hg.wgt_factor_in)),
+    .nop_i      (zero_uops),
+    .tag_i      (hg.reset_reg),
+    .issue_o    (g_issue),
+    .last_o     (g_last),
+    .bgn_o      (run_bgn[0]),
+    .end_o      (run_end[0]),
+    .c1_valid_o (g_c1_valid),
+    .c1_write_o (g_c1_write),
+    .c1_last_o  (g_c1_last),
+    .c1_tag_o   (g_c1_reset),
+    .c1_dst_o   (g_dst),
+    .c1_src_o   (g_src),
+    .c1_wgt_o   (g_wgt)
+  );
+
+  vta_uop_seq #(.TagW(AluTagW)) u_alu_seq (
+    .clk_i,
+    .rst_ni,
+    .uop_we_i   (uop_we),
+    .uop_waddr_i(uop_waddr),
+    .uop_wdata_i(uop_wdata),
+    .start_i    (can_uop && is_alu),
+    .bgn_i      (UopIdxW'(ha.uop_bgn)),
+    .end_i      (ha.uop_end),
+    .iter_out_i (ha.iter_out),
+    .iter_in_i  (ha.iter_in),
+    .dfo_i      (DstW'(ha.dst_factor_out)),
+    .dfi_i      (DstW'(ha.dst_factor_in)),
+    .sfo_i      (SrcW'(ha.src_factor_out)),
+    .sfi_i      (SrcW'(ha.src_factor_in)),
+    .wfo_i      ('0),
+    .wfi_i      ('0),
+    .nop_i      (zero_uops),
+    .tag_i      ({ha.reset_reg, ha.use_imm, ha.alu_opcode, ha.imm}),
+    .issue_o    (a_issue),
+    .last_o     (a_last),
+    .bgn_o      (run_bgn[1]),
+    .end_o      (run_end[1]),
+    .c1_valid_o (a_c1_valid),
+    .c1_write_o (a_c1_write),
+    .c1_last_o  (a_c1_last),
+    .c1_tag_o   (a_c1_tag),
+    .c1_dst_o   (a_dst),
+    .c1_src_o   (a_src),
+    .c1_wgt_o   ()
+  );
+
+  // ---- C1: buffer reads ----
+  logic [LogAccDepth-1:0] g_a1, a_a1, a_s1;
+  logic                   g_rd, a_rd;
+  assign g_a1 = LogAccDepth'(g_dst);
+  assign a_a1 = LogAccDepth'(a_dst);
+  assign a_s1 = LogAccDepth'(a_src);
+  assign g_rd = g_c1_valid && g_c1_write;
+  assign a_rd = a_c1_valid && a_c1_write;
+
+  assign inp_re_o    = g_c1_valid;
+  assign inp_raddr_o = LogInpDepth'(g_src);
+  assign wgt_re_o    = g_c1_valid;
+  assign wgt_raddr_o = LogWgtDepth'(g_wgt);
+
+  // ---- C2 registers ----
+  logic                   g2_write_q, g2_last_q, g2_reset_q, a2_write_q, a2_last_q;
+  logic [LogAccDepth-1:0] g2_a_q, a2_a_q, a2_s_q;
+  logic [AluTagW-1:0]     a2_tag_q;
+  logic                   a2_reset_q, a2_use_imm_q;
+  logic [AluAluOpcodeW-1:0] a2_op_q;
+  logic [AluImmW-1:0]     a2_imm_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      g2_valid_q <= 1'b0;
+      a2_valid_q <= 1'b0;
+    end else begin
+      g2_valid_q <= g_c1_valid;
+      a2_valid_q <= a_c1_valid;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    g2_write_q <= g_c1_write;
+    g2_last_q  <= g_c1_last;
+    g2_reset_q <= g_c1_reset;
+    g2_a_q     <= g_a1;
+    a2_write_q <= a_c1_write;
+    a2_last_q  <= a_c1_last;
+    a2_tag_q   <= a_c1_tag;
+    a2_a_q     <= a_a1;
+    a2_s_q     <= a_s1;
+  end
+  assign {a2_reset_q, a2_use_imm_q, a2_op_q, a2_imm_q} = a2_tag_q;
+
+  // ---- ACC: two banks by the index MSB, each two copies (a: destinations, b: ALU operand) ----
+  logic            g2_wr, a2_wr;
+  logic [AccW-1:0] g_res, a_res;
+  logic [LogAccDepth-1:0] ld_waddr;
+  logic [AccW-1:0] acc_a_rdata [2];
+  logic [AccW-1:0] acc_b_rdata [2];
+
+  assign g2_wr    = g2_valid_q && g2_write_q;
+  assign a2_wr    = a2_valid_q && a2_write_q;
+  assign ld_waddr = LogAccDepth'(wr_addr);
+
+  for (genvar b = 0; b < 2; b++) begin : g_acc_bank
+    logic            rd_g, rd_a, rd_s, wr_g, wr_a, wr_l, we;
+    logic [BankW-1:0] raddr_a, waddr;
+    logic [AccW-1:0] wdata;
+    assign rd_g    = g_rd && (g_a1[BankW] == 1'(b));
+    assign rd_a    = a_rd && (a_a1[BankW] == 1'(b));
+    assign rd_s    = a_rd && (a_s1[BankW] == 1'(b));
+    assign raddr_a = rd_g ? g_a1[BankW-1:0] : a_a1[BankW-1:0];
+    assign wr_g    = g2_wr && (g2_a_q[BankW] == 1'(b));
+    assign wr_a    = a2_wr && (a2_a_q[BankW] == 1'(b));
+    assign wr_l    = acc_ld_we && (ld_waddr[BankW] == 1'(b));
+    assign we      = wr_g || wr_a || wr_l;
+    always_comb begin
+      waddr = ld_waddr[BankW-1:0];
+      wdata = ld_acc_data;
+      if (wr_a) begin
+        waddr = a2_a_q[BankW-1:0];
+        wdata = a_res;
+      end
+      if (wr_g) begin
+        waddr = g2_a_q[BankW-1:0];
+        wdata = g_res;
+      end
+    end
+
+    vta_sram #(.Width(AccW), .Depth(AccDepth / 2)) u_copy_a (
+      .clk_i,
+      .we_i   (we),
+      .waddr_i(waddr),
+      .wdata_i(wdata),
+      .re_i   (rd_g || rd_a),
+      .raddr_i(raddr_a),
+      .rdata_o(acc_a_rdata[b])
+    );
+
+    vta_sram #(.Width(AccW), .Depth(AccDepth / 2)) u_copy_b (
+      .clk_i,
+      .we_i   (we),
+      .waddr_i(waddr),
+      .wdata_i(wdata),
+      .re_i   (rd_s),
+      .raddr_i(a_s1[BankW-1:0]),
+      .rdata_o(acc_b_rdata[b])
+    );
+
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) begin
+        assert (!(rd_g && rd_a)) else $error("vta_compute: both units read ACC bank %0d", b);
+        assert (32'(wr_g) + 32'(wr_a) + 32'(wr_l) <= 1)
+        else $error("vta_compute: two writes to ACC bank %0d", b);
+      end
+    end
+`endif
   end
 
   // ---- C2: forwarding, arithmetic, writes ----
-  logic            fwd_valid_d, fwd_valid_q;
-  logic [LogAccDepth-1:0] fwd_addr_q;
-  logic [AccW-1:0] fwd_data_q, dst_val, src_val, gemm_res, alu_res;
-  logic            c2_wr;
+  // Each unit's write of the previous cycle; a read in C1 in that cycle missed it.
+  logic            fwd_g_valid_q, fwd_a_valid_q;
+  logic [LogAccDepth-1:0] fwd_g_addr_q, fwd_a_addr_q;
+  logic [AccW-1:0] fwd_g_data_q, fwd_a_data_q, g_dst_val, a_dst_val, a_src_val, gemm_res, alu_res;
 
-  assign dst_val = (fwd_valid_q && fwd_addr_q == c2_a_q) ? fwd_data_q : acc_a_rdata;
-  assign src_val = (fwd_valid_q && fwd_addr_q == c2_s_q) ? fwd_data_q : acc_b_rdata;
+  function automatic logic [AccW-1:0] fwd(logic [LogAccDepth-1:0] addr, logic [AccW-1:0] raw,
+                                          logic gv, logic [LogAccDepth-1:0] ga,
+                                          logic [AccW-1:0] gd, logic av,
+                                          logic [LogAccDepth-1:0] aa, logic [AccW-1:0] ad);
+    fwd = raw;
+    if (av && aa == addr) fwd = ad;
+    if (gv && ga == addr) fwd = gd;
+  endfunction
+
+  assign g_dst_val = fwd(g2_a_q, acc_a_rdata[g2_a_q[BankW]], fwd_g_valid_q, fwd_g_addr_q,
+                         fwd_g_data_q, fwd_a_valid_q, fwd_a_addr_q, fwd_a_data_q);
+  assign a_dst_val = fwd(a2_a_q, acc_a_rdata[a2_a_q[BankW]], fwd_g_valid_q, fwd_g_addr_q,
+                         fwd_g_data_q, fwd_a_valid_q, fwd_a_addr_q, fwd_a_data_q);
+  assign a_src_val = fwd(a2_s_q, acc_b_rdata[a2_s_q[BankW]], fwd_g_valid_q, fwd_g_addr_q,
+                         fwd_g_data_q, fwd_a_valid_q, fwd_a_addr_q, fwd_a_data_q);
 
   vta_gemm u_gemm (
     .inp_i(inp_rdata_i),
     .wgt_i(wgt_rdata_i),
-    .acc_i(dst_val),
+    .acc_i(g_dst_val),
     .acc_o(gemm_res)
   );
 
   vta_alu u_alu (
-    .op_i     (c2_op_q),
-    .use_imm_i(c2_use_imm_q),
-    .imm_i    (c2_imm_q),
-    .dst_i    (dst_val),
-    .src_i    (src_val),
+    .op_i     (a2_op_q),
+    .use_imm_i(a2_use_imm_q),
+    .imm_i    (a2_imm_q),
+    .dst_i    (a_dst_val),
+    .src_i    (a_src_val),
     .res_o    (alu_res)
   );
 
-  assign c2_wr     = c2_valid_q && c2_write_q;
-  assign c2_result = c2_reset_q ? '0 : (c2_alu_q ? alu_res : gemm_res);
-  assign acc_we    = c2_wr || acc_ld_we;
-  assign acc_waddr = c2_wr ? c2_a_q : LogAccDepth'(wr_addr);
-  assign acc_wdata = c2_wr ? c2_result : ld_acc_data;
+  assign g_res = g2_reset_q ? '0 : gemm_res;
+  assign a_res = a2_reset_q ? '0 : alu_res;
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      out_wdata_o[l*OutWidth+:OutWidth] = c2_result[l*AccWidth+:OutWidth];
+      out_g_wdata_o[l*OutWidth+:OutWidth] = g_res[l*AccWidth+:OutWidth];
+      out_a_wdata_o[l*OutWidth+:OutWidth] = a_res[l*AccWidth+:OutWidth];
     end
   end
-  assign out_we_o    = c2_wr;
-  assign out_waddr_o = LogOutDepth'(c2_a_q);
+  assign out_g_we_o    = g2_wr;
+  assign out_g_waddr_o = LogOutDepth'(g2_a_q);
+  assign out_a_we_o    = a2_wr;
+  assign out_a_waddr_o = LogOutDepth'(a2_a_q);
 
-  // A load into ACC makes the forwarded value stale.
-  always_comb begin
-    fwd_valid_d = fwd_valid_q;
-    if (c2_wr) fwd_valid_d = 1'b1;
-    if (acc_ld_we) fwd_valid_d = 1'b0;
-  end
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) fwd_valid_q <= 1'b0;
-    else fwd_valid_q <= fwd_valid_d;
+    if (!rst_ni) begin
+      fwd_g_valid_q <= 1'b0;
+      fwd_a_valid_q <= 1'b0;
+    end else begin
+      fwd_g_valid_q <= g2_wr;
+      fwd_a_valid_q <= a2_wr;
+    end
   end
   always_ff @(posedge clk_i) begin
-    if (c2_wr) begin
-      fwd_addr_q <= c2_a_q;
-      fwd_data_q <= c2_result;
+    if (g2_wr) begin
+      fwd_g_addr_q <= g2_a_q;
+      fwd_g_data_q <= g_res;
+    end
+    if (a2_wr) begin
+      fwd_a_addr_q <= a2_a_q;
+      fwd_a_data_q <= a_res;
+    end
+  end
+
+  // ---- retirement in program order ----
+  // Kinds: 0 the GEMM unit, 1 the ALU, 2 a no-op (complete when it starts), 3 a LOAD UOP.
+  logic [1:0]     rq_kind_q [RqDepth];
+  logic           rq_pp_q [RqDepth];
+  logic           rq_pn_q [RqDepth];
+  logic [RqW-1:0] rq_head_q, rq_tail_q;
+  logic [RqW:0]   g_done_q, a_done_q;
+  logic [RqW:0]   l_done_q;
+  logic           g_done, a_done, l_done, retire, rq_push;
+  logic [1:0]     head_kind;
+
+  assign g_done    = g2_valid_q && g2_last_q;
+  assign a_done    = a2_valid_q && a2_last_q;
+  assign l_done    = loading_q && l2d_done && ld_rq_q;
+  assign rq_push   = can_uop || can_nop || can_uld;
+  assign head_kind = rq_kind_q[rq_head_q];
+  assign retire    = (rq_cnt_q != '0) &&
+                     ((head_kind == 2'd2) ||
+                      (head_kind == 2'd0 && (g_done_q != '0 || g_done)) ||
+                      (head_kind == 2'd1 && (a_done_q != '0 || a_done)) ||
+                      (head_kind == 2'd3 && (l_done_q != '0 || l_done)));
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rq_head_q <= '0;
+      rq_tail_q <= '0;
+      rq_cnt_q  <= '0;
+      g_done_q  <= '0;
+      a_done_q  <= '0;
+      l_done_q  <= '0;
+    end else begin
+      if (rq_push) rq_tail_q <= rq_tail_q + 1'b1;
+      if (retire) rq_head_q <= rq_head_q + 1'b1;
+      rq_cnt_q <= rq_cnt_q + (RqW + 1)'(rq_push) - (RqW + 1)'(retire);
+      // LOAD UOPs complete in order (one at a time), possibly before older instructions.
+      l_done_q <= l_done_q + (RqW + 1)'(l_done) - (RqW + 1)'(retire && head_kind == 2'd3);
+      g_done_q <= g_done_q + (RqW + 1)'(g_done) - (RqW + 1)'(retire && head_kind == 2'd0);
+      a_done_q <= a_done_q + (RqW + 1)'(a_done) - (RqW + 1)'(retire && head_kind == 2'd1);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rq_push) begin
+      rq_kind_q[rq_tail_q] <= can_uld ? 2'd3 : (can_nop ? 2'd2 : {1'b0, unit});
+      rq_pp_q[rq_tail_q]   <= hm.push_prev;
+      rq_pn_q[rq_tail_q]   <= hm.push_next;
     end
   end
 
   // ---- completion, tokens, status ----
-  logic mem_done;
-  // Non-GEMM/ALU instructions complete when decoded (FINISH, no-ops) or when their load is done.
-  assign mem_done = (dec_mem_op && !known_load) || (mode_q == Loading && l2d_done);
-  assign tok_push_load_o  = (c2_valid_q && c2_last_q && c2_push_prev_q) ||
-                            (dec_mem_op && !known_load && hm.push_prev) ||
-                            (mode_q == Loading && l2d_done && ld_q.push_prev);
-  assign tok_push_store_o = (c2_valid_q && c2_last_q && c2_push_next_q) ||
-                            (dec_mem_op && !known_load && hm.push_next) ||
-                            (mode_q == Loading && l2d_done && ld_q.push_next);
-  assign finish_o    = dec_mem_op && is_finish;
-  assign insn_done_o = (c2_valid_q && c2_last_q) || mem_done;
-  assign gemm_uop_o  = c2_wr && !c2_alu_q;
-  assign mac_uop_o   = c2_wr && !c2_alu_q && !c2_reset_q;
-  assign alu_uop_o   = c2_wr && c2_alu_q;
-  assign busy_o      = (mode_q != Idle) || c1_valid_q || c2_valid_q || l2d_busy;
-  assign stall_o     = (cmd_valid_i && !tokens_ok && (mode_q == Idle)) ||
-                       (mode_q == Idle && cmd_valid_i && !(is_gemm || is_alu) && !pipe_empty) ||
+  // FINISH and opcodes that do not belong here complete when they leave D, loads when done.
+  assign mem_done = (can_mem && !known_load) || (loading_q && l2d_done && !ld_rq_q);
+  assign tok_push_load_o  = (retire && rq_pp_q[rq_head_q]) ||
+                            (can_mem && !known_load && hm.push_prev) ||
+                            (loading_q && l2d_done && !ld_rq_q && ld_q.push_prev);
+  assign tok_push_store_o = (retire && rq_pn_q[rq_head_q]) ||
+                            (can_mem && !known_load && hm.push_next) ||
+                            (loading_q && l2d_done && !ld_rq_q && ld_q.push_next);
+  assign finish_o    = can_mem && is_finish;
+  assign insn_done_o = retire || mem_done;
+  assign gemm_uop_o  = g2_wr;
+  assign mac_uop_o   = g2_wr && !g2_reset_q;
+  assign alu_uop_o   = a2_wr;
+  assign dual_o      = g2_wr && a2_wr;
+  assign busy_o      = !units_idle || loading_q || l2d_busy || (rq_cnt_q != '0);
+  assign pending_o   = d_valid_q;
+  assign stall_o     = (d_valid_q && !tokens_ok && !g_issue && !a_issue && !loading_q) ||
+                       (d_valid_q && !(is_gemm || is_alu) && !(known_load && load_empty) &&
+                        !is_uld && !drained && !g_issue && !a_issue && !loading_q) ||
                        l2d_waiting;
 
 `ifndef SYNTHESIS
+  // A unit's micro-ops stay inside the footprint its instruction was admitted with (checked in
+  // C1, against the footprint of the instruction that issued them a cycle earlier).
+  logic                   chk_ok_q [2];
+  logic [LogAccDepth-1:0] chk_dlo_q [2];
+  logic [LogAccDepth-1:0] chk_dhi_q [2];
+  logic [LogAccDepth-1:0] chk_slo_q [2];
+  logic [LogAccDepth-1:0] chk_shi_q [2];
+  logic                   chk_src_q;
+  always_ff @(posedge clk_i) begin
+    for (int p = 0; p < 2; p++) begin
+      chk_ok_q[p]  <= run_issue[p] && run_ok_q[p] && !run_nop_q[p];
+      chk_dlo_q[p] <= run_dlo_q[p];
+      chk_dhi_q[p] <= run_dhi_q[p];
+      chk_slo_q[p] <= run_slo_q[p];
+      chk_shi_q[p] <= run_shi_q[p];
+    end
+    chk_src_q <= run_src_q[1];
+  end
+
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
-      assert (!(c2_wr && acc_ld_we)) else $error("vta_compute: ACC write port conflict");
-      assert (!(ld_start && !pipe_empty)) else $error("vta_compute: load with a busy pipeline");
+      assert (!(g_rd && chk_ok_q[0] && (g_a1 < chk_dlo_q[0] || g_a1 > chk_dhi_q[0])))
+      else $error("vta_compute: GEMM destination %0d outside its footprint [%0d, %0d]", g_a1,
+                  chk_dlo_q[0], chk_dhi_q[0]);
+      assert (!(a_rd && chk_ok_q[1] && (a_a1 < chk_dlo_q[1] || a_a1 > chk_dhi_q[1])))
+      else $error("vta_compute: ALU destination %0d outside its footprint [%0d, %0d]", a_a1,
+                  chk_dlo_q[1], chk_dhi_q[1]);
+      assert (!(a_rd && chk_ok_q[1] && chk_src_q && (a_s1 < chk_slo_q[1] || a_s1 > chk_shi_q[1])))
+      else $error("vta_compute: ALU operand %0d outside its footprint [%0d, %0d]", a_s1,
+                  chk_slo_q[1], chk_shi_q[1]);
+      // Both units issue only instructions admitted together: known, disjoint footprints.
+      assert (!(g_issue && a_issue) ||
+              (run_ok_q[0] && run_ok_q[1] &&
+               (run_nop_q[0] || run_nop_q[1] ||
+                ((run_dlo_q[0][BankW] != run_dlo_q[1][BankW]) &&
+                 (run_dlo_q[0][BankW] == run_dhi_q[0][BankW]) &&
+                 (run_dlo_q[1][BankW] == run_dhi_q[1][BankW]) &&
+                 (!run_src_q[1] || apart(run_dlo_q[0], run_dhi_q[0], run_slo_q[1], run_shi_q[1]))))))
+      else $error("vta_compute: GEMM and ALU instructions that can interfere issue together");
+      assert (!(fwd_g_valid_q && fwd_a_valid_q && fwd_g_addr_q == fwd_a_addr_q))
+      else $error("vta_compute: both units wrote ACC entry %0d in one cycle", fwd_g_addr_q);
+      assert (!(retire && mem_done)) else $error("vta_compute: two completions in one cycle");
+      assert (!(acc_ld_we && !units_idle)) else $error("vta_compute: ACC load while units run");
+      assert (!(uop_we && g_issue && (GemmUopEndW'(uop_waddr) >= run_bgn[0]) &&
+                (GemmUopEndW'(uop_waddr) < run_end[0])))
+      else $error("vta_compute: LOAD UOP writes entry %0d that the GEMM unit reads", uop_waddr);
+      assert (!(uop_we && a_issue && (GemmUopEndW'(uop_waddr) >= run_bgn[1]) &&
+                (GemmUopEndW'(uop_waddr) < run_end[1])))
+      else $error("vta_compute: LOAD UOP writes entry %0d that the ALU reads", uop_waddr);
+      assert (!(g_done && g_done_q == (RqW + 1)'(RqDepth)) &&
+              !(a_done && a_done_q == (RqW + 1)'(RqDepth)))
+      else $error("vta_compute: completion counter overflow");
     end
   end
 `endif

@@ -13,7 +13,8 @@
 //   0x20 cycles            0x28 load busy       0x30 compute busy    0x38 store busy
 //   0x40 load stall        0x48 compute stall   0x50 store stall     0x58 GEMM micro-ops
 //   0x60 MAC micro-ops     0x68 ALU micro-ops   0x70 load insns      0x78 compute insns
-//   0x80 store insns       0x88 FINISH count    (all 64-bit, read-only, cleared at start)
+//   0x80 store insns       0x88 FINISH count    0x98 dual-issue cycles (GEMM and ALU both
+//   wrote a result)        (all 64-bit, read-only, cleared at start)
 //   0x90 status: bits 2:0 busy of load/compute/store, bit 3 fetch done
 // The same map is documented in docs/hw.md; the kernel is packaged for XRT with this layout.
 module vta_ctrl #(
@@ -52,13 +53,15 @@ module vta_ctrl #(
   input  logic             gemm_uop_i,
   input  logic             mac_uop_i,
   input  logic             alu_uop_i,
+  input  logic             dual_uop_i,
   input  logic             finish_i,
   input  logic             fetch_done_i
 );
-  localparam int unsigned NCnt = 14;
-  // Counter indices (address 0x20 + 8*index).
+  localparam int unsigned NCnt = 15;
+  // Counter indices (address 0x20 + 8*index, except the last, added after the status register
+  // at 0x90: 0x98).
   localparam int unsigned CCycles = 0, CBusy = 1, CStall = 4, CGemm = 7, CMac = 8, CAlu = 9;
-  localparam int unsigned CInsns = 10, CFinish = 13;
+  localparam int unsigned CInsns = 10, CFinish = 13, CDual = 14;
 
   logic        start_q, running_q, done_q, ready_q, gie_q;
   logic [1:0]  ier_q, isr_q;
@@ -109,8 +112,10 @@ module vta_ctrl #(
       8'h18: rval = addr_q[31:0];
       8'h1C: rval = 32'(addr_q >> 32);
       8'h90: rval = {28'b0, fetch_done_i, busy_i};
+      8'h98: rval = cnt_q[CDual][31:0];
+      8'h9C: rval = cnt_q[CDual][63:32];
       default: begin
-        if (s_araddr_i >= 8'h20 && s_araddr_i < 8'(32'h20 + 8 * NCnt)) begin
+        if (s_araddr_i >= 8'h20 && s_araddr_i < 8'(32'h20 + 8 * CDual)) begin
           rval = s_araddr_i[2] ? cnt_q[cnt_idx][63:32] : cnt_q[cnt_idx][31:0];
         end
       end
@@ -184,6 +189,7 @@ module vta_ctrl #(
     inc[CMac]    = mac_uop_i;
     inc[CAlu]    = alu_uop_i;
     inc[CFinish] = finish_i;
+    inc[CDual]   = dual_uop_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

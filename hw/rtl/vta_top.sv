@@ -71,7 +71,7 @@ module vta_top
   logic [31:0] insn_count;
   logic [AxiAddrWidth-1:0] insn_addr;
   logic [2:0] busy, stall, insn_done;
-  logic gemm_uop, mac_uop, alu_uop, finish;
+  logic gemm_uop, mac_uop, alu_uop, dual_uop, finish, compute_pending;
 
   vta_ctrl #(.AddrW(AxiAddrWidth)) u_ctrl (
     .clk_i,
@@ -104,6 +104,7 @@ module vta_top
     .gemm_uop_i  (gemm_uop),
     .mac_uop_i   (mac_uop),
     .alu_uop_i   (alu_uop),
+    .dual_uop_i  (dual_uop),
     .finish_i    (finish),
     .fetch_done_i(fetch_done)
   );
@@ -197,13 +198,13 @@ module vta_top
                  .avail_o(s2c_avail), .count_o());
 
   // ---- buffers shared by two modules ----
-  logic inp_we, inp_re, wgt_we, wgt_re, out_we, out_re;
+  logic inp_we, inp_re, wgt_we, wgt_re, out_g_we, out_a_we, out_re;
   logic [LogInpDepth-1:0] inp_waddr, inp_raddr;
   logic [LogWgtDepth-1:0] wgt_waddr, wgt_raddr;
-  logic [LogOutDepth-1:0] out_waddr, out_raddr;
+  logic [LogOutDepth-1:0] out_g_waddr, out_a_waddr, out_raddr;
   logic [InpElemBytes*8-1:0] inp_wdata, inp_rdata;
   logic [WgtElemBytes*8-1:0] wgt_wdata, wgt_rdata;
-  logic [OutElemBytes*8-1:0] out_wdata, out_rdata;
+  logic [OutElemBytes*8-1:0] out_g_wdata, out_a_wdata, out_rdata;
 
   vta_sram #(.Width(InpElemBytes * 8), .Depth(InpDepth)) u_inp_buf (
     .clk_i, .we_i(inp_we), .waddr_i(inp_waddr), .wdata_i(inp_wdata),
@@ -213,8 +214,12 @@ module vta_top
     .clk_i, .we_i(wgt_we), .waddr_i(wgt_waddr), .wdata_i(wgt_wdata),
     .re_i(wgt_re), .raddr_i(wgt_raddr), .rdata_o(wgt_rdata)
   );
-  vta_sram #(.Width(OutElemBytes * 8), .Depth(OutDepth)) u_out_buf (
-    .clk_i, .we_i(out_we), .waddr_i(out_waddr), .wdata_i(out_wdata),
+  // OUT: written by compute's GEMM unit and ALU (in different banks when both write), read by
+  // store.
+  vta_sram_2w #(.Width(OutElemBytes * 8), .Depth(OutDepth)) u_out_buf (
+    .clk_i,
+    .we0_i(out_g_we), .waddr0_i(out_g_waddr), .wdata0_i(out_g_wdata),
+    .we1_i(out_a_we), .waddr1_i(out_a_waddr), .wdata1_i(out_a_wdata),
     .re_i(out_re), .raddr_i(out_raddr), .rdata_o(out_rdata)
   );
 
@@ -271,16 +276,21 @@ module vta_top
     .wgt_re_o        (wgt_re),
     .wgt_raddr_o     (wgt_raddr),
     .wgt_rdata_i     (wgt_rdata),
-    .out_we_o        (out_we),
-    .out_waddr_o     (out_waddr),
-    .out_wdata_o     (out_wdata),
+    .out_g_we_o      (out_g_we),
+    .out_g_waddr_o   (out_g_waddr),
+    .out_g_wdata_o   (out_g_wdata),
+    .out_a_we_o      (out_a_we),
+    .out_a_waddr_o   (out_a_waddr),
+    .out_a_wdata_o   (out_a_wdata),
     .finish_o        (finish),
     .busy_o          (busy[1]),
+    .pending_o       (compute_pending),
     .stall_o         (stall[1]),
     .insn_done_o     (insn_done[1]),
     .gemm_uop_o      (gemm_uop),
     .mac_uop_o       (mac_uop),
-    .alu_uop_o       (alu_uop)
+    .alu_uop_o       (alu_uop),
+    .dual_o          (dual_uop)
   );
 
   vta_store u_store (
@@ -311,7 +321,8 @@ module vta_top
     .insn_done_o       (insn_done[2])
   );
 
-  assign done = fetch_done && !lq_valid && !cq_valid && !sq_valid && (busy == '0);
+  assign done = fetch_done && !lq_valid && !cq_valid && !sq_valid && !compute_pending &&
+                (busy == '0);
 
   // Response codes and RLAST are not needed for control: bounds errors are reported by the
   // memory model, and the data side counts beats itself.

@@ -55,8 +55,11 @@ rtl-model: $(RTL_SVGEN)
 # Many more random programs than `make test` runs: VTA_RTL_PROGRAMS (default 3000) per test of
 # test_rtl_diff (three serialised, four concurrent: 21,000 programs), and the same
 # on the configurations below, whose models it builds first (36,000 programs in all, about 3
-# minutes on one core once the models exist).
+# minutes on one core once the models exist); then as many random programs of GEMM and ALU
+# instructions that the compute module may run side by side (test_rtl, about a minute more).
 RTL_REGRESS_CONFIGS := configs/batch4.json configs/block8.json
-regress: $(BUILD)/san/tests/sim/test_rtl_diff $(RTL_REGRESS_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
+regress: $(BUILD)/san/tests/sim/test_rtl_diff $(BUILD)/san/tests/sim/test_rtl \
+  $(RTL_REGRESS_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
 	$(Q)VTA_RTL_PROGRAMS=$${VTA_RTL_PROGRAMS:-3000} VTA_RTL_EXTRA_CONFIGS="$(RTL_REGRESS_CONFIGS)" \
-	  VTA_TEST_TIMEOUT=$${VTA_TEST_TIMEOUT:-3600} scripts/run-tests.sh $<
+	  VTA_TEST_TIMEOUT=$${VTA_TEST_TIMEOUT:-3600} scripts/run-tests.sh \
+	  $(BUILD)/san/tests/sim/test_rtl_diff $(BUILD)/san/tests/sim/test_rtl

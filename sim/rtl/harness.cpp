@@ -333,7 +333,10 @@ int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_resul
   }
   std::memset(res, 0, sizeof *res);
   for (int c = 0; c < VTA_RTL_CNT_COUNT; c++) {
-    uint64_t lo = lite_read(0x20 + 8 * c), hi = lite_read(0x24 + 8 * c);
+    // Counters follow each other from 0x20; the dual-issue counter came after the status
+    // register (0x90), at 0x98.
+    uint32_t a = c == VTA_RTL_CNT_DUAL ? 0x98 : 0x20 + 8 * c;
+    uint64_t lo = lite_read(a), hi = lite_read(a + 4);
     res->counters[c] = lo | hi << 32;
   }
   res->status = lite_read(0x90);

@@ -35,6 +35,7 @@ struct vta_rtl {
   const vta_rtl_model_api *api;
   void *model;
   uint64_t last_sim_cycles;
+  uint64_t last_dual_cycles;
   vta_insn *prog;
   uint32_t prog_cap;
 };
@@ -182,6 +183,7 @@ void vta_rtl_destroy(vta_rtl *r) {
 }
 
 uint64_t vta_rtl_last_sim_cycles(const vta_rtl *r) { return r->last_sim_cycles; }
+uint64_t vta_rtl_last_dual_cycles(const vta_rtl *r) { return r->last_dual_cycles; }
 
 /* ---- checks before the run (the same rules and words as fsim) ---- */
 
@@ -299,6 +301,7 @@ int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout
                    sizeof msg);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   r->last_sim_cycles = res.sim_cycles;
+  r->last_dual_cycles = res.counters[VTA_RTL_CNT_DUAL];
   const uint64_t *c = res.counters;
   st.cycles = c[VTA_RTL_CNT_CYCLES];
   for (int m = 0; m < VTA_MOD_COUNT; m++) {

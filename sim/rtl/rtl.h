@@ -63,6 +63,9 @@ int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout
 
 /* Cycles simulated (including control-register traffic) by the last run, for speed figures. */
 uint64_t vta_rtl_last_sim_cycles(const vta_rtl *r);
+/* Cycles of the last run in which the GEMM unit and the ALU both wrote a result (they run a GEMM
+ * and an ALU instruction together when these cannot interfere; docs/hw.md). */
+uint64_t vta_rtl_last_dual_cycles(const vta_rtl *r);
 
 #ifdef __cplusplus
 }

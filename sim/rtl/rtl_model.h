@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever this header changes, so a stale model object is refused, not misused. */
-#define VTA_RTL_MODEL_ABI 1
+#define VTA_RTL_MODEL_ABI 2
 
 /* Counter registers of the control slave (0x20 + 8*index), in register order. */
 typedef enum vta_rtl_counter {
@@ -35,6 +35,7 @@ typedef enum vta_rtl_counter {
   VTA_RTL_CNT_INSNS_COMPUTE,
   VTA_RTL_CNT_INSNS_STORE,
   VTA_RTL_CNT_FINISH,
+  VTA_RTL_CNT_DUAL, /* cycles in which the GEMM unit and the ALU both wrote a result (0x98) */
   VTA_RTL_CNT_COUNT
 } vta_rtl_counter;
 

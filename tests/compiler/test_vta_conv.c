@@ -521,8 +521,11 @@ static void test_tile_choose_fits_every_config(void **state) {
                       err.msg);
       assert_int_equal(rc, VTA_OK);
       assert_int_equal(vta_tile_check(&cfg, &layers[i], &ch.plan, &err), VTA_OK);
-      /* (Not cycles >= MACs / peak: steps whose taps lie wholly in the padding are skipped.) */
-      assert_true(ch.cost.cycles >= ch.cost.gemm_uops + ch.cost.alu_uops);
+      /* (Not cycles >= MACs / peak: steps whose taps lie wholly in the padding are skipped.
+       * Not GEMM + ALU micro-ops: the GEMM unit and the ALU run side by side.) */
+      uint64_t busiest = ch.cost.gemm_uops > ch.cost.alu_uops ? ch.cost.gemm_uops
+                                                               : ch.cost.alu_uops;
+      assert_true(ch.cost.cycles >= busiest);
     }
   }
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -277,6 +278,291 @@ static void test_rtl_back_to_back_same_element_matches_fsim(void **state) {
   rtl_pair_close(&p);
 }
 
+/* ---- GEMM and ALU side by side (hw/rtl/vta_compute.sv) ----
+ *
+ * The compute module runs a GEMM and an ALU instruction at the same time when their ACC
+ * footprints lie in different banks (index MSB) and neither's destinations meet the other's
+ * vector operand. A pair of N-micro-op instructions then takes about N cycles, not 2N; in the
+ * same bank it takes 2N. Both give fsim's bits. */
+enum { PAIR_N = 512 };
+
+typedef enum pair_kind {
+  PAIR_GEMM_ONLY = 0,   /* the GEMM alone: the reference time */
+  PAIR_OTHER_BANK = 1,  /* GEMM in bank 0, then an ALU in bank 1 */
+  PAIR_ALU_FIRST = 2,   /* the ALU in bank 1 first, then the GEMM in bank 0 */
+  PAIR_SAME_BANK = 3,   /* GEMM, then an ALU in bank 0 (other entries: no hazard, but one bank) */
+  PAIR_VECTOR_MEETS = 4 /* ALU in bank 1 whose vector operand reads the GEMM's destinations */
+} pair_kind;
+
+typedef struct pair_result {
+  uint64_t cycles, dual;
+} pair_result;
+
+/* One pair, then a drain (a LOAD ACC of an unused entry), then every region through SHR by 0
+ * and 8 and STOREs, so the comparison with fsim covers two bytes of each result. */
+static pair_result run_pair(pair_kind kind) {
+  rtl_pair p;
+  vta_error err;
+  if (rtl_pair_open(&p, DEFAULT_CFG, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  const vta_config *c = &p.cfg;
+  const uint32_t D = c->depth[VTA_MEM_ACC], N = PAIR_N;
+  assert_true(D >= 4 * N);
+  /* ACC regions: the GEMM's [0, N), the ALU's [N, 2N) (bank 0) or [D/2, D/2 + N) (bank 1). */
+  const uint32_t region[3] = {0, N, D / 2};
+  uint64_t inp = both_alloc(&p, (uint64_t)N * c->elem_bytes[VTA_MEM_INP], 31);
+  uint64_t wgt = both_alloc(&p, c->elem_bytes[VTA_MEM_WGT], 32);
+  uint64_t acc = both_alloc(&p, (uint64_t)3 * N * c->elem_bytes[VTA_MEM_ACC], 33);
+  uint64_t out = both_alloc(&p, (uint64_t)2 * 3 * N * c->elem_bytes[VTA_MEM_OUT], 0);
+  /* Kernels, one LOAD UOP each: GEMM over region 0; ALU immediate on region 1 or 2; ALU MAX of
+   * region 2 with region 0 (vector); SHR over any region (the dump). */
+  vta_uop u[4] = {{0, 0, 0}, {N, 0, 0}, {D / 2, 0, 0}, {D / 2, 0, 0}};
+  uint64_t uops = both_alloc(&p, sizeof u, 0);
+  for (int k = 0; k < 2; k++) fp_uops(c, vta_mem_ptr(p.mem[k], uops), u, 4);
+  uint32_t ue = (uint32_t)(uops / 4), ae = (uint32_t)(acc / c->elem_bytes[VTA_MEM_ACC]);
+  uint32_t oe = (uint32_t)(out / c->elem_bytes[VTA_MEM_OUT]);
+
+  fsim_prog prog;
+  fp_init(&prog, c);
+  fp_load(&prog, VTA_MEM_INP, 0, (uint32_t)(inp / c->elem_bytes[VTA_MEM_INP]), 1, N, N, 0, 0, 0,
+          0, 0);
+  fp_load(&prog, VTA_MEM_WGT, 0, (uint32_t)(wgt / c->elem_bytes[VTA_MEM_WGT]), 1, 1, 1, 0, 0, 0,
+          0, FP_PUSH_NEXT);
+  for (uint32_t k = 0; k < 4; k++)
+    fp_load(&prog, VTA_MEM_UOP, k, ue + k, 1, 1, 1, 0, 0, 0, 0, k == 0 ? FP_POP_PREV : 0);
+  for (int r = 0; r < 3; r++)
+    fp_load(&prog, VTA_MEM_ACC, region[r], ae + (uint32_t)r * N, 1, N, N, 0, 0, 0, 0, 0);
+  const uint32_t g_out[3] = {1, 1, 0}, a_out[2] = {1, 0}, v_out[2] = {1, 1};
+  if (kind == PAIR_ALU_FIRST) fp_alu(&prog, VTA_ALU_ADD, 1, 1234, 2, 3, N, 1, a_out, NULL, 0);
+  fp_gemm(&prog, 0, 0, 1, N, 1, g_out, NULL, 0);
+  if (kind == PAIR_OTHER_BANK) fp_alu(&prog, VTA_ALU_ADD, 1, 1234, 2, 3, N, 1, a_out, NULL, 0);
+  if (kind == PAIR_SAME_BANK) fp_alu(&prog, VTA_ALU_ADD, 1, 1234, 1, 2, N, 1, a_out, NULL, 0);
+  if (kind == PAIR_VECTOR_MEETS) fp_alu(&prog, VTA_ALU_MAX, 0, 0, 3, 4, N, 1, v_out, NULL, 0);
+  /* Drain: a LOAD ACC waits for both units (entry D - 1 is used by nobody). */
+  fp_load(&prog, VTA_MEM_ACC, D - 1, ae, 1, 1, 1, 0, 0, 0, 0, 0);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int r = 0; r < 3; r++) {
+      /* SHR over region r: the kernel {0,0,0} with a destination factor, from region r. */
+      const uint32_t s_out[2] = {1, 0};
+      int last = r == 2;
+      fp_load(&prog, VTA_MEM_UOP, 4, ue + (r == 0 ? 0 : r == 1 ? 1 : 2), 1, 1, 1, 0, 0, 0, 0,
+              pass && r == 0 ? FP_POP_NEXT : 0);
+      fp_alu(&prog, VTA_ALU_SHR, 1, pass * 8, 4, 5, N, 1, s_out, NULL, last ? FP_PUSH_NEXT : 0);
+    }
+    for (int r = 0; r < 3; r++)
+      fp_store(&prog, region[r], oe + (uint32_t)(pass * 3 + r) * N, 1, N, N,
+               (r == 0 ? FP_POP_PREV : 0) | (r == 2 ? FP_PUSH_PREV : 0));
+  }
+  fp_gemm(&prog, 0, 0, 1, 0, 1, NULL, NULL, FP_POP_NEXT);
+  fp_finish(&prog, 0);
+  uint64_t insn = both_commit(&p, &prog);
+  uint32_t count = fp_count(&prog);
+  fp_free(&prog);
+  vta_stats st = run_both(&p, insn, count);
+  assert_same(&p, out, (uint64_t)2 * 3 * N * c->elem_bytes[VTA_MEM_OUT]);
+  pair_result res = {st.cycles, vta_rtl_last_dual_cycles(p.rtl)};
+  rtl_pair_close(&p);
+  return res;
+}
+
+static void test_rtl_gemm_and_alu_in_different_banks_run_together(void **state) {
+  pair_result alone = run_pair(PAIR_GEMM_ONLY), after = run_pair(PAIR_OTHER_BANK),
+              before = run_pair(PAIR_ALU_FIRST);
+  printf("rtl GEMM + ALU of %d micro-ops each in different banks: %llu and %llu cycles "
+         "(GEMM alone %llu), %llu and %llu cycles with both units busy\n",
+         PAIR_N, (unsigned long long)after.cycles, (unsigned long long)before.cycles,
+         (unsigned long long)alone.cycles, (unsigned long long)after.dual,
+         (unsigned long long)before.dual);
+  assert_int_equal(alone.dual, 0);
+  /* The pair costs about max(N, N), not N + N: a few cycles of start-up beyond the GEMM. */
+  assert_true(after.cycles <= alone.cycles + 16);
+  assert_true(before.cycles <= alone.cycles + 16);
+  assert_true(after.dual >= PAIR_N - 16 && before.dual >= PAIR_N - 16);
+}
+
+static void test_rtl_gemm_and_alu_that_can_interfere_run_in_turn(void **state) {
+  pair_result alone = run_pair(PAIR_GEMM_ONLY), same = run_pair(PAIR_SAME_BANK),
+              meets = run_pair(PAIR_VECTOR_MEETS);
+  printf("rtl GEMM + ALU of %d micro-ops each, same bank: %llu cycles, ALU operand among the "
+         "GEMM's results: %llu cycles (GEMM alone %llu)\n",
+         PAIR_N, (unsigned long long)same.cycles, (unsigned long long)meets.cycles,
+         (unsigned long long)alone.cycles);
+  /* N + N: the ALU waits for the GEMM, and the units never both write. */
+  assert_int_equal(same.dual, 0);
+  assert_int_equal(meets.dual, 0);
+  assert_true(same.cycles >= alone.cycles + PAIR_N);
+  assert_true(meets.cycles >= alone.cycles + PAIR_N);
+}
+
+/* Random GEMM and ALU instructions over ACC areas on both sides of the bank boundary and one
+ * across it, with kernels loaded one per LOAD UOP, two per LOAD UOP, and over earlier ones
+ * (the footprint records are replaced and invalidated), loops, vector operands in either
+ * bank, resets, LOAD ACC in between and compute no-ops; every ACC area is then dumped through
+ * SHR and STORE and compared with fsim. The RTL asserts on every micro-op that it stays inside
+ * the footprint its instruction was admitted with. */
+enum { DI_AREAS = 4, DI_AREA = 64, DI_INP = 128, DI_WGT = 16, DI_KERNELS = 24, DI_UOPS = 6 };
+
+typedef struct di_kernel {
+  int live, alu, vec, reset;
+  uint32_t bgn, n;                    /* micro-op entries */
+  uint32_t io, ii, fo[3], fi[3];      /* loops: dst, src, wgt factors */
+  vta_alu_op op;
+  int32_t imm;
+} di_kernel;
+
+static uint32_t rnd_below(uint64_t *s, uint32_t n) { return (uint32_t)(fp_rand(s) % n); }
+
+/* A kernel whose every index stays inside area `a` (destinations) and `b` (ALU operand). */
+static void di_make(uint64_t *s, const uint32_t area[DI_AREAS], di_kernel *k, vta_uop *u) {
+  k->alu = rnd_below(s, 2);
+  k->vec = k->alu && rnd_below(s, 2);
+  k->reset = !k->alu && rnd_below(s, 8) == 0;
+  k->op = (vta_alu_op)rnd_below(s, VTA_ALU_COUNT);
+  k->imm = (int32_t)rnd_below(s, 64) - 32;
+  if (k->op == VTA_ALU_SHR) k->imm = (int32_t)rnd_below(s, 12) - 4;
+  k->n = 1 + rnd_below(s, DI_UOPS);
+  k->io = 1 + rnd_below(s, 8);
+  k->ii = 1 + rnd_below(s, 16);
+  /* Factors that keep each loop's span within 24 (6 for weights); 0 accumulates in place. */
+  for (int f = 0; f < 3; f++) {
+    uint32_t lim = f == 2 ? 6 : 24;
+    k->fo[f] = rnd_below(s, 1 + lim / k->io);
+    k->fi[f] = rnd_below(s, 1 + lim / k->ii);
+  }
+  uint32_t span_d = (k->io - 1) * k->fo[0] + (k->ii - 1) * k->fi[0];
+  uint32_t span_s = (k->io - 1) * k->fo[1] + (k->ii - 1) * k->fi[1];
+  uint32_t span_w = (k->io - 1) * k->fo[2] + (k->ii - 1) * k->fi[2];
+  /* Destinations in either bank, now and then across the boundary (no usable footprint). */
+  static const uint32_t pick[8] = {1, 0, 0, 0, 0, 2, 2, 3};
+  uint32_t a = area[pick[rnd_below(s, 8)]], b = area[rnd_below(s, DI_AREAS)];
+  uint32_t ssize = k->alu ? DI_AREA : DI_INP;
+  for (uint32_t i = 0; i < k->n; i++) {
+    u[i].dst = a + rnd_below(s, DI_AREA - span_d);
+    u[i].src = (k->alu ? b : 0) + rnd_below(s, ssize - span_s);
+    u[i].wgt = rnd_below(s, DI_WGT - span_w);
+  }
+}
+
+static void test_rtl_dual_issue_random_programs_match_fsim(void **state) {
+  rtl_pair p;
+  vta_error err;
+  if (rtl_pair_open(&p, DEFAULT_CFG, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  const vta_config *c = &p.cfg;
+  const uint32_t D = c->depth[VTA_MEM_ACC];
+  /* Bank 0, the boundary, bank 1, the top of bank 1. */
+  const uint32_t area[DI_AREAS] = {0, D / 2 - DI_AREA / 2, D / 2 + DI_AREA, D - DI_AREA};
+  uint64_t inp = both_alloc(&p, (uint64_t)DI_INP * c->elem_bytes[VTA_MEM_INP], 41);
+  uint64_t wgt = both_alloc(&p, (uint64_t)DI_WGT * c->elem_bytes[VTA_MEM_WGT], 42);
+  uint64_t acc = both_alloc(&p, (uint64_t)DI_AREAS * DI_AREA * c->elem_bytes[VTA_MEM_ACC], 43);
+  uint64_t out =
+      both_alloc(&p, (uint64_t)4 * DI_AREAS * DI_AREA * c->elem_bytes[VTA_MEM_OUT], 0);
+  uint64_t uops = both_alloc(&p, (uint64_t)2 * DI_KERNELS * DI_UOPS * 4, 0);
+  uint32_t ue = (uint32_t)(uops / 4), ae = (uint32_t)(acc / c->elem_bytes[VTA_MEM_ACC]);
+  uint32_t oe = (uint32_t)(out / c->elem_bytes[VTA_MEM_OUT]);
+  /* The dump kernel: one micro-op at entry 0 of each area, at the end of the buffer. */
+  const uint32_t dump = c->depth[VTA_MEM_UOP] - DI_AREAS;
+  /* VTA_RTL_PROGRAMS, as for test_rtl_diff: `make regress` runs many more. */
+  const char *env = getenv("VTA_RTL_PROGRAMS");
+  uint64_t dual = 0, cycles = 0, programs = env && atoi(env) > 0 ? (uint64_t)atoi(env) : 40;
+  for (uint64_t seed = 1; seed <= programs; seed++) {
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull;
+    fsim_prog prog;
+    fp_init(&prog, c);
+    fp_load(&prog, VTA_MEM_INP, 0, (uint32_t)(inp / c->elem_bytes[VTA_MEM_INP]), 1, DI_INP,
+            DI_INP, 0, 0, 0, 0, 0);
+    fp_load(&prog, VTA_MEM_WGT, 0, (uint32_t)(wgt / c->elem_bytes[VTA_MEM_WGT]), 1, DI_WGT,
+            DI_WGT, 0, 0, 0, 0, FP_PUSH_NEXT);
+    for (int a = 0; a < DI_AREAS; a++)
+      fp_load(&prog, (a + (int)seed) % 3 ? VTA_MEM_ACC : VTA_MEM_ACC_8BIT, area[a],
+              (a + (int)seed) % 3 ? ae + (uint32_t)a * DI_AREA : ae * 4 + (uint32_t)a * DI_AREA,
+              1, DI_AREA, DI_AREA, 0, 0, 0, 0, a == 0 ? FP_POP_PREV : 0);
+    vta_uop dumpu[DI_AREAS];
+    for (int a = 0; a < DI_AREAS; a++) dumpu[a] = (vta_uop){area[a], 0, 0};
+    di_kernel k[DI_KERNELS];
+    memset(k, 0, sizeof k);
+    vta_uop all[2 * DI_KERNELS * DI_UOPS + DI_AREAS];
+    uint32_t nall = 0, top = 0; /* DRAM micro-ops written; next free UOP entry */
+    int nk = 0, last_alu = 0;
+    uint32_t ninsn = 30 + rnd_below(&s, 20);
+    for (uint32_t i = 0; i < ninsn; i++) {
+      uint32_t what = rnd_below(&s, 16);
+      int live = 0;
+      for (int j = 0; j < nk; j++) live += k[j].live;
+      if (nk < DI_KERNELS && (live == 0 || what < 4)) {
+        /* New kernels: one, or two in one LOAD UOP; now and then over earlier ones. */
+        int two = nk + 1 < DI_KERNELS && rnd_below(&s, 4) == 0;
+        uint32_t at = rnd_below(&s, 6) == 0 && top > 4 ? rnd_below(&s, top - 2) : top;
+        uint32_t first = nall, n = 0;
+        for (int t = 0; t <= two; t++) {
+          di_kernel *kk = &k[nk++];
+          di_make(&s, area, kk, &all[nall]);
+          kk->bgn = at + n;
+          kk->live = 1;
+          n += kk->n;
+          nall += kk->n;
+        }
+        for (int j = 0; j < nk - 1 - two; j++)
+          if (k[j].live && k[j].bgn < at + n && at < k[j].bgn + k[j].n) k[j].live = 0;
+        fp_load(&prog, VTA_MEM_UOP, at, ue + first, 1, n, n, 0, 0, 0, 0, 0);
+        if (at + n > top) top = at + n;
+      } else if (what == 4) {
+        /* LOAD ACC over part of an area (the units drain first). */
+        uint32_t a = rnd_below(&s, DI_AREAS), n = 1 + rnd_below(&s, 8);
+        fp_load(&prog, VTA_MEM_ACC, area[a] + rnd_below(&s, DI_AREA - n), ae + rnd_below(&s, 32),
+                1, n, n, 0, 0, 0, 0, 0);
+      } else if (what == 5) {
+        fp_load(&prog, VTA_MEM_UOP, 0, ue, 1, 0, 0, 0, 0, 0, 0, 0); /* a compute no-op */
+      } else {
+        /* Mostly a kernel of the other unit than the previous run's, to give them overlap. */
+        int j = (int)rnd_below(&s, (uint32_t)nk), want = rnd_below(&s, 4) ? !last_alu : -1;
+        for (int t = 0; t < nk && !(k[j].live && (want < 0 || k[j].alu == want)); t++)
+          j = (j + 1) % nk;
+        while (!k[j].live) j = (j + 1) % nk;
+        last_alu = k[j].alu;
+        di_kernel *kk = &k[j];
+        /* Now and then only part of the kernel's micro-ops. */
+        uint32_t b = kk->bgn, e = kk->bgn + kk->n;
+        if (kk->n > 1 && rnd_below(&s, 4) == 0) b += rnd_below(&s, kk->n - 1);
+        if (kk->alu) {
+          const uint32_t fo[2] = {kk->fo[0], kk->fo[1]}, fi[2] = {kk->fi[0], kk->fi[1]};
+          fp_alu(&prog, kk->op, !kk->vec, kk->imm, b, e, kk->io, kk->ii, fo, fi, 0);
+        } else {
+          fp_gemm(&prog, kk->reset, b, e, kk->io, kk->ii, kk->fo, kk->fi, 0);
+        }
+      }
+    }
+    /* Dump: every area through SHR 0, 8, 8, 8 and STOREs. */
+    for (int a = 0; a < DI_AREAS; a++) all[nall + (uint32_t)a] = dumpu[a];
+    fp_load(&prog, VTA_MEM_UOP, dump, ue + nall, 1, DI_AREAS, DI_AREAS, 0, 0, 0, 0, 0);
+    for (int pass = 0; pass < 4; pass++) {
+      for (int a = 0; a < DI_AREAS; a++) {
+        const uint32_t fo[2] = {1, 0};
+        int flags = (pass && a == 0 ? FP_POP_NEXT : 0) | (a == DI_AREAS - 1 ? FP_PUSH_NEXT : 0);
+        fp_alu(&prog, VTA_ALU_SHR, 1, pass ? 8 : 0, dump + (uint32_t)a, dump + (uint32_t)a + 1,
+               DI_AREA, 1, fo, NULL, flags);
+      }
+      for (int a = 0; a < DI_AREAS; a++)
+        fp_store(&prog, area[a], oe + (uint32_t)(pass * DI_AREAS + a) * DI_AREA, 1, DI_AREA,
+                 DI_AREA, (a == 0 ? FP_POP_PREV : 0) | (a == DI_AREAS - 1 ? FP_PUSH_PREV : 0));
+    }
+    fp_gemm(&prog, 0, 0, 1, 0, 1, NULL, NULL, FP_POP_NEXT);
+    fp_finish(&prog, 0);
+    for (int m = 0; m < 2; m++) fp_uops(c, vta_mem_ptr(p.mem[m], uops), all, nall + DI_AREAS);
+    uint64_t insn = both_commit(&p, &prog);
+    uint32_t count = fp_count(&prog);
+    fp_free(&prog);
+    vta_stats st = run_both(&p, insn, count);
+    assert_same(&p, out, (uint64_t)4 * DI_AREAS * DI_AREA * c->elem_bytes[VTA_MEM_OUT]);
+    dual += vta_rtl_last_dual_cycles(p.rtl);
+    cycles += st.cycles;
+  }
+  printf("rtl dual issue: %llu random programs, %llu cycles, %llu of them with both units "
+         "writing\n",
+         (unsigned long long)programs, (unsigned long long)cycles, (unsigned long long)dual);
+  /* The programs do run GEMM and ALU instructions side by side. */
+  assert_true(dual > 0);
+  rtl_pair_close(&p);
+}
+
 static void test_rtl_missing_model_names_the_make_target(void **state) {
   vta_config cfg;
   vta_config_default(&cfg);
@@ -421,6 +707,9 @@ int main(void) {
       cmocka_unit_test(test_rtl_gemm_small_loads_hide_memory_latency),
       cmocka_unit_test(test_rtl_alu_vector_and_immediate_one_uop_per_cycle),
       cmocka_unit_test(test_rtl_back_to_back_same_element_matches_fsim),
+      cmocka_unit_test(test_rtl_gemm_and_alu_in_different_banks_run_together),
+      cmocka_unit_test(test_rtl_gemm_and_alu_that_can_interfere_run_in_turn),
+      cmocka_unit_test(test_rtl_dual_issue_random_programs_match_fsim),
       cmocka_unit_test(test_rtl_missing_model_names_the_make_target),
       cmocka_unit_test(test_rtl_options_reject_unknown_keys_and_bad_numbers),
       cmocka_unit_test(test_rtl_hung_program_times_out_with_module_states),

@@ -1,0 +1,166 @@
+// vta_uop_fp - what the micro-op kernels in the micro-op buffer index, so that the compute module
+// knows before an instruction starts which ACC entries it can touch.
+//
+// Each LOAD UOP that writes a contiguous range of the buffer leaves one record: the range and the
+// smallest and largest dst and src field among the micro-ops it wrote (padding zeros included).
+// Records never overlap: committing a load invalidates every record it overwrote (all of them
+// when its writes were not contiguous). An instruction whose micro-op range [bgn, end) lies
+// inside a record gets that record's bounds, which hold every micro-op it reads: a superset is
+// all a hazard check needs. An instruction no record covers (its micro-ops written by several
+// loads, or its record replaced) has no known footprint, and the compute module then runs it
+// alone. Records are replaced oldest first; NRec is chosen above the number of kernels a layer
+// of the compiler keeps resident (14 to 28 for ResNet-18 on the default configuration), so a
+// layer's kernels keep their records. A JIT that loads one kernel per LOAD UOP, as ours does,
+// gets one record per kernel.
+module vta_uop_fp
+  import vta_pkg::*;
+#(
+  parameter int unsigned NRec = 32
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+  // the micro-op loads
+  input  logic                   ld_start_i,  // a LOAD UOP begins
+  input  logic                   we_i,
+  input  logic [LogUopDepth-1:0] waddr_i,
+  input  logic [UopBytes*8-1:0]  wdata_i,
+  input  logic                   ld_done_i,   // the LOAD UOP has written its last entry
+  // lookup of an instruction's micro-op range
+  input  logic [LogUopDepth-1:0] bgn_i,
+  input  logic [LogUopDepth:0]   end_i,
+  output logic                   hit_o,
+  output logic [UopDstW-1:0]     dmin_o,
+  output logic [UopDstW-1:0]     dmax_o,
+  output logic [UopSrcW-1:0]     smin_o,
+  output logic [UopSrcW-1:0]     smax_o
+);
+  localparam int unsigned AW = LogUopDepth + 1;  // addresses up to and including the depth
+  localparam int unsigned PtrW = $clog2(NRec);
+
+  logic [NRec-1:0]    valid_q;
+  logic [AW-1:0]      lo_q [NRec];
+  logic [AW-1:0]      hi_q [NRec];
+  logic [UopDstW-1:0] dmin_q [NRec];
+  logic [UopDstW-1:0] dmax_q [NRec];
+  logic [UopSrcW-1:0] smin_q [NRec];
+  logic [UopSrcW-1:0] smax_q [NRec];
+  logic [PtrW-1:0]    ptr_q;
+
+  // ---- the record being built ----
+  logic               b_any_q, b_bad_q;
+  logic [AW-1:0]      b_lo_q, b_n_q, b_hi;
+  logic [UopDstW-1:0] b_dmin_q, b_dmax_q;
+  logic [UopSrcW-1:0] b_smin_q, b_smax_q;
+  uop_word_t          w;
+  logic               commit;
+
+  assign w      = wdata_i;
+  assign b_hi   = b_lo_q + b_n_q;
+  assign commit = ld_done_i && b_any_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      b_any_q <= 1'b0;
+      b_bad_q <= 1'b0;
+    end else begin
+      if (ld_start_i) begin
+        b_any_q <= 1'b0;
+        b_bad_q <= 1'b0;
+      end else if (we_i) begin
+        b_any_q <= 1'b1;
+        // Contiguous writes only (a write past the end of the buffer wraps and is not).
+        if (b_any_q && AW'(waddr_i) != b_hi) b_bad_q <= 1'b1;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (we_i) begin
+      if (!b_any_q) begin
+        b_lo_q   <= AW'(waddr_i);
+        b_n_q    <= AW'(1);
+        b_dmin_q <= w.dst;
+        b_dmax_q <= w.dst;
+        b_smin_q <= w.src;
+        b_smax_q <= w.src;
+      end else begin
+        b_n_q <= b_n_q + 1'b1;
+        if (w.dst < b_dmin_q) b_dmin_q <= w.dst;
+        if (w.dst > b_dmax_q) b_dmax_q <= w.dst;
+        if (w.src < b_smin_q) b_smin_q <= w.src;
+        if (w.src > b_smax_q) b_smax_q <= w.src;
+      end
+    end
+  end
+
+  // ---- committing: invalidate what the load overwrote, then record it ----
+  logic [NRec-1:0] valid_d;
+  always_comb begin
+    valid_d = valid_q;
+    if (commit) begin
+      for (int r = 0; r < NRec; r++) begin
+        if (b_bad_q || (lo_q[r] < b_hi && b_lo_q < hi_q[r])) valid_d[r] = 1'b0;
+      end
+      if (!b_bad_q) valid_d[ptr_q] = 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= '0;
+      ptr_q   <= '0;
+    end else begin
+      valid_q <= valid_d;
+      if (commit && !b_bad_q) ptr_q <= ptr_q + 1'b1;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (commit && !b_bad_q) begin
+      lo_q[ptr_q]   <= b_lo_q;
+      hi_q[ptr_q]   <= b_hi;
+      dmin_q[ptr_q] <= b_dmin_q;
+      dmax_q[ptr_q] <= b_dmax_q;
+      smin_q[ptr_q] <= b_smin_q;
+      smax_q[ptr_q] <= b_smax_q;
+    end
+  end
+
+  // ---- lookup (records are disjoint: at most one covers a non-empty range) ----
+  // In the cycle a load commits, the lookup already sees the table after it (the record being
+  // written, and none it invalidates), so the instruction after a LOAD UOP, usually the first
+  // run of the kernel just loaded, knows its footprint when it may start.
+  always_comb begin
+    hit_o  = 1'b0;
+    dmin_o = '0;
+    dmax_o = '0;
+    smin_o = '0;
+    smax_o = '0;
+    for (int r = 0; r < NRec; r++) begin
+      if (valid_d[r] && !(commit && !b_bad_q && PtrW'(r) == ptr_q) && lo_q[r] <= AW'(bgn_i) &&
+          end_i <= hi_q[r]) begin
+        hit_o  = 1'b1;
+        dmin_o = dmin_q[r];
+        dmax_o = dmax_q[r];
+        smin_o = smin_q[r];
+        smax_o = smax_q[r];
+      end
+    end
+    if (commit && !b_bad_q && b_lo_q <= AW'(bgn_i) && end_i <= b_hi) begin
+      hit_o  = 1'b1;
+      dmin_o = b_dmin_q;
+      dmax_o = b_dmax_q;
+      smin_o = b_smin_q;
+      smax_o = b_smax_q;
+    end
+  end
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (!(we_i && ld_done_i)) else $error("vta_uop_fp: micro-op write in the commit cycle");
+      assert (!(we_i && ld_start_i)) else $error("vta_uop_fp: micro-op write before the load");
+    end
+  end
+`endif
+endmodule

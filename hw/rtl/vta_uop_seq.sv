@@ -1,0 +1,221 @@
+// vta_uop_seq - a micro-op sequencer of the compute module: a copy of the micro-op buffer, the
+// loop nest of one GEMM or ALU instruction, and the buffer indices of each micro-op.
+//
+// The compute module has two of them, one for the GEMM unit and one for the ALU, so that a GEMM
+// and an ALU instruction can issue a micro-op each in the same cycle; each keeps its own copy of
+// the micro-op buffer (LOAD UOP writes both; a second read port would be the alternative).
+// Two stages:
+//   C0 issue: walks i < iter_out, j < iter_in, k in [uop_bgn, uop_end) and reads uop[k]; index
+//             offsets are running sums, so no multiplier is needed.
+//   C1 index: adds the offsets to the micro-op's fields (dst, src, wgt).
+// A new instruction is accepted in the cycle the previous one issues its last micro-op (last_o),
+// so back-to-back instructions of one unit issue one micro-op per cycle. An instruction without
+// micro-ops (no iterations, or uop_end <= uop_bgn) issues one bubble with write_o low.
+// The tag is whatever the parent needs in its result stage (reset flag, ALU opcode and
+// immediate); it rides along with every micro-op.
+module vta_uop_seq
+  import vta_pkg::*;
+#(
+  parameter int unsigned TagW = 1
+) (
+  input  logic                     clk_i,
+  input  logic                     rst_ni,
+  // micro-op buffer write port (LOAD UOP; never an entry the current instruction reads)
+  input  logic                     uop_we_i,
+  input  logic [LogUopDepth-1:0]   uop_waddr_i,
+  input  logic [UopBytes*8-1:0]    uop_wdata_i,
+  // an instruction starts (only when idle_o or last_o)
+  input  logic                     start_i,
+  input  logic [GemmUopEndW-1:0]   bgn_i,
+  input  logic [GemmUopEndW-1:0]   end_i,
+  input  logic [GemmIterOutW-1:0]  iter_out_i,
+  input  logic [GemmIterOutW-1:0]  iter_in_i,
+  input  logic [UopDstW-1:0]       dfo_i,
+  input  logic [UopDstW-1:0]       dfi_i,
+  input  logic [UopSrcW-1:0]       sfo_i,
+  input  logic [UopSrcW-1:0]       sfi_i,
+  input  logic [UopWgtW-1:0]       wfo_i,
+  input  logic [UopWgtW-1:0]       wfi_i,
+  input  logic                     nop_i,
+  input  logic [TagW-1:0]          tag_i,
+  // C0
+  output logic                     issue_o,   // a micro-op of the current instruction issues
+  output logic                     last_o,    // ... and it is the instruction's last
+  output logic [GemmUopEndW-1:0]   bgn_o,     // the micro-op entries it reads: [bgn_o, end_o)
+  output logic [GemmUopEndW-1:0]   end_o,
+  // C1
+  output logic                     c1_valid_o,
+  output logic                     c1_write_o,
+  output logic                     c1_last_o,
+  output logic [TagW-1:0]          c1_tag_o,
+  output logic [UopDstW-1:0]       c1_dst_o,
+  output logic [UopSrcW-1:0]       c1_src_o,
+  output logic [UopWgtW-1:0]       c1_wgt_o
+);
+  localparam int unsigned DstW = UopDstW;
+  localparam int unsigned SrcW = UopSrcW;
+  localparam int unsigned WgtIdxW = UopWgtW;
+  localparam int unsigned IterW = GemmIterOutW;
+  localparam int unsigned UopIdxW = GemmUopEndW;
+
+  // ---- C0 ----
+  logic                issue_q, nop_q;
+  logic [TagW-1:0]     tag_q;
+  logic [UopIdxW-1:0]  bgn_q, end_q, k_d, k_q;
+  logic [IterW-1:0]    iter_out_q, iter_in_q, i_d, i_q, j_d, j_q;
+  logic [DstW-1:0]     dfo_q, dfi_q, drow_d, drow_q, doff_d, doff_q;
+  logic [SrcW-1:0]     sfo_q, sfi_q, srow_d, srow_q, soff_d, soff_q;
+  logic [WgtIdxW-1:0]  wfo_q, wfi_q, wrow_d, wrow_q, woff_d, woff_q;
+  logic k_last, j_last, i_last, issue_last, issue_d;
+  logic [UopBytes*8-1:0] uop_rdata;
+
+  assign k_last     = (k_q == end_q - 1'b1);
+  assign j_last     = (j_q == iter_in_q - 1'b1);
+  assign i_last     = (i_q == iter_out_q - 1'b1);
+  assign issue_last = issue_q && (nop_q || (k_last && j_last && i_last));
+  assign issue_o    = issue_q;
+  assign last_o     = issue_last;
+  assign bgn_o      = bgn_q;
+  assign end_o      = end_q;
+
+  vta_sram #(.Width(UopBytes * 8), .Depth(UopDepth)) u_uop_buf (
+    .clk_i,
+    .we_i   (uop_we_i),
+    .waddr_i(uop_waddr_i),
+    .wdata_i(uop_wdata_i),
+    .re_i   (issue_q),
+    .raddr_i(LogUopDepth'(k_q)),
+    .rdata_o(uop_rdata)
+  );
+
+  always_comb begin
+    issue_d = issue_q;
+    k_d     = k_q;
+    i_d     = i_q;
+    j_d     = j_q;
+    drow_d  = drow_q;
+    doff_d  = doff_q;
+    srow_d  = srow_q;
+    soff_d  = soff_q;
+    wrow_d  = wrow_q;
+    woff_d  = woff_q;
+    if (issue_last) issue_d = 1'b0;
+    if (issue_q && !issue_last) begin
+      if (!k_last) begin
+        k_d = k_q + 1'b1;
+      end else begin
+        k_d = bgn_q;
+        if (!j_last) begin
+          j_d    = j_q + 1'b1;
+          doff_d = doff_q + dfi_q;
+          soff_d = soff_q + sfi_q;
+          woff_d = woff_q + wfi_q;
+        end else begin
+          j_d    = '0;
+          i_d    = i_q + 1'b1;
+          drow_d = drow_q + dfo_q;
+          srow_d = srow_q + sfo_q;
+          wrow_d = wrow_q + wfo_q;
+          doff_d = drow_q + dfo_q;
+          soff_d = srow_q + sfo_q;
+          woff_d = wrow_q + wfo_q;
+        end
+      end
+    end
+    if (start_i) begin
+      issue_d = 1'b1;
+      k_d     = bgn_i;
+      i_d     = '0;
+      j_d     = '0;
+      drow_d  = '0;
+      doff_d  = '0;
+      srow_d  = '0;
+      soff_d  = '0;
+      wrow_d  = '0;
+      woff_d  = '0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      issue_q <= 1'b0;
+      k_q     <= '0;
+      i_q     <= '0;
+      j_q     <= '0;
+      drow_q  <= '0;
+      doff_q  <= '0;
+      srow_q  <= '0;
+      soff_q  <= '0;
+      wrow_q  <= '0;
+      woff_q  <= '0;
+    end else begin
+      issue_q <= issue_d;
+      k_q     <= k_d;
+      i_q     <= i_d;
+      j_q     <= j_d;
+      drow_q  <= drow_d;
+      doff_q  <= doff_d;
+      srow_q  <= srow_d;
+      soff_q  <= soff_d;
+      wrow_q  <= wrow_d;
+      woff_q  <= woff_d;
+    end
+  end
+
+  // The instruction's constants, latched when it starts.
+  always_ff @(posedge clk_i) begin
+    if (start_i) begin
+      nop_q      <= nop_i;
+      tag_q      <= tag_i;
+      bgn_q      <= bgn_i;
+      end_q      <= end_i;
+      iter_out_q <= iter_out_i;
+      iter_in_q  <= iter_in_i;
+      dfo_q      <= dfo_i;
+      dfi_q      <= dfi_i;
+      sfo_q      <= sfo_i;
+      sfi_q      <= sfi_i;
+      wfo_q      <= wfo_i;
+      wfi_q      <= wfi_i;
+    end
+  end
+
+  // ---- C1 ----
+  logic            c1_valid_q, c1_write_q, c1_last_q;
+  logic [TagW-1:0] c1_tag_q;
+  logic [DstW-1:0] c1_doff_q;
+  logic [SrcW-1:0] c1_soff_q;
+  logic [WgtIdxW-1:0] c1_woff_q;
+  uop_word_t u;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) c1_valid_q <= 1'b0;
+    else c1_valid_q <= issue_q;
+  end
+  always_ff @(posedge clk_i) begin
+    c1_write_q <= !nop_q;
+    c1_last_q  <= issue_last;
+    c1_tag_q   <= tag_q;
+    c1_doff_q  <= doff_q;
+    c1_soff_q  <= soff_q;
+    c1_woff_q  <= woff_q;
+  end
+
+  assign u          = uop_rdata;
+  assign c1_valid_o = c1_valid_q;
+  assign c1_write_o = c1_write_q;
+  assign c1_last_o  = c1_last_q;
+  assign c1_tag_o   = c1_tag_q;
+  assign c1_dst_o   = u.dst + c1_doff_q;
+  assign c1_src_o   = u.src + c1_soff_q;
+  assign c1_wgt_o   = u.wgt + c1_woff_q;
+
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (!(start_i && issue_q && !issue_last))
+      else $error("vta_uop_seq: an instruction started while another issues");
+    end
+  end
+`endif
+endmodule
