@@ -20,6 +20,7 @@
 #include "compiler/compiler.h"
 
 #define BINS 2048
+#define KEEP_BYTES ((size_t)256 << 20)
 
 typedef struct {
   vta_kernel_fn *fns;
@@ -156,14 +157,29 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
     runner_free(g, &r);
     return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in calibration");
   }
+  /* The second sweep reads the tensors the first one kept when they fit KEEP_BYTES (else it
+   * runs the model again): the runs are deterministic, so
+   * the histograms are the same and the compile skips half of calibration's inference. */
+  size_t per_sample = 0;
+  for (int v = 0; v < g->n_values; v++)
+    if (calibrated(&g->values[v])) per_sample += vta_value_bytes(&g->values[v]);
+  float *kept = NULL;
+  if (per_sample && (size_t)cal->n_samples <= KEEP_BYTES / per_sample)
+    kept = malloc(per_sample * (size_t)cal->n_samples);
   for (int pass = 0; pass < 2; pass++)
     for (int s = 0; s < cal->n_samples; s++) {
-      runner_run(g, &r, cal, s);
+      float *at = kept ? kept + per_sample / sizeof *kept * (size_t)s : NULL;
+      if (pass == 0 || !kept) runner_run(g, &r, cal, s);
       for (int v = 0; v < g->n_values; v++) {
         const vta_gvalue *x = &g->values[v];
         if (!calibrated(x)) continue;
-        const float *d = r.buf[v];
         int64_t n = vta_value_count(x);
+        const float *d = r.buf[v];
+        if (at) {
+          if (pass == 0) memcpy(at, d, vta_value_bytes(x));
+          d = at;
+          at += n;
+        }
         if (pass == 0) {
           for (int64_t i = 0; i < n; i++)
             if (fabsf(d[i]) > top[v] && isfinite(d[i])) top[v] = fabsf(d[i]);
@@ -179,6 +195,7 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
         }
       }
     }
+  free(kept);
   for (int v = 0; v < g->n_values; v++) {
     scales[v] = 0;
     if (!calibrated(&g->values[v])) continue;
