@@ -326,22 +326,6 @@ static int deadlock(const vta_fsim *sim, const uint32_t head[VTA_MOD_COUNT],
   return vta_error_set(err, VTA_ERR_DEADLOCK, "%s", msg);
 }
 
-/* Adds the counters fsim fills (the others belong to cycle-level backends). */
-static void stats_add(vta_stats *a, const vta_stats *b) {
-  a->insns += b->insns;
-  for (int m = 0; m < VTA_MOD_COUNT; m++) a->insns_by_module[m] += b->insns_by_module[m];
-  for (int o = 0; o < VTA_OP_COUNT; o++) a->insns_by_opcode[o] += b->insns_by_opcode[o];
-  a->uops += b->uops;
-  a->gemm_uops += b->gemm_uops;
-  a->alu_uops += b->alu_uops;
-  a->macs += b->macs;
-  for (int t = 0; t < VTA_MEM_COUNT; t++) {
-    a->bytes_read[t] += b->bytes_read[t];
-    a->bytes_written[t] += b->bytes_written[t];
-  }
-  a->insn_bytes += b->insn_bytes;
-}
-
 /* What an instruction costs against the timeout: one step, plus one per micro-op executed and
  * one per element a LOAD or STORE moves. Hardware needs at least a cycle for each, so a budget
  * in these steps is never stricter than the same number of device cycles, and one huge GEMM is
@@ -419,6 +403,6 @@ int vta_fsim_run(vta_fsim *sim, uint64_t insn_phys, uint32_t count, uint64_t tim
   st.insn_bytes = (uint64_t)count * VTA_INSN_BYTES;
   rc = schedule(sim, count, timeout, &st, err);
   /* Counters of a failed run still say how far it got. */
-  if (stats) stats_add(stats, &st);
+  if (stats) vta_stats_add(stats, &st);
   return rc;
 }
