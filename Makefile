@@ -42,6 +42,9 @@ EXTRA_HOST_LIBS_SAN :=
 EXTRA_HOST_LDLIBS :=
 GEN_HEADERS :=
 
+# The fragments define rules of their own: `make` with no target must still mean `make all`.
+.DEFAULT_GOAL := all
+
 -include $(wildcard */build.mk sim/*/build.mk)
 
 REL_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o) $(EXTRA_LIB_OBJS_REL)

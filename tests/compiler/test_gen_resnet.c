@@ -64,6 +64,40 @@ static void test_gen_resnet18_is_the_published_architecture(void **state) {
   vta_graph_destroy(g);
 }
 
+/* The weights are He-normal: the largest layer's 2.36M draws have the fan-in's standard
+ * deviation and the normal distribution's share beyond 1, 2 and 3 sigma (68.3%, 4.55%, 0.27%
+ * inside/outside), which a wrong ziggurat table or a broken tail would miss. */
+static void test_gen_resnet18_weights_are_he_normal(void **state) {
+  (void)state;
+  vta_graph *g = import_resnet();
+  int v = vta_graph_find_value(g, "layer4.1.conv2.weight");
+  assert_true(v >= 0);
+  const vta_gvalue *w = &g->values[v];
+  assert_non_null(w->data);
+  int64_t n = vta_value_count(w);
+  assert_int_equal(n, 512 * 512 * 9);
+  const float *x = w->data;
+  double sd = sqrt(2.0 / (512 * 9)), sum = 0, sq = 0;
+  int64_t in1 = 0, out2 = 0, out3 = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double z = x[i] / sd;
+    sum += z;
+    sq += z * z;
+    in1 += fabs(z) < 1;
+    out2 += fabs(z) > 2;
+    out3 += fabs(z) > 3;
+  }
+  double mean = sum / (double)n, var = sq / (double)n - mean * mean;
+  print_message("he-normal check: mean %.4f sd %.4f, |z|<1 %.4f, |z|>2 %.5f, |z|>3 %.5f\n", mean,
+                sqrt(var), (double)in1 / (double)n, (double)out2 / (double)n, (double)out3 / (double)n);
+  assert_true(fabs(mean) < 0.005);
+  assert_true(fabs(sqrt(var) - 1) < 0.005);
+  assert_true(fabs((double)in1 / (double)n - 0.6827) < 0.002);
+  assert_true(fabs((double)out2 / (double)n - 0.0455) < 0.001);
+  assert_true(fabs((double)out3 / (double)n - 0.0027) < 0.0003);
+  vta_graph_destroy(g);
+}
+
 static void test_gen_resnet18_int8_on_accelerator(void **state) {
   (void)state;
   vta_error err = {0};
@@ -142,6 +176,7 @@ static void test_gen_resnet18_int8_on_accelerator(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gen_resnet18_is_the_published_architecture),
+      cmocka_unit_test(test_gen_resnet18_weights_are_he_normal),
       cmocka_unit_test(test_gen_resnet18_int8_on_accelerator),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
