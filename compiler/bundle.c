@@ -14,12 +14,16 @@
  * count of the node's output channels it computes; then those channels (u32 each), the
  * program, the weights and the packed biases (the rest of the section), each padded to 8).
  *
- * Versions: 1 had no TARGET or OBJ; 2 added them; 3 added HWCFG and ACC. A bundle is written
- * with the lowest version that holds its sections (a CPU-only bundle is version 2, one with
- * accelerator programs version 3), so a reader built before the accelerator sections still
- * loads CPU-only bundles and refuses accelerator ones by their version, before it meets a kind
- * it does not know. This reader takes versions 2 and 3 and refuses a kind that the bundle's
- * version does not have, as it refuses any unknown kind (no section is optional).
+ * Versions: 1 had no TARGET or OBJ; 2 added them; 3 added HWCFG and ACC; 4 has the same
+ * sections as 3, but its CPU code leaves out the kernels of the nodes that have an ACC section
+ * (`vta compile --accel` writes 4: those kernels are compiled when the cpu backend first runs
+ * such a node, so compiling does not pay for code the accelerator makes unnecessary). A bundle
+ * is written with the lowest version that holds its sections (a CPU-only bundle is version 2,
+ * one with accelerator programs and every node's code version 3), so a reader built before the
+ * accelerator sections still loads CPU-only bundles and refuses accelerator ones by their
+ * version, before it meets a kind it does not know. This reader takes versions 2 to 4 and
+ * refuses a kind that the bundle's version does not have, as it refuses any unknown kind (no
+ * section is optional).
  *
  * The design idea: the graph stays human-readable inside the bundle (vta info prints it) and is
  * read by the same parser as the dumps; bulk data lives in binary sections beside it.
@@ -136,7 +140,7 @@ int vta_bundle_write_acc(const vta_graph *g, const vta_cpu_code *code, const vta
   }
 #undef SECTION
   memcpy(b, "VTAB", 4);
-  put32(b + 4, cfg_len || (acc && acc->n) ? VTA_BUNDLE_VERSION : 2);
+  put32(b + 4, cfg_len || (acc && acc->n) ? (code->skips_acc ? 4 : 3) : 2);
   put32(b + 8, (uint32_t)nsec);
   put64(b + 16, total - HDR);
   put64(b + 24, fnv1a(b + HDR, total - HDR));
@@ -308,6 +312,12 @@ int vta_bundle_read_acc(const unsigned char *b, size_t size, vta_graph **g, vta_
   }
   if (!text) {
     vta_error_set(err, VTA_ERR_INVALID, "the bundle has no graph section");
+    goto fail;
+  }
+  code->skips_acc = ver >= 4;
+  if (code->skips_acc && !acc->n) {
+    vta_error_set(err, VTA_ERR_INVALID, "bundle version 4 leaves the accelerator nodes' CPU code "
+                  "out, but the bundle has no accelerator layers");
     goto fail;
   }
   if (acc->n && !acc->config_json) {

@@ -52,6 +52,7 @@ static LLVMValueRef gemm_micro(cg *c, int mr, int masked) {
                         c->i64,  c->fptr, c->f32, c->f32, c->f32, c->i64};
   f = LLVMAddFunction(c->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, 13, 0));
   cg_kernel_attrs(c, f, (1u << 0) | (1u << 3) | (1u << 5) | (1u << 8));
+  if (!cg_kernel_has_body(c)) return f;
   cg_saved sv = cg_save(c);
   cg_begin_function(c, f);
   LLVMValueRef A = param(c, 0), ars = param(c, 1), acs = param(c, 2), B = param(c, 3);
@@ -152,6 +153,7 @@ static LLVMValueRef gemm_kernel(cg *c) {
   LLVMValueRef f = LLVMAddFunction(c->mod, "vta.gemm",
                                    LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, 14, 0));
   cg_kernel_attrs(c, f, (1u << 0) | (1u << 3) | (1u << 5) | (1u << 10));
+  if (!cg_kernel_has_body(c)) return c->k_gemm = f;
   cg_saved sv = cg_save(c);
   cg_begin_function(c, f);
   LLVMValueRef p[14];
@@ -210,6 +212,7 @@ static LLVMValueRef gemm_nt_kernel(cg *c) {
   LLVMValueRef f = LLVMAddFunction(c->mod, "vta.gemm_nt",
                                    LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, 13, 0));
   cg_kernel_attrs(c, f, (1u << 0) | (1u << 2) | (1u << 4) | (1u << 9));
+  if (!cg_kernel_has_body(c)) return c->k_gemm_nt = f;
   cg_saved sv = cg_save(c);
   cg_begin_function(c, f);
   LLVMValueRef A = param(c, 0), ars = param(c, 1), B = param(c, 2), ldb = param(c, 3);
@@ -313,6 +316,7 @@ static LLVMValueRef im2col_kernel(cg *c, int64_t sw) {
   for (int k = 2; k < 16; k++) ps[k] = c->i64;
   f = LLVMAddFunction(c->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, 16, 0));
   cg_kernel_attrs(c, f, 3);
+  if (!cg_kernel_has_body(c)) return f;
   cg_saved sv = cg_save(c);
   cg_begin_function(c, f);
   LLVMValueRef X = param(c, 0), out = param(c, 1), C = param(c, 2), H = param(c, 3);
@@ -417,6 +421,13 @@ static LLVMValueRef dw_kernel(cg *c, const cg_conv *k) {
   ps[16] = ps[17] = c->f32;
   LLVMValueRef f = LLVMAddFunction(c->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, 18, 0));
   cg_kernel_attrs(c, f, 0x1f);
+  if (!cg_kernel_has_body(c)) {
+    if (c->n_dw < CG_MAX_DW) {
+      c->dw_key[c->n_dw] = key;
+      c->k_dw[c->n_dw++] = f;
+    }
+    return f;
+  }
   cg_saved sv = cg_save(c);
   cg_begin_function(c, f);
   LLVMValueRef X = param(c, 0), Wt = param(c, 1), bias = param(c, 2), O = param(c, 3);

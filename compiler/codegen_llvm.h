@@ -16,6 +16,8 @@
 #define CG_MAX_ARGS 64
 #define CG_MAX_DW 16 /* distinct depthwise kernel shapes per module */
 
+enum { CG_KERNELS_OWN = 0, CG_KERNELS_EXPORT = 1, CG_KERNELS_IMPORT = 2 };
+
 typedef struct cg {
   LLVMContextRef ctx;
   LLVMModuleRef mod;
@@ -35,6 +37,10 @@ typedef struct cg {
   vta_error *err;
   /* Shared kernels, emitted on first use. */
   LLVMValueRef k_gemm, k_gemm_nt, k_im2col;
+  /* The shared kernels (GEMM, im2col, depthwise): CG_KERNELS_OWN internal to the module,
+   * CG_KERNELS_EXPORT defined and exported (a kernel library module), CG_KERNELS_IMPORT only
+   * declared (nodes linked against such a library). */
+  int kernel_mode;
   int n_dw;
   int64_t dw_key[CG_MAX_DW];
   LLVMValueRef k_dw[CG_MAX_DW];
@@ -85,6 +91,8 @@ LLVMValueRef cg_clamp(cg *c, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef hi);
 /* Marks f internal, not inlined, with noalias/nocapture on the pointer parameters listed
  * (bit k = parameter k). */
 void cg_kernel_attrs(cg *c, LLVMValueRef f, uint64_t noalias_params);
+/* After cg_kernel_attrs: does the kernel get a body here (not CG_KERNELS_IMPORT)? */
+int cg_kernel_has_body(const cg *c);
 /* Saves and restores the builder position and current function around emitting a kernel. */
 typedef struct cg_saved {
   LLVMBasicBlockRef block;

@@ -464,7 +464,12 @@ typedef struct vta_cpu_target {
 /* The running machine (LLVM's default triple, host CPU name and host features). */
 int vta_cpu_target_host(vta_cpu_target *t);
 
-enum { VTA_CODE_BITCODE = 1, VTA_CODE_OBJECT = 2, VTA_CODE_IR_TEXT = 4 };
+/* VTA_CODE_QUICK: a lighter optimisation pipeline, for code that runs a few times.
+ * VTA_CODE_KERNELS_ONLY: only the shared kernels (GEMM, im2col, ...) the nodes call, exported;
+ * VTA_CODE_NO_KERNELS: the nodes, calling those kernels from another object. Two such codes
+ * loaded into one JIT make the kernels of the nodes, compiled side by side. */
+enum { VTA_CODE_BITCODE = 1, VTA_CODE_OBJECT = 2, VTA_CODE_IR_TEXT = 4, VTA_CODE_QUICK = 8,
+       VTA_CODE_KERNELS_ONLY = 16, VTA_CODE_NO_KERNELS = 32 };
 
 typedef struct vta_cpu_code {
   vta_cpu_target target;   /* what the code was generated for */
@@ -473,6 +478,8 @@ typedef struct vta_cpu_code {
   unsigned char *object;   /* native relocatable object of the same code, or NULL */
   size_t object_size;
   char *ir_text;           /* LLVM IR text (VTA_CODE_IR_TEXT), or NULL */
+  int skips_acc;           /* the kernels of the accelerator's nodes are left out (bundle
+                              version 4): compiled when the cpu backend runs them */
 } vta_cpu_code;
 
 /* Symbol name of node i's kernel ("vta_k12"); the node must need code (vta_node_needs_code). */
@@ -485,6 +492,9 @@ int vta_kernel_args(const vta_graph *g, int i, int *values);
  * outputs asked for in `what` (VTA_CODE_* bits). */
 int vta_codegen_llvm_for(const vta_graph *g, const vta_cpu_target *target, int what,
                          vta_cpu_code *out, vta_error *err);
+/* The same for the nodes i with only[i] set (only NULL: every node). */
+int vta_codegen_llvm_nodes(const vta_graph *g, const vta_cpu_target *target, int what,
+                           const unsigned char *only, vta_cpu_code *out, vta_error *err);
 /* For this machine, bitcode and object (what a bundle holds). */
 int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err);
 void vta_cpu_code_free(vta_cpu_code *c);
@@ -495,7 +505,26 @@ typedef struct vta_cpu_jit vta_cpu_jit;
  * kernel (NULL for nodes without code). */
 vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *c, const vta_graph *g, vta_kernel_fn *fns,
                                 vta_error *err);
+/* The same for the nodes i with only[i] set (only NULL: every node; the others' fns[i] NULL);
+ * fns NULL: c is a kernel library (see vta_cpu_jit_add). */
+vta_cpu_jit *vta_cpu_jit_create_for(const vta_cpu_code *c, const vta_graph *g,
+                                    const unsigned char *only, vta_kernel_fn *fns, vta_error *err);
+/* Adds more code (other nodes' kernels, e.g. the accelerator nodes' CPU fallback compiled on
+ * demand) to a JIT: fns[i] is set for the nodes i with only[i] set. fns NULL: the code is a
+ * kernel library (VTA_CODE_KERNELS_ONLY) for code added after it; nothing is looked up. */
+int vta_cpu_jit_add(vta_cpu_jit *j, const vta_cpu_code *c, const vta_graph *g,
+                    const unsigned char *only, vta_kernel_fn *fns, vta_error *err);
 void vta_cpu_jit_destroy(vta_cpu_jit *j);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Threads (parallel.c)                                                                       */
+
+/* How many threads the compiler uses: $VTA_THREADS if set (1 = none), else the online CPUs
+ * (at most 8). Results never depend on it. */
+int vta_compile_threads(void);
+/* Runs fn(ctx, job) for job 0..n-1 on up to `threads` threads (the caller's among them) and
+ * returns when all have run. The jobs must be independent. */
+void vta_parallel_for(int n, int threads, void (*fn)(void *ctx, int job), void *ctx);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Built-in benchmark model (gen_resnet.c)                                                    */
@@ -508,10 +537,11 @@ int vta_gen_resnet18(uint64_t seed, unsigned char **bytes, size_t *size, vta_err
 /* ------------------------------------------------------------------------------------------ */
 /* Bundle file (bundle.c)                                                                     */
 
-/* The version written for bundles with accelerator sections (HWCFG, ACC: new in 3); CPU-only
- * bundles are written as version 2, so that readers older than those sections still load them.
- * The reader takes versions VTA_BUNDLE_VERSION_MIN to VTA_BUNDLE_VERSION. */
-#define VTA_BUNDLE_VERSION 3
+/* The version written for bundles with accelerator sections whose CPU code leaves out the
+ * accelerator's nodes (4); with every node's code they are version 3 (HWCFG, ACC: new in 3);
+ * CPU-only bundles are written as version 2, so that readers older than those sections still
+ * load them. The reader takes versions VTA_BUNDLE_VERSION_MIN to VTA_BUNDLE_VERSION. */
+#define VTA_BUNDLE_VERSION 4
 #define VTA_BUNDLE_VERSION_MIN 2
 
 int vta_bundle_write(const vta_graph *g, const vta_cpu_code *code, unsigned char **bytes,

@@ -28,38 +28,57 @@ static int jit_error(vta_error *err, LLVMErrorRef e, const char *what) {
   return -1;
 }
 
+static int selected(const vta_graph *g, const unsigned char *only, int i) {
+  return vta_node_needs_code(g, i) && (!only || only[i]);
+}
+
 vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *code, const vta_graph *g, vta_kernel_fn *fns,
                                 vta_error *err) {
-  for (int i = 0; i < g->n_nodes; i++) fns[i] = NULL;
-  int any = 0;
-  for (int i = 0; i < g->n_nodes; i++) any |= vta_node_needs_code(g, i);
+  return vta_cpu_jit_create_for(code, g, NULL, fns, err);
+}
+
+vta_cpu_jit *vta_cpu_jit_create_for(const vta_cpu_code *code, const vta_graph *g,
+                                    const unsigned char *only, vta_kernel_fn *fns, vta_error *err) {
+  for (int i = 0; fns && i < g->n_nodes; i++) fns[i] = NULL;
   vta_cpu_jit *j = calloc(1, sizeof *j);
   if (!j) {
     vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
     return NULL;
   }
-  if (!any) return j;
-  if (!code->object && !code->bitcode) {
-    vta_error_set(err, VTA_ERR_INVALID, "the bundle has no CPU code for its %d nodes", g->n_nodes);
-    free(j);
+  if (vta_cpu_jit_add(j, code, g, only, fns, err)) {
+    vta_cpu_jit_destroy(j);
     return NULL;
   }
+  return j;
+}
+
+/* The LLJIT, made on first use, with the process's symbols (libm, memset) visible to it. */
+static int jit_ready(vta_cpu_jit *j, vta_error *err) {
+  if (j->jit) return 0;
   LLVMInitializeNativeTarget();
   LLVMInitializeNativeAsmPrinter();
   LLVMErrorRef e = LLVMOrcCreateLLJIT(&j->jit, NULL);
   if (e) {
-    jit_error(err, e, "cannot create LLJIT");
-    free(j);
-    return NULL;
+    j->jit = NULL;
+    return jit_error(err, e, "cannot create LLJIT");
   }
   LLVMOrcDefinitionGeneratorRef gen;
   e = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(&gen, LLVMOrcLLJITGetGlobalPrefix(j->jit),
                                                            NULL, NULL);
-  if (e) {
-    jit_error(err, e, "cannot search the process for symbols");
-    goto bad;
-  }
+  if (e) return jit_error(err, e, "cannot search the process for symbols");
   LLVMOrcJITDylibAddGenerator(LLVMOrcLLJITGetMainJITDylib(j->jit), gen);
+  return 0;
+}
+
+int vta_cpu_jit_add(vta_cpu_jit *j, const vta_cpu_code *code, const vta_graph *g,
+                    const unsigned char *only, vta_kernel_fn *fns, vta_error *err) {
+  int any = !fns; /* no fns: a library of kernels other code calls, added as it is */
+  for (int i = 0; fns && i < g->n_nodes; i++) any |= selected(g, only, i);
+  if (!any) return 0;
+  if (!code->object && !code->bitcode)
+    return vta_error_set(err, VTA_ERR_INVALID, "the bundle has no CPU code for its %d nodes", g->n_nodes);
+  if (jit_ready(j, err)) return -1;
+  LLVMErrorRef e;
   vta_cpu_target host;
   vta_cpu_target_host(&host);
   int native = code->object && code->object_size &&
@@ -70,29 +89,22 @@ vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *code, const vta_graph *g, vt
     LLVMMemoryBufferRef ob = LLVMCreateMemoryBufferWithMemoryRangeCopy(
         (const char *)code->object, code->object_size, "vta_cpu.o");
     e = LLVMOrcLLJITAddObjectFile(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), ob);
-    if (e) {
-      jit_error(err, e, "cannot add the native object");
-      goto bad;
-    }
+    if (e) return jit_error(err, e, "cannot add the native object");
     goto lookup;
   }
-  if (!code->bitcode || !code->size) {
-    vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                  "the CPU code is a native object for %s (cpu %s) without bitcode; this "
-                  "machine is %s (cpu %s) or has other CPU features: recompile the model here",
-                  code->target.triple, code->target.cpu, host.triple, host.cpu);
-    goto bad;
-  }
+  if (!code->bitcode || !code->size)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "the CPU code is a native object for %s (cpu %s) without bitcode; this "
+                         "machine is %s (cpu %s) or has other CPU features: recompile the model here",
+                         code->target.triple, code->target.cpu, host.triple, host.cpu);
   /* Bitcode is portable across CPUs of one architecture, not across architectures (the data
    * layout and the intrinsics differ). */
   size_t arch = strcspn(host.triple, "-");
   if (code->target.triple[0] &&
-      (strncmp(host.triple, code->target.triple, arch) != 0 || code->target.triple[arch] != '-')) {
-    vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                  "the CPU code was generated for %s; this machine is %s: recompile the model here",
-                  code->target.triple, host.triple);
-    goto bad;
-  }
+      (strncmp(host.triple, code->target.triple, arch) != 0 || code->target.triple[arch] != '-'))
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "the CPU code was generated for %s; this machine is %s: recompile the model here",
+                         code->target.triple, host.triple);
   LLVMOrcThreadSafeContextRef tsc = LLVMOrcCreateNewThreadSafeContext();
   LLVMContextRef ctx = LLVMOrcThreadSafeContextGetContext(tsc);
   LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRangeCopy((const char *)code->bitcode,
@@ -102,8 +114,7 @@ vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *code, const vta_graph *g, vt
   LLVMDisposeMemoryBuffer(mb);
   if (bad_bc) {
     LLVMOrcDisposeThreadSafeContext(tsc);
-    vta_error_set(err, VTA_ERR_INVALID, "the bundle's CPU code is not valid LLVM bitcode");
-    goto bad;
+    return vta_error_set(err, VTA_ERR_INVALID, "the bundle's CPU code is not valid LLVM bitcode");
   }
   /* The functions carry the compiling machine's CPU and features; this one may lack some of
    * them (AVX-512 code on an AVX2 machine would fault), so they are replaced by the host's.
@@ -124,26 +135,19 @@ vta_cpu_jit *vta_cpu_jit_create(const vta_cpu_code *code, const vta_graph *g, vt
   e = LLVMOrcLLJITAddLLVMIRModule(j->jit, LLVMOrcLLJITGetMainJITDylib(j->jit), tsm);
   if (e) {
     LLVMOrcDisposeThreadSafeModule(tsm);
-    jit_error(err, e, "cannot add the module");
-    goto bad;
+    return jit_error(err, e, "cannot add the module");
   }
 lookup:
-  for (int i = 0; i < g->n_nodes; i++) {
-    if (!vta_node_needs_code(g, i)) continue;
+  for (int i = 0; fns && i < g->n_nodes; i++) {
+    if (!selected(g, only, i)) continue;
     char name[64];
     vta_kernel_name(i, name, sizeof name);
     LLVMOrcExecutorAddress addr = 0;
     e = LLVMOrcLLJITLookup(j->jit, &addr, name);
-    if (e) {
-      jit_error(err, e, name);
-      goto bad;
-    }
+    if (e) return jit_error(err, e, name);
     fns[i] = (vta_kernel_fn)(uintptr_t)addr;
   }
-  return j;
-bad:
-  vta_cpu_jit_destroy(j);
-  return NULL;
+  return 0;
 }
 
 void vta_cpu_jit_destroy(vta_cpu_jit *j) {

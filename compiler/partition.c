@@ -374,6 +374,83 @@ static int memo_choice(choice_memo *m, const vta_graph *g, const vta_acc_layer *
   return 0;
 }
 
+/* The tiling searches of a pass, run before it on all cores: one job per distinct geometry and
+ * epilogue among the accelerator candidates' parts; their choices seed the memo, so the pass
+ * itself finds every choice made (a search that failed is left out and fails again in the
+ * pass, with its message where it belongs). */
+typedef struct search_jobs {
+  const vta_config *cfg;
+  int n, cap;
+  vta_conv_desc *d;
+  vta_tile_epilogue *epi;
+  vta_tile_choice *ch;
+  int *ok;
+} search_jobs;
+
+static void search_one(void *ctx, int k) {
+  search_jobs *J = ctx;
+  vta_error e = {0};
+  J->ok[k] = vta_tile_choose(J->cfg, NULL, &J->d[k], J->epi[k], &J->ch[k], &e) == VTA_OK;
+}
+
+static int memo_has(const choice_memo *m, const vta_conv_desc *d, vta_tile_epilogue epi) {
+  for (int k = 0; k < m->n; k++)
+    if (m->epi[k] == epi && vta_conv_same_geometry(&m->d[k], d) && !m->d[k].has_bias == !d->has_bias &&
+        !m->d[k].shift == !d->shift)
+      return 1;
+  return 0;
+}
+
+static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *memo) {
+  search_jobs J = {.cfg = cfg};
+  choice_memo keys = {0}; /* the distinct keys, as a memo without choices */
+  for (int i = 0; i < g->n_nodes; i++) {
+    const vta_node *nd = &g->nodes[i];
+    if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE) continue;
+    vta_acc_layer L;
+    vta_error e = {0};
+    if (vta_acc_desc(g, i, cfg, &L, &e)) continue;
+    for (int q = 0; q < L.nparts; q++) {
+      vta_tile_epilogue epi = vta_acc_part_epilogue(g, &L, q);
+      if (memo_has(&keys, &L.parts[q].d, epi)) continue;
+      if (keys.n == keys.cap) {
+        int cap = keys.cap ? 2 * keys.cap : 32;
+        vta_conv_desc *nd2 = realloc(keys.d, sizeof *nd2 * (size_t)cap);
+        if (nd2) keys.d = nd2;
+        vta_tile_epilogue *ne = realloc(keys.epi, sizeof *ne * (size_t)cap);
+        if (ne) keys.epi = ne;
+        if (!nd2 || !ne) break; /* the pass searches what is left itself */
+        keys.cap = cap;
+      }
+      keys.d[keys.n] = L.parts[q].d;
+      keys.epi[keys.n++] = epi;
+    }
+    vta_acc_layer_free(&L);
+  }
+  J.n = keys.n;
+  J.d = keys.d;
+  J.epi = keys.epi;
+  J.ch = malloc(sizeof *J.ch * (size_t)(J.n + 1));
+  J.ok = calloc((size_t)J.n + 1, sizeof *J.ok);
+  memo->d = malloc(sizeof *memo->d * (size_t)(J.n + 1));
+  memo->epi = malloc(sizeof *memo->epi * (size_t)(J.n + 1));
+  memo->ch = malloc(sizeof *memo->ch * (size_t)(J.n + 1));
+  if (J.ch && J.ok && memo->d && memo->epi && memo->ch) {
+    memo->cap = J.n + 1;
+    vta_parallel_for(J.n, vta_compile_threads(), search_one, &J);
+    for (int k = 0; k < J.n; k++) {
+      if (!J.ok[k]) continue;
+      memo->d[memo->n] = J.d[k];
+      memo->epi[memo->n] = J.epi[k];
+      memo->ch[memo->n++] = J.ch[k];
+    }
+  }
+  free(J.ch);
+  free(J.ok);
+  free(keys.d);
+  free(keys.epi);
+}
+
 static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
   const vta_node *nd = &g->nodes[i];
   switch (nd->op) {
@@ -412,6 +489,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
   vta_place *p = calloc((size_t)g->n_nodes + 1, sizeof *p);
   if (!p) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
   choice_memo memo = {0};
+  presearch(g, cfg, &memo);
   int rc = 0;
   for (int i = 0; i < g->n_nodes && !rc; i++) {
     vta_node *nd = &g->nodes[i];

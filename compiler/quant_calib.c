@@ -13,6 +13,7 @@
  * the range up, so a tensor is never squashed to a few levels). The first sweep also sums each
  * tensor per channel (axis 1), for the quantizer's bias correction.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,17 +39,62 @@ static void runner_free(const vta_graph *g, runner *r) {
   free(r->owned);
 }
 
+/* Code generation of part of the calibration code, one job of runner_init. */
+typedef struct split_job {
+  const vta_graph *g;
+  int split;           /* job 0 the kernel library, the others node groups */
+  unsigned char *only; /* [jobs][n_nodes]: the nodes of each job */
+  vta_cpu_code *code;
+  vta_error *err;
+  int *rc;
+} split_job;
+
+static void split_one(void *ctx, int k) {
+  split_job *S = ctx;
+  size_t n = (size_t)S->g->n_nodes;
+  int what = VTA_CODE_OBJECT | VTA_CODE_QUICK;
+  if (S->split) what |= k == 0 ? VTA_CODE_KERNELS_ONLY : VTA_CODE_NO_KERNELS;
+  S->rc[k] = vta_codegen_llvm_nodes(S->g, NULL, what, S->only + n * (size_t)k, &S->code[k], &S->err[k]);
+}
+
+/* The float graph's kernels, made for a few runs: the lighter optimisation pipeline and, with
+ * several threads, compiled side by side as one module of the shared kernels (GEMM, im2col:
+ * about half of the compile) beside modules of the nodes that call them, linked in one JIT.
+ * The node groups are balanced by a rough cost: convolutions and matrix products weigh more
+ * than elementwise nodes. */
 static int runner_init(const vta_graph *g, runner *r, vta_error *err) {
   memset(r, 0, sizeof *r);
-  vta_cpu_code code;
-  if (vta_codegen_llvm_for(g, NULL, VTA_CODE_OBJECT, &code, err)) {
-    vta_error_prefix(err, "calibration");
-    return -1;
-  }
-  r->fns = calloc((size_t)g->n_nodes + 1, sizeof *r->fns);
+  int threads = vta_compile_threads(), split = threads > 1 && g->n_nodes >= 8;
+  int groups = split ? (threads - 1 > 3 ? 3 : threads - 1) : 1, jobs = groups + split;
+  size_t n = (size_t)g->n_nodes;
+  r->fns = calloc(n + 1, sizeof *r->fns);
   r->buf = calloc((size_t)g->n_values + 1, sizeof *r->buf);
   r->owned = calloc((size_t)g->n_values + 1, 1);
-  if (!r->fns || !r->buf || !r->owned) goto nomem;
+  unsigned char *only = calloc(n * (size_t)jobs + 1, 1);
+  vta_cpu_code *code = calloc((size_t)jobs, sizeof *code);
+  vta_error *errs = calloc((size_t)jobs, sizeof *errs);
+  int *rc = calloc((size_t)jobs, sizeof *rc);
+  if (!r->fns || !r->buf || !r->owned || !only || !code || !errs || !rc) goto nomem;
+  int64_t load[3] = {0};
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (!vta_node_needs_code(g, i)) continue;
+    vta_gop op = g->nodes[i].op;
+    int w = op == VTA_GOP_CONV || op == VTA_GOP_GEMM || op == VTA_GOP_MATMUL ? 4 : 1;
+    int best = 0;
+    for (int k = 1; k < groups; k++)
+      if (load[k] < load[best]) best = k;
+    load[best] += w;
+    if (split) only[i] = 1; /* the library sees every node, to know the kernels they call */
+    only[n * (size_t)(best + split) + (size_t)i] = 1;
+  }
+  split_job S = {g, split, only, code, errs, rc};
+  vta_parallel_for(jobs, threads, split_one, &S);
+  for (int k = 0; k < jobs; k++)
+    if (rc[k]) {
+      *err = errs[k];
+      vta_error_prefix(err, "calibration");
+      goto fail;
+    }
   for (int v = 0; v < g->n_values; v++) {
     const vta_gvalue *x = &g->values[v];
     if (x->data) {
@@ -59,17 +105,27 @@ static int runner_init(const vta_graph *g, runner *r, vta_error *err) {
     if (!r->buf[v]) goto nomem;
     r->owned[v] = 1;
   }
-  r->jit = vta_cpu_jit_create(&code, g, r->fns, err);
-  vta_cpu_code_free(&code);
-  if (!r->jit) {
-    runner_free(g, r);
-    return -1;
-  }
+  /* The library first (it has no nodes of its own), then the node groups. */
+  r->jit = vta_cpu_jit_create_for(&code[0], g, only, split ? NULL : r->fns, err);
+  for (int k = 1; r->jit && k < jobs; k++)
+    if (vta_cpu_jit_add(r->jit, &code[k], g, only + n * (size_t)k, r->fns, err)) goto fail;
+  if (!r->jit) goto fail;
+  for (int k = 0; k < jobs; k++) vta_cpu_code_free(&code[k]);
+  free(only);
+  free(code);
+  free(errs);
+  free(rc);
   return 0;
 nomem:
-  vta_cpu_code_free(&code);
+  vta_error_set(err, VTA_ERR_NOMEM, "out of memory setting up calibration");
+fail:
+  for (int k = 0; code && k < jobs; k++) vta_cpu_code_free(&code[k]);
+  free(only);
+  free(code);
+  free(errs);
+  free(rc);
   runner_free(g, r);
-  return vta_error_set(err, VTA_ERR_NOMEM, "out of memory setting up calibration");
+  return -1;
 }
 
 static void runner_run(const vta_graph *g, runner *r, const vta_calib *cal, int s) {
@@ -158,18 +214,24 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
     return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in calibration");
   }
   /* The second sweep reads the tensors the first one kept when they fit KEEP_BYTES (else it
-   * runs the model again): the runs are deterministic, so
-   * the histograms are the same and the compile skips half of calibration's inference. */
+   * runs the model again): the runs are deterministic, so the histograms are the same and the
+   * compile skips half of calibration's inference. The last sample's tensors are still in the
+   * model's buffers, so they are not copied. Histogram bins count in integers (the same sums,
+   * without a floating-point add chain per element). */
   size_t per_sample = 0;
   for (int v = 0; v < g->n_values; v++)
     if (calibrated(&g->values[v])) per_sample += vta_value_bytes(&g->values[v]);
   float *kept = NULL;
-  if (per_sample && (size_t)cal->n_samples <= KEEP_BYTES / per_sample)
-    kept = malloc(per_sample * (size_t)cal->n_samples);
-  for (int pass = 0; pass < 2; pass++)
+  int n_kept = cal->n_samples - 1;
+  if (per_sample && (size_t)n_kept <= KEEP_BYTES / per_sample)
+    kept = n_kept ? malloc(per_sample * (size_t)n_kept) : NULL;
+  int keep = n_kept == 0 || kept;
+  uint32_t *count = calloc(BINS, sizeof *count);
+  if (!count) nomem = 1;
+  for (int pass = 0; pass < 2 && !nomem; pass++)
     for (int s = 0; s < cal->n_samples; s++) {
-      float *at = kept ? kept + per_sample / sizeof *kept * (size_t)s : NULL;
-      if (pass == 0 || !kept) runner_run(g, &r, cal, s);
+      float *at = keep && s < n_kept ? kept + per_sample / sizeof *kept * (size_t)s : NULL;
+      if (pass == 0 || !keep) runner_run(g, &r, cal, s);
       for (int v = 0; v < g->n_values; v++) {
         const vta_gvalue *x = &g->values[v];
         if (!calibrated(x)) continue;
@@ -181,21 +243,38 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
           at += n;
         }
         if (pass == 0) {
-          for (int64_t i = 0; i < n; i++)
-            if (fabsf(d[i]) > top[v] && isfinite(d[i])) top[v] = fabsf(d[i]);
+          float mx = 0;
+          for (int64_t i = 0; i < n; i++) {
+            float a = fabsf(d[i]);
+            mx = a > mx && a <= FLT_MAX ? a : mx; /* NaN and infinities are not ranges */
+          }
+          if (mx > top[v]) top[v] = mx;
           if (sums[v]) channel_sums(x, d, sums[v]);
         } else if (top[v] > 0) {
           double *h = hist + (size_t)v * BINS, k = BINS / top[v];
+          memset(count, 0, BINS * sizeof *count);
           for (int64_t i = 0; i < n; i++) {
             double a = fabs((double)d[i]) * k;
-            if (!isfinite(a)) continue;
-            int b = a >= BINS ? BINS - 1 : (int)a;
-            h[b]++;
+            if (!(a < BINS)) {
+              if (!isfinite(a)) continue;
+              a = BINS - 1;
+            }
+            count[(int)a]++;
           }
+          for (int b = 0; b < BINS; b++) h[b] += count[b];
         }
       }
     }
+  free(count);
   free(kept);
+  if (nomem) {
+    for (int v = 0; v < g->n_values; v++) free(sums[v]);
+    free(sums);
+    free(top);
+    free(hist);
+    runner_free(g, &r);
+    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in calibration");
+  }
   for (int v = 0; v < g->n_values; v++) {
     scales[v] = 0;
     if (!calibrated(&g->values[v])) continue;

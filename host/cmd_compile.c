@@ -79,6 +79,38 @@ static double ms(void) {
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+/* The two last stages, run side by side: the CPU code of the nodes in only (NULL: all) and,
+ * with lower set, the accelerator layers' programs. */
+typedef struct compile_jobs {
+  const vta_graph *g;
+  const vta_config *cfg;
+  const vta_tuning *tuning;
+  const vta_cpu_target *target;
+  int what, lower;
+  unsigned char *only;
+  vta_cpu_code code;
+  int code_rc;
+  vta_error code_err;
+  vta_bundle_acc acc;
+  int tuned, lower_rc;
+  double lower_ms, code_ms;
+  vta_error lower_err;
+} compile_jobs;
+
+static double ms(void);
+
+static void compile_job(void *ctx, int job) {
+  compile_jobs *J = ctx;
+  double t = ms();
+  if (job == 0) {
+    J->code_rc = vta_codegen_llvm_nodes(J->g, J->target, J->what, J->only, &J->code, &J->code_err);
+    J->code_ms = ms() - t;
+    return;
+  }
+  J->lower_rc = vta_acc_bundle_tuned(J->g, J->cfg, J->tuning, &J->acc, &J->tuned, &J->lower_err);
+  J->lower_ms = ms() - t;
+}
+
 /* The command; *tuning (freed by the caller) holds the --tuning file once read. */
 static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   const char *cmd = "compile", *in = NULL, *out = NULL, *emit = "bundle", *triple = NULL, *dump = NULL;
@@ -272,42 +304,74 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   }
   vta_calib_set_free(&cs);
   if (explain) vta_explain_print(g, accel ? &cfg : NULL, places, stdout);
-  free(places);
   double t2 = ms();
   int rc = VTA_EXIT_OK;
   if (!out) {
+    free(places);
     vta_graph_destroy(g);
     return rc;
   }
   if (kind == 3) {
+    free(places);
     char *text = vta_graph_print_string(g, VTA_PRINT_FULL);
     if (!text || vta_cli_write_file(cmd, out, text, strlen(text)) != 0) rc = VTA_EXIT_FAIL;
     free(text);
     vta_graph_destroy(g);
     return rc;
   }
-  vta_cpu_code code;
-  int what = kind == 0 ? VTA_CODE_BITCODE | VTA_CODE_OBJECT : kind == 1 ? VTA_CODE_OBJECT : VTA_CODE_IR_TEXT;
-  if (vta_codegen_llvm_for(g, tp, what, &code, &err)) {
-    vta_graph_destroy(g);
-    return vta_cli_fail(cmd, &err);
+  /* With --accel the accelerator nodes' CPU kernels are left out of the bundle (version 4)
+   * and compiled only when the cpu backend runs them; the CPU code of the other nodes is
+   * generated on one thread while the accelerator layers are lowered on another. */
+  compile_jobs J = {.g = g, .cfg = &cfg, .tuning = tuning_path ? tuning : NULL, .target = tp,
+                    .what = kind == 0 ? VTA_CODE_BITCODE | VTA_CODE_OBJECT
+                            : kind == 1 ? VTA_CODE_OBJECT : VTA_CODE_IR_TEXT,
+                    .lower = accel && kind == 0};
+  if (J.lower) {
+    J.only = malloc((size_t)g->n_nodes + 1);
+    if (!J.only) {
+      free(places);
+      vta_graph_destroy(g);
+      vta_error_set(&err, VTA_ERR_NOMEM, "out of memory");
+      return vta_cli_fail(cmd, &err);
+    }
+    for (int i = 0; i < g->n_nodes; i++) J.only[i] = !places[i].acc;
   }
+  free(places);
+  vta_parallel_for(J.lower ? 2 : 1, vta_compile_threads(), compile_job, &J);
+  vta_cpu_code code = J.code;
+  vta_bundle_acc acc = J.acc;
+  int tuned = J.tuned;
+  double tl = J.lower_ms;
+  if (J.lower && !J.lower_rc && !J.code_rc) {
+    /* Every node the partitioning placed is lowered (one that cannot be fails the compile), so
+     * the code left out is exactly that of the nodes with programs; checked all the same. */
+    for (int k = 0; k < acc.n; k++) J.only[acc.layers[k].node] |= 2;
+    for (int i = 0; i < g->n_nodes && !J.lower_rc; i++)
+      if (J.only[i] == 0 || J.only[i] == 3)
+        J.lower_rc = vta_error_set(&J.lower_err, VTA_ERR_INVALID, "internal error: node %d was %s the "
+                                   "accelerator but %s a program", i, J.only[i] ? "not placed on" : "placed on",
+                                   J.only[i] ? "has" : "has no");
+  }
+  free(J.only);
+  if (J.code_rc || J.lower_rc) {
+    vta_cpu_code_free(&code);
+    vta_bundle_acc_free(&acc);
+    vta_graph_destroy(g);
+    return vta_cli_fail(cmd, J.lower_rc ? &J.lower_err : &J.code_err);
+  }
+  code.skips_acc = accel && kind == 0;
   double t3 = ms();
   if (kind == 0) {
     unsigned char *b;
     size_t n;
-    vta_bundle_acc acc = {0};
-    int tuned = 0;
-    double tb = ms();
-    if ((accel && vta_acc_bundle_tuned(g, &cfg, tuning_path ? tuning : NULL, &acc, &tuned, &err)) ||
-        vta_bundle_write_acc(g, &code, accel ? &acc : NULL, &b, &n, &err)) {
+    if (vta_bundle_write_acc(g, &code, accel ? &acc : NULL, &b, &n, &err)) {
       rc = vta_cli_fail(cmd, &err);
     } else {
       if (vta_cli_write_file(cmd, out, b, n) != 0) rc = VTA_EXIT_FAIL;
       free(b);
     }
     if (verbose && accel)
-      fprintf(stderr, "vta compile: %d accelerator programs lowered in %.1f ms%s", acc.n, ms() - tb,
+      fprintf(stderr, "vta compile: %d accelerator programs lowered in %.1f ms%s", acc.n, tl,
               tuning_path ? "" : "\n");
     if (verbose && tuning_path) fprintf(stderr, ", %d with plans from %s\n", tuned, tuning_path);
     vta_bundle_acc_free(&acc);
@@ -317,8 +381,9 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
     if (vta_cli_write_file(cmd, out, code.ir_text, strlen(code.ir_text)) != 0) rc = VTA_EXIT_FAIL;
   }
   if (verbose)
-    fprintf(stderr, "vta compile: import %.1f ms, passes %.1f ms, codegen %.1f ms, %d nodes\n",
-            t1 - t0, t2 - t1, t3 - t2, g->n_nodes);
+    fprintf(stderr, "vta compile: import %.1f ms, passes %.1f ms, codegen %.1f ms%s, written in %.1f ms, "
+            "%d nodes; %.1f ms in all\n", t1 - t0, t2 - t1, J.code_ms,
+            J.lower ? " beside the lowering" : "", ms() - t3, g->n_nodes, ms() - t0);
   vta_cpu_code_free(&code);
   vta_graph_destroy(g);
   return rc;

@@ -53,6 +53,8 @@ struct vta_model {
   acc_rt **rt;           /* per node: its accelerator runtime, or NULL */
   vta_stats st;          /* accelerator statistics since the backend was chosen */
   uint64_t acc_runs;
+  unsigned char *no_cpu; /* per node: its CPU kernel is not compiled yet (an accelerator node
+                            of a version 4 bundle), or NULL when every kernel is */
 };
 
 static double now_ms(void) {
@@ -92,6 +94,7 @@ void vta_model_destroy(vta_model *m) {
     for (int i = 0; m->args && i < m->g->n_nodes; i++) free(m->args[i]);
   }
   vta_cpu_jit_destroy(m->jit);
+  free(m->no_cpu);
   free(m->fns);
   free(m->buf);
   free(m->owned);
@@ -100,9 +103,10 @@ void vta_model_destroy(vta_model *m) {
   free(m);
 }
 
-/* Takes ownership of g; code is only read. */
-static vta_model *model_build(vta_graph *g, const vta_cpu_code *code, vta_model_timing *t,
-                              vta_error *err) {
+/* Takes ownership of g; code is only read. acc (may be NULL): the bundle's accelerator layers,
+ * whose nodes have no CPU code when code->skips_acc. */
+static vta_model *model_build(vta_graph *g, const vta_cpu_code *code, const vta_bundle_acc *acc,
+                              vta_model_timing *t, vta_error *err) {
   vta_model *m = calloc(1, sizeof *m);
   if (!m) {
     vta_graph_destroy(g);
@@ -140,8 +144,20 @@ static vta_model *model_build(vta_graph *g, const vta_cpu_code *code, vta_model_
     if (!m->args[i]) goto nomem;
     for (int k = 0; k < n; k++) m->args[i][k] = m->buf[vals[k]];
   }
+  unsigned char *have = NULL;
+  if (code->skips_acc && acc && acc->n) {
+    m->no_cpu = calloc((size_t)g->n_nodes + 1, 1);
+    have = malloc((size_t)g->n_nodes + 1);
+    if (!m->no_cpu || !have) {
+      free(have);
+      goto nomem;
+    }
+    for (int k = 0; k < acc->n; k++) m->no_cpu[acc->layers[k].node] = 1;
+    for (int i = 0; i < g->n_nodes; i++) have[i] = !m->no_cpu[i];
+  }
   double t0 = now_ms();
-  m->jit = vta_cpu_jit_create(code, g, m->fns, err);
+  m->jit = vta_cpu_jit_create_for(code, g, have, m->fns, err);
+  free(have);
   if (!m->jit) goto bad;
   m->t.jit_ms = now_ms() - t0;
   return m;
@@ -164,7 +180,7 @@ vta_model *vta_model_load(const unsigned char *bundle, size_t size, vta_error *e
     vta_graph_destroy(g);
     return NULL;
   }
-  vta_model *m = model_build(g, &code, NULL, err);
+  vta_model *m = model_build(g, &code, &acc, NULL, err);
   vta_cpu_code_free(&code);
   if (!m) {
     vta_bundle_acc_free(&acc);
@@ -340,7 +356,7 @@ vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *con
   t.import_ms = t1 - t0;
   t.passes_ms = t2 - t1;
   t.codegen_ms = t3 - t2;
-  vta_model *m = model_build(g, &code, &t, err);
+  vta_model *m = model_build(g, &code, NULL, &t, err);
   vta_cpu_code_free(&code);
   return m;
 }
@@ -379,11 +395,32 @@ int vta_model_set_input(vta_model *m, int k, const float *data, size_t count, vt
   return 0;
 }
 
+/* The CPU kernels of the accelerator nodes, compiled from the bundle's graph the first time the
+ * cpu backend runs the model (vta compile --accel leaves them out: most runs never need them). */
+static int compile_fallback(vta_model *m, vta_error *err) {
+  double t0 = now_ms();
+  vta_cpu_code code;
+  if (vta_codegen_llvm_nodes(m->g, NULL, VTA_CODE_OBJECT, m->no_cpu, &code, err)) {
+    vta_error_prefix(err, "the accelerator nodes' CPU code");
+    return -1;
+  }
+  int rc = vta_cpu_jit_add(m->jit, &code, m->g, m->no_cpu, m->fns, err);
+  vta_cpu_code_free(&code);
+  if (rc) return -1;
+  free(m->no_cpu);
+  m->no_cpu = NULL;
+  m->t.codegen_ms += now_ms() - t0;
+  return 0;
+}
+
 int vta_model_run(vta_model *m, vta_error *err) {
   for (int i = 0; i < m->g->n_nodes; i++) {
     if (m->rt && m->rt[i]) {
       if (run_acc(m, i, err)) return -1;
-    } else if (m->fns[i]) {
+      continue;
+    }
+    if (m->no_cpu && m->no_cpu[i] && compile_fallback(m, err)) return -1;
+    if (m->fns[i]) {
       m->fns[i](m->args[i]);
     }
   }

@@ -118,9 +118,9 @@ static void test_bundle_truncated_padded_foreign_corrupt(void **state) {
   expect_refused(b, n, "checksum does not match");
   b[n / 2] ^= 0x40;
   b[4] = 99;
-  expect_refused(b, n, "bundle version 99; this build reads versions 2 to 3");
+  expect_refused(b, n, "bundle version 99; this build reads versions 2 to 4");
   b[4] = 1;
-  expect_refused(b, n, "bundle version 1; this build reads versions 2 to 3");
+  expect_refused(b, n, "bundle version 1; this build reads versions 2 to 4");
   free(b);
 }
 
@@ -188,6 +188,23 @@ static void test_bundle_versions_follow_sections(void **state) {
   b[4] = 2;
   reseal(b, n);
   expect_refused(b, n, "accelerator section (kind 6), which bundle version 2 does not have");
+  free(b);
+  /* CPU code without the accelerator nodes' kernels is version 4, and says so when read;
+   * version 4 without accelerator layers cannot be. */
+  code.skips_acc = 1;
+  assert_int_equal(vta_bundle_write_acc(g, &code, &acc, &b, &n, &err), 0);
+  assert_int_equal(b[4], 4);
+  assert_int_equal(vta_bundle_read_acc(b, n, &g2, &code2, &acc2, &err), 0);
+  assert_int_equal(code2.skips_acc, 1);
+  vta_bundle_acc_free(&acc2);
+  vta_cpu_code_free(&code2);
+  vta_graph_destroy(g2);
+  free(b);
+  b = make_bundle(&n, NULL);
+  b[4] = 4;
+  reseal(b, n);
+  expect_refused(b, n, "bundle version 4 leaves the accelerator nodes' CPU code out, but the bundle has "
+                       "no accelerator layers");
   free(b);
   vta_bundle_acc_free(&acc);
   vta_cpu_code_free(&code);

@@ -290,18 +290,30 @@ static void test_quant_small_model_on_accelerator(void **state) {
   if (vta_acc_bundle(g, &cfg, &acc, &err)) fail_msg("%s", err.msg);
   assert_true(acc.n >= 1);
   assert_int_equal(vta_bundle_write_acc(g, &qc, &acc, &qb, &qn, &err), 0);
+  /* The bundle vta compile --accel writes: no CPU code for the accelerator nodes (version 4);
+   * the cpu backend compiles it when it first runs one. */
+  unsigned char *only = malloc((size_t)g->n_nodes), *qb4;
+  size_t qn4;
+  for (int i = 0; i < g->n_nodes; i++) only[i] = !vta_node_on_acc(g, i);
+  vta_cpu_code qc4;
+  assert_int_equal(vta_codegen_llvm_nodes(g, NULL, VTA_CODE_BITCODE | VTA_CODE_OBJECT, only, &qc4, &err), 0);
+  qc4.skips_acc = 1;
+  assert_int_equal(vta_bundle_write_acc(g, &qc4, &acc, &qb4, &qn4, &err), 0);
+  assert_true(qc4.object_size < qc.object_size);
+  vta_cpu_code_free(&qc4);
+  free(only);
   vta_bundle_acc_free(&acc);
   /* Every backend computes the same bits; int8 stays close to float. */
-  float out[3][5];
-  const char *backends[3] = {"cpu", "fsim", "rtl"};
-  for (int b = 0; b < 3; b++) {
-    vta_model *mq = vta_model_load(qb, qn, &err);
+  float out[4][5];
+  const char *backends[4] = {"cpu", "fsim", "rtl", "cpu"};
+  for (int b = 0; b < 4; b++) {
+    vta_model *mq = b == 3 ? vta_model_load(qb4, qn4, &err) : vta_model_load(qb, qn, &err);
     assert_non_null(mq);
     if (vta_model_set_backend(mq, backends[b], NULL, &err)) fail_msg("%s: %s", backends[b], err.msg);
     assert_int_equal(vta_model_set_input(mq, 0, test, NX, &err), 0);
     if (vta_model_run(mq, &err)) fail_msg("%s", err.msg);
     memcpy(out[b], vta_model_output(mq, 0), sizeof out[b]);
-    if (b) {
+    if (b == 1 || b == 2) {
       vta_stats st;
       uint64_t am, tm;
       vta_model_acc_stats(mq, &st, &am, &tm);
@@ -313,6 +325,8 @@ static void test_quant_small_model_on_accelerator(void **state) {
   }
   assert_memory_equal(out[0], out[1], sizeof out[0]);
   assert_memory_equal(out[0], out[2], sizeof out[0]);
+  assert_memory_equal(out[0], out[3], sizeof out[0]);
+  free(qb4);
   double e = 0, s = 0;
   for (int k = 0; k < 5; k++) e += (out[0][k] - ref[k]) * (out[0][k] - ref[k]), s += ref[k] * ref[k];
   if (e / s > 0.01) fail_msg("NMSE %g of the int8 model against float", e / s);
