@@ -183,6 +183,64 @@ static void channel_sums(const vta_gvalue *x, const float *d, double *sum) {
 
 static int has_means(const vta_gvalue *v) { return v->rank >= 2 && v->rank <= 4 && v->dims[1] > 0; }
 
+/* The statistics of the calibration runs (see vta_quant_calibrate). */
+typedef struct stats_ctx {
+  const vta_graph *g;
+  runner *r;
+  const vta_calib *cal;
+  const float *kept; /* samples 0..n-2: [sample][stride], each tensor at off[v] */
+  const size_t *off;
+  size_t stride;
+  double *top, *hist, **sums;
+} stats_ctx;
+
+/* Adds one sample of tensor v to its largest magnitude and channel sums. */
+static void stats_range(stats_ctx *S, int v, const float *d) {
+  const vta_gvalue *x = &S->g->values[v];
+  int64_t n = vta_value_count(x);
+  float mx = 0;
+  for (int64_t i = 0; i < n; i++) {
+    float a = fabsf(d[i]);
+    mx = a > mx && a <= FLT_MAX ? a : mx; /* NaN and infinities are not ranges */
+  }
+  if (mx > S->top[v]) S->top[v] = mx;
+  if (S->sums[v]) channel_sums(x, d, S->sums[v]);
+}
+
+/* Adds one sample of tensor v to its histogram (bins counted in integers: the same sums
+ * without a floating-point add chain per element). */
+static void stats_hist(stats_ctx *S, int v, const float *d) {
+  if (!(S->top[v] > 0)) return;
+  int64_t n = vta_value_count(&S->g->values[v]);
+  double *h = S->hist + (size_t)v * BINS, k = BINS / S->top[v];
+  uint32_t count[BINS];
+  memset(count, 0, sizeof count);
+  for (int64_t i = 0; i < n; i++) {
+    double a = fabs((double)d[i]) * k;
+    if (!(a < BINS)) {
+      if (!isfinite(a)) continue;
+      a = BINS - 1;
+    }
+    count[(int)a]++;
+  }
+  for (int b = 0; b < BINS; b++) h[b] += count[b];
+}
+
+/* Every sample of tensor v: ranges and sums, then histograms. */
+static void stats_value(void *ctx, int v) {
+  stats_ctx *S = ctx;
+  if (!calibrated(&S->g->values[v])) return;
+  int ns = S->cal->n_samples;
+  for (int pass = 0; pass < 2; pass++)
+    for (int s = 0; s < ns; s++) {
+      const float *d = s < ns - 1 ? S->kept + S->stride * (size_t)s + S->off[v] : S->r->buf[v];
+      if (pass == 0)
+        stats_range(S, v, d);
+      else
+        stats_hist(S, v, d);
+    }
+}
+
 int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales, float **means,
                         vta_error *err) {
   if (!cal || cal->n_samples < 1)
@@ -213,59 +271,45 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
     runner_free(g, &r);
     return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in calibration");
   }
-  /* The second sweep reads the tensors the first one kept when they fit KEEP_BYTES (else it
-   * runs the model again): the runs are deterministic, so the histograms are the same and the
-   * compile skips half of calibration's inference. The last sample's tensors are still in the
-   * model's buffers, so they are not copied. Histogram bins count in integers (the same sums,
-   * without a floating-point add chain per element). */
+  /* The statistics of a tensor need only its own data over the samples: its largest
+   * magnitude and channel sums, then (with that range known) its histogram. The runs keep a
+   * copy of every sample's tensors when they fit KEEP_BYTES (the last sample's are still in the
+   * model's buffers), and the tensors' statistics are then computed on all threads, each in
+   * the same order as one thread would. Otherwise the model runs twice per sample: once for
+   * ranges and sums, once for histograms. */
   size_t per_sample = 0;
-  for (int v = 0; v < g->n_values; v++)
-    if (calibrated(&g->values[v])) per_sample += vta_value_bytes(&g->values[v]);
+  size_t *off = calloc((size_t)g->n_values + 1, sizeof *off);
+  if (!off) nomem = 1;
+  for (int v = 0; off && v < g->n_values; v++)
+    if (calibrated(&g->values[v])) {
+      off[v] = per_sample / sizeof(float);
+      per_sample += vta_value_bytes(&g->values[v]);
+    }
   float *kept = NULL;
   int n_kept = cal->n_samples - 1;
   if (per_sample && (size_t)n_kept <= KEEP_BYTES / per_sample)
     kept = n_kept ? malloc(per_sample * (size_t)n_kept) : NULL;
-  int keep = n_kept == 0 || kept;
-  uint32_t *count = calloc(BINS, sizeof *count);
-  if (!count) nomem = 1;
-  for (int pass = 0; pass < 2 && !nomem; pass++)
+  stats_ctx S = {g, &r, cal, kept, off, per_sample / sizeof(float), top, hist, sums};
+  if (!nomem && (n_kept == 0 || kept)) {
     for (int s = 0; s < cal->n_samples; s++) {
-      float *at = keep && s < n_kept ? kept + per_sample / sizeof *kept * (size_t)s : NULL;
-      if (pass == 0 || !keep) runner_run(g, &r, cal, s);
-      for (int v = 0; v < g->n_values; v++) {
-        const vta_gvalue *x = &g->values[v];
-        if (!calibrated(x)) continue;
-        int64_t n = vta_value_count(x);
-        const float *d = r.buf[v];
-        if (at) {
-          if (pass == 0) memcpy(at, d, vta_value_bytes(x));
-          d = at;
-          at += n;
-        }
-        if (pass == 0) {
-          float mx = 0;
-          for (int64_t i = 0; i < n; i++) {
-            float a = fabsf(d[i]);
-            mx = a > mx && a <= FLT_MAX ? a : mx; /* NaN and infinities are not ranges */
-          }
-          if (mx > top[v]) top[v] = mx;
-          if (sums[v]) channel_sums(x, d, sums[v]);
-        } else if (top[v] > 0) {
-          double *h = hist + (size_t)v * BINS, k = BINS / top[v];
-          memset(count, 0, BINS * sizeof *count);
-          for (int64_t i = 0; i < n; i++) {
-            double a = fabs((double)d[i]) * k;
-            if (!(a < BINS)) {
-              if (!isfinite(a)) continue;
-              a = BINS - 1;
-            }
-            count[(int)a]++;
-          }
-          for (int b = 0; b < BINS; b++) h[b] += count[b];
-        }
-      }
+      runner_run(g, &r, cal, s);
+      for (int v = 0; s < n_kept && v < g->n_values; v++)
+        if (calibrated(&g->values[v]))
+          memcpy(kept + S.stride * (size_t)s + off[v], r.buf[v], vta_value_bytes(&g->values[v]));
     }
-  free(count);
+    vta_parallel_for(g->n_values, vta_compile_threads(), stats_value, &S);
+  } else if (!nomem) {
+    for (int pass = 0; pass < 2; pass++)
+      for (int s = 0; s < cal->n_samples; s++) {
+        runner_run(g, &r, cal, s);
+        for (int v = 0; v < g->n_values; v++)
+          if (calibrated(&g->values[v])) {
+            if (pass == 0) stats_range(&S, v, r.buf[v]);
+            else stats_hist(&S, v, r.buf[v]);
+          }
+      }
+  }
+  free(off);
   free(kept);
   if (nomem) {
     for (int v = 0; v < g->n_values; v++) free(sums[v]);
