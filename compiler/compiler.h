@@ -298,6 +298,11 @@ typedef struct vta_import_opts {
 vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts *opts,
                            vta_error *err);
 vta_graph *vta_onnx_import_file(const char *path, const vta_import_opts *opts, vta_error *err);
+/* The same from a decoded ModelProto (protobuf-c's structure, onnx/onnx.pb-c.h), as a program
+ * that builds a model in memory holds it: no encoding and decoding of its weights. */
+struct Onnx__ModelProto;
+vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_import_opts *opts,
+                                 vta_error *err);
 /* Decodes a serialized TensorProto (ONNX test data's input_0.pb) into a constant value
  * (name, dtype, shape, data; caller frees with vta_value_free). */
 int vta_onnx_read_tensor(const void *data, size_t size, vta_gvalue *out, vta_error *err);
@@ -533,6 +538,9 @@ void vta_parallel_for(int n, int threads, void (*fn)(void *ctx, int job), void *
  * f32[1,3,224,224], output "logits" f32[1,1000]) with weights drawn from seed as an ONNX
  * ModelProto (*bytes malloc'd): what `vta compile builtin:resnet18` imports. */
 int vta_gen_resnet18(uint64_t seed, unsigned char **bytes, size_t *size, vta_error *err);
+/* The same model imported straight from the ModelProto built in memory (what
+ * `vta compile builtin:resnet18` compiles): the same graph as importing the serialised bytes. */
+vta_graph *vta_gen_resnet18_graph(uint64_t seed, const vta_import_opts *opts, vta_error *err);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Bundle file (bundle.c)                                                                     */

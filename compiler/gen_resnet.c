@@ -293,9 +293,10 @@ static Onnx__ValueInfoProto *value_info(gen *G, const char *name, int rank, cons
   return v;
 }
 
-int vta_gen_resnet18(uint64_t seed, unsigned char **bytes, size_t *size, vta_error *err) {
-  *bytes = NULL;
-  *size = 0;
+/* Builds the model into *out (its memory owned by G) and either packs it into *bytes or
+ * imports it into *graph. */
+static int build(uint64_t seed, unsigned char **bytes, size_t *size, const vta_import_opts *opts,
+                 vta_graph **graph, vta_error *err) {
   gen G;
   memset(&G, 0, sizeof G);
   G.rng = seed ? seed : 1;
@@ -377,6 +378,12 @@ int vta_gen_resnet18(uint64_t seed, unsigned char **bytes, size_t *size, vta_err
   g->output[0] = value_info(&G, "logits", 2, out_dims);
   g->n_input = g->n_output = 1;
   if (G.failed || !g->input[0] || !g->output[0]) goto nomem;
+  if (graph) {
+    *graph = vta_onnx_import_proto(m, opts, err);
+    for (size_t i = 0; i < G.n; i++) free(G.p[i]);
+    free(G.p);
+    return *graph ? 0 : -1;
+  }
   size_t n = onnx__model_proto__get_packed_size(m);
   *bytes = malloc(n);
   if (!*bytes) goto nomem;
@@ -388,4 +395,16 @@ nomem:
   for (size_t i = 0; i < G.n; i++) free(G.p[i]);
   free(G.p);
   return vta_error_set(err, VTA_ERR_NOMEM, "out of memory generating the ResNet-18 model");
+}
+
+int vta_gen_resnet18(uint64_t seed, unsigned char **bytes, size_t *size, vta_error *err) {
+  *bytes = NULL;
+  *size = 0;
+  return build(seed, bytes, size, NULL, NULL, err);
+}
+
+vta_graph *vta_gen_resnet18_graph(uint64_t seed, const vta_import_opts *opts, vta_error *err) {
+  vta_graph *g = NULL;
+  if (build(seed, NULL, NULL, opts, &g, err)) return NULL;
+  return g;
 }

@@ -383,6 +383,13 @@ vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts 
                   size);
     return NULL;
   }
+  vta_graph *g = vta_onnx_import_proto(m, opts, err);
+  onnx__model_proto__free_unpacked(m, NULL);
+  return g;
+}
+
+vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_import_opts *opts,
+                                 vta_error *err) {
   importer im = {vta_graph_create(), err, opts};
   if (!im.g) {
     vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
@@ -458,10 +465,8 @@ vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts 
     vta_error_set(err, VTA_ERR_INVALID, "the ONNX graph has no outputs");
     goto bad;
   }
-  onnx__model_proto__free_unpacked(m, NULL);
   return im.g;
 bad:
-  onnx__model_proto__free_unpacked(m, NULL);
   vta_graph_destroy(im.g);
   return NULL;
 }

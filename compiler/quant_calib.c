@@ -23,20 +23,33 @@
 #define BINS 2048
 #define KEEP_BYTES ((size_t)256 << 20)
 
-typedef struct {
+/* One copy of the model that runs samples: its own JIT (the same objects linked again, so its
+ * own globals: the kernels' scratch buffer) and its own tensors. */
+typedef struct lane {
   vta_kernel_fn *fns;
   vta_cpu_jit *jit;
   void **buf;
   char *owned;
+} lane;
+
+#define MAX_LANES 4
+
+typedef struct runner {
+  int lanes;
+  lane l[MAX_LANES];
 } runner;
 
 static void runner_free(const vta_graph *g, runner *r) {
-  for (int v = 0; r->buf && v < g->n_values; v++)
-    if (r->owned[v]) free(r->buf[v]);
-  vta_cpu_jit_destroy(r->jit);
-  free(r->fns);
-  free(r->buf);
-  free(r->owned);
+  for (int k = 0; k < MAX_LANES; k++) {
+    lane *L = &r->l[k];
+    for (int v = 0; L->buf && v < g->n_values; v++)
+      if (L->owned[v]) free(L->buf[v]);
+    vta_cpu_jit_destroy(L->jit);
+    free(L->fns);
+    free(L->buf);
+    free(L->owned);
+  }
+  memset(r, 0, sizeof *r);
 }
 
 /* Code generation of part of the calibration code, one job of runner_init. */
@@ -57,24 +70,54 @@ static void split_one(void *ctx, int k) {
   S->rc[k] = vta_codegen_llvm_nodes(S->g, NULL, what, S->only + n * (size_t)k, &S->code[k], &S->err[k]);
 }
 
+/* Links the compiled code into lane L and gives it tensors. */
+static int lane_init(const vta_graph *g, lane *L, int split, int jobs, const vta_cpu_code *code,
+                     const unsigned char *only, vta_error *err) {
+  size_t n = (size_t)g->n_nodes;
+  L->fns = calloc(n + 1, sizeof *L->fns);
+  L->buf = calloc((size_t)g->n_values + 1, sizeof *L->buf);
+  L->owned = calloc((size_t)g->n_values + 1, 1);
+  if (!L->fns || !L->buf || !L->owned) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory setting up calibration");
+  for (int v = 0; v < g->n_values; v++) {
+    const vta_gvalue *x = &g->values[v];
+    if (x->data) {
+      L->buf[v] = x->data;
+      continue;
+    }
+    L->buf[v] = calloc(1, vta_value_bytes(x) + 8);
+    if (!L->buf[v]) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory setting up calibration");
+    L->owned[v] = 1;
+  }
+  /* The library first (it has no nodes of its own), then the node groups. */
+  L->jit = vta_cpu_jit_create_for(&code[0], g, only, split ? NULL : L->fns, err);
+  if (!L->jit) return -1;
+  for (int k = 1; k < jobs; k++)
+    if (vta_cpu_jit_add(L->jit, &code[k], g, only + n * (size_t)k, L->fns, err)) return -1;
+  return 0;
+}
+
 /* The float graph's kernels, made for a few runs: the lighter optimisation pipeline and, with
  * several threads, compiled side by side as one module of the shared kernels (GEMM, im2col:
  * about half of the compile) beside modules of the nodes that call them, linked in one JIT.
  * The node groups are balanced by a rough cost: convolutions and matrix products weigh more
- * than elementwise nodes. */
-static int runner_init(const vta_graph *g, runner *r, vta_error *err) {
+ * than elementwise nodes. With several threads and samples the code is linked into several
+ * lanes, which run samples side by side. */
+static int runner_init(const vta_graph *g, int samples, runner *r, vta_error *err) {
   memset(r, 0, sizeof *r);
   int threads = vta_compile_threads(), split = threads > 1 && g->n_nodes >= 8;
   int groups = split ? (threads - 1 > 3 ? 3 : threads - 1) : 1, jobs = groups + split;
+  r->lanes = threads < samples ? threads : samples;
+  if (r->lanes > MAX_LANES) r->lanes = MAX_LANES;
+  if (r->lanes < 1) r->lanes = 1;
   size_t n = (size_t)g->n_nodes;
-  r->fns = calloc(n + 1, sizeof *r->fns);
-  r->buf = calloc((size_t)g->n_values + 1, sizeof *r->buf);
-  r->owned = calloc((size_t)g->n_values + 1, 1);
   unsigned char *only = calloc(n * (size_t)jobs + 1, 1);
   vta_cpu_code *code = calloc((size_t)jobs, sizeof *code);
   vta_error *errs = calloc((size_t)jobs, sizeof *errs);
   int *rc = calloc((size_t)jobs, sizeof *rc);
-  if (!r->fns || !r->buf || !r->owned || !only || !code || !errs || !rc) goto nomem;
+  if (!only || !code || !errs || !rc) {
+    vta_error_set(err, VTA_ERR_NOMEM, "out of memory setting up calibration");
+    goto fail;
+  }
   int64_t load[3] = {0};
   for (int i = 0; i < g->n_nodes; i++) {
     if (!vta_node_needs_code(g, i)) continue;
@@ -95,29 +138,14 @@ static int runner_init(const vta_graph *g, runner *r, vta_error *err) {
       vta_error_prefix(err, "calibration");
       goto fail;
     }
-  for (int v = 0; v < g->n_values; v++) {
-    const vta_gvalue *x = &g->values[v];
-    if (x->data) {
-      r->buf[v] = x->data;
-      continue;
-    }
-    r->buf[v] = calloc(1, vta_value_bytes(x) + 8);
-    if (!r->buf[v]) goto nomem;
-    r->owned[v] = 1;
-  }
-  /* The library first (it has no nodes of its own), then the node groups. */
-  r->jit = vta_cpu_jit_create_for(&code[0], g, only, split ? NULL : r->fns, err);
-  for (int k = 1; r->jit && k < jobs; k++)
-    if (vta_cpu_jit_add(r->jit, &code[k], g, only + n * (size_t)k, r->fns, err)) goto fail;
-  if (!r->jit) goto fail;
+  for (int k = 0; k < r->lanes; k++)
+    if (lane_init(g, &r->l[k], split, jobs, code, only, err)) goto fail;
   for (int k = 0; k < jobs; k++) vta_cpu_code_free(&code[k]);
   free(only);
   free(code);
   free(errs);
   free(rc);
   return 0;
-nomem:
-  vta_error_set(err, VTA_ERR_NOMEM, "out of memory setting up calibration");
 fail:
   for (int k = 0; code && k < jobs; k++) vta_cpu_code_free(&code[k]);
   free(only);
@@ -128,7 +156,7 @@ fail:
   return -1;
 }
 
-static void runner_run(const vta_graph *g, runner *r, const vta_calib *cal, int s) {
+static void runner_run(const vta_graph *g, lane *r, const vta_calib *cal, int s) {
   for (int k = 0; k < g->n_inputs; k++) {
     int v = g->inputs[k];
     memcpy(r->buf[v], cal->samples[(size_t)s * (size_t)cal->n_inputs + (size_t)k],
@@ -187,8 +215,9 @@ static int has_means(const vta_gvalue *v) { return v->rank >= 2 && v->rank <= 4 
 typedef struct stats_ctx {
   const vta_graph *g;
   runner *r;
+  lane *last;        /* the lane holding the last sample's tensors */
   const vta_calib *cal;
-  const float *kept; /* samples 0..n-2: [sample][stride], each tensor at off[v] */
+  float *kept;       /* samples 0..n-2: [sample][stride], each tensor at off[v] */
   const size_t *off;
   size_t stride;
   double *top, *hist, **sums;
@@ -226,6 +255,21 @@ static void stats_hist(stats_ctx *S, int v, const float *d) {
   for (int b = 0; b < BINS; b++) h[b] += count[b];
 }
 
+/* Lane k runs samples k, k + lanes, ... and keeps a copy of each but the last sample's
+ * tensors (which stay in its buffers: it is the last sample the lane runs). */
+static void run_lane(void *ctx, int k) {
+  stats_ctx *S = ctx;
+  const vta_graph *g = S->g;
+  lane *L = &S->r->l[k];
+  int ns = S->cal->n_samples;
+  for (int s = k; s < ns; s += S->r->lanes) {
+    runner_run(g, L, S->cal, s);
+    for (int v = 0; s < ns - 1 && v < g->n_values; v++)
+      if (calibrated(&g->values[v]))
+        memcpy((float *)S->kept + S->stride * (size_t)s + S->off[v], L->buf[v], vta_value_bytes(&g->values[v]));
+  }
+}
+
 /* Every sample of tensor v: ranges and sums, then histograms. */
 static void stats_value(void *ctx, int v) {
   stats_ctx *S = ctx;
@@ -233,7 +277,7 @@ static void stats_value(void *ctx, int v) {
   int ns = S->cal->n_samples;
   for (int pass = 0; pass < 2; pass++)
     for (int s = 0; s < ns; s++) {
-      const float *d = s < ns - 1 ? S->kept + S->stride * (size_t)s + S->off[v] : S->r->buf[v];
+      const float *d = s < ns - 1 ? S->kept + S->stride * (size_t)s + S->off[v] : S->last->buf[v];
       if (pass == 0)
         stats_range(S, v, d);
       else
@@ -253,7 +297,7 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
       return vta_error_set(err, VTA_ERR_UNSUPPORTED, "calibration: input '%s' is %s, not float32",
                            g->values[g->inputs[k]].name, vta_dtype_name(g->values[g->inputs[k]].dtype));
   runner r;
-  if (runner_init(g, &r, err)) return -1;
+  if (runner_init(g, cal->n_samples, &r, err)) return -1;
   double *top = calloc((size_t)g->n_values + 1, sizeof *top);
   double *hist = calloc((size_t)g->n_values * BINS + 1, sizeof *hist);
   double **sums = calloc((size_t)g->n_values + 1, sizeof *sums);
@@ -289,23 +333,20 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
   int n_kept = cal->n_samples - 1;
   if (per_sample && (size_t)n_kept <= KEEP_BYTES / per_sample)
     kept = n_kept ? malloc(per_sample * (size_t)n_kept) : NULL;
-  stats_ctx S = {g, &r, cal, kept, off, per_sample / sizeof(float), top, hist, sums};
+  stats_ctx S = {g, &r, &r.l[(cal->n_samples - 1) % r.lanes], cal, kept, off, per_sample / sizeof(float),
+                 top, hist, sums};
   if (!nomem && (n_kept == 0 || kept)) {
-    for (int s = 0; s < cal->n_samples; s++) {
-      runner_run(g, &r, cal, s);
-      for (int v = 0; s < n_kept && v < g->n_values; v++)
-        if (calibrated(&g->values[v]))
-          memcpy(kept + S.stride * (size_t)s + off[v], r.buf[v], vta_value_bytes(&g->values[v]));
-    }
+    vta_parallel_for(r.lanes, r.lanes, run_lane, &S);
     vta_parallel_for(g->n_values, vta_compile_threads(), stats_value, &S);
   } else if (!nomem) {
+    S.last = &r.l[0];
     for (int pass = 0; pass < 2; pass++)
       for (int s = 0; s < cal->n_samples; s++) {
-        runner_run(g, &r, cal, s);
+        runner_run(g, &r.l[0], cal, s);
         for (int v = 0; v < g->n_values; v++)
           if (calibrated(&g->values[v])) {
-            if (pass == 0) stats_range(&S, v, r.buf[v]);
-            else stats_hist(&S, v, r.buf[v]);
+            if (pass == 0) stats_range(&S, v, r.l[0].buf[v]);
+            else stats_hist(&S, v, r.l[0].buf[v]);
           }
       }
   }
