@@ -396,6 +396,7 @@ typedef struct vta_quant_opts {
  * channel of NCHW tensors, the feature of [M, K] rows) over the samples, NULL for the others;
  * the caller frees them. */
 int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales, float **means,
+                        FILE *log,
                         vta_error *err);
 /* Rewrites a float graph (after shape inference, folding and dead-node removal, before
  * fusion) into int8: Conv/Gemm/MatMul with constant weights become QConv/QDense, Relu and Clip

@@ -826,7 +826,7 @@ int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
     nomem(&q);
     goto out;
   }
-  if (vta_quant_calibrate(g, o->calib, q.scale, q.mean, err)) goto out;
+  if (vta_quant_calibrate(g, o->calib, q.scale, q.mean, q.log, err)) goto out;
   for (int v = 0; v < q.cap; v++) q.qv[v] = -1;
   for (int v = 0; v < g->n_values; v++) q.fdef[v] = g->values[v].is_input || g->values[v].data;
   for (int i = 0; i < g->n_outputs; i++) q.uses[g->outputs[i]]++;

@@ -255,17 +255,16 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   vta_error err = {0};
   double t0 = ms();
   vta_graph *g;
-  if (builtin) {
+  if (builtin && kind == 4) {
     unsigned char *model;
     size_t msize;
     if (vta_gen_resnet18(VTA_RESNET18_SEED, &model, &msize, &err)) return vta_cli_fail(cmd, &err);
-    if (kind == 4) {
-      int wrc = vta_cli_write_file(cmd, out, model, msize);
-      free(model);
-      return wrc ? VTA_EXIT_FAIL : VTA_EXIT_OK;
-    }
-    g = vta_onnx_import(model, msize, &io, &err);
+    int wrc = vta_cli_write_file(cmd, out, model, msize);
     free(model);
+    return wrc ? VTA_EXIT_FAIL : VTA_EXIT_OK;
+  } else if (builtin) {
+    /* Built in memory and imported from its ModelProto (the bytes of --emit onnx, undecoded). */
+    g = vta_gen_resnet18_graph(VTA_RESNET18_SEED, &io, &err);
   } else {
     g = vta_onnx_import_file(in, &io, &err);
   }
