@@ -388,6 +388,11 @@ typedef struct vta_quant_opts {
    * 1: every channel keeps its own shift; 0: vta_compile_graph uses the accelerator
    * configuration's BLOCK_OUT when partitioning, else 1. */
   int channel_group;
+  /* Residual adds in the accelerator's form: multipliers of at most 127 (7 bits instead of 14),
+   * which a GEMM with diagonal weights applies; they lose precision (BlazeFace's worst face
+   * score moves 0.056 instead of 0.023), so `vta compile --accel` asks for it only with
+   * --residual-adds acc. */
+  int acc_adds;
 } vta_quant_opts;
 
 /* Per value: the calibrated scale (absolute range / 127), 0 for values not calibrated. The

@@ -126,8 +126,39 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
                         .has_bias = has_bias, .shift = (uint32_t)shift, .relu = 0,
                         .clip_lo = (int32_t)lo, .clip_hi = (int32_t)hi};
     nout = d.k;
+  } else if (nd->op == VTA_GOP_QADD) {
+    /* Elementwise: the operands' elements, in their order, as a 1x1 convolution of BLOCK
+     * channels by rows of the tensor's last dimension (or single elements); the packing is a
+     * fixed permutation of the elements, the same for both operands and the output. */
+    int64_t ma = vta_node_int(nd, "ma", 1), mb = vta_node_int(nd, "mb", 1);
+    const vta_gvalue *y = &g->values[nd->out[0]];
+    int64_t n = vta_value_count(y), blk = cfg->block_out;
+    int64_t wd = y->rank >= 1 ? y->dims[y->rank - 1] : 1;
+    if (cfg->block_in != cfg->block_out)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: a residual add needs BLOCK_IN = BLOCK_OUT "
+                           "(this configuration: %u and %u)", vta_node_describe(g, i, w, sizeof w),
+                           cfg->block_in, cfg->block_out);
+    if (ma < 0 || ma > 127 || mb < 0 || mb > 127)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: multipliers %lld and %lld; the accelerator "
+                           "applies at most 127 (int8 weights): the 14-bit multipliers keep the add on the CPU "
+                           "(`vta compile --residual-adds acc` makes them 7-bit, for the accelerator)",
+                           vta_node_describe(g, i, w, sizeof w), (long long)ma, (long long)mb);
+    if (n % blk)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: %lld elements, not a multiple of BLOCK_OUT %lld",
+                           vta_node_describe(g, i, w, sizeof w), (long long)n, (long long)blk);
+    if (wd < 1 || (n / blk) % wd) wd = 1;
+    if (n / blk / wd > 65535 || wd > 65535)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: %lld elements in rows of %lld: more than "
+                           "65535 rows", vta_node_describe(g, i, w, sizeof w), (long long)n, (long long)wd);
+    L->add = 1;
+    d = (vta_conv_desc){.n = 1, .c = (uint32_t)blk, .h = (uint32_t)(n / blk / wd), .w = (uint32_t)wd,
+                        .k = (uint32_t)blk, .kh = 1, .kw = 1, .stride_h = 1, .stride_w = 1,
+                        .has_bias = 0, .shift = (uint32_t)shift, .relu = 0, .clip_lo = (int32_t)lo,
+                        .clip_hi = (int32_t)hi, .has_residual = 1, .residual_mul = (int32_t)mb};
+    nout = d.k;
+    mul = NULL;
   } else {
-    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: not an int8 convolution or dense layer",
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: not an int8 convolution, dense layer or add",
                          vta_node_describe(g, i, w, sizeof w));
   }
   /* One part per distinct shift S - log2(mul[c]), in order of first appearance. */
@@ -178,6 +209,17 @@ int vta_acc_part_constants(const vta_graph *g, const vta_acc_layer *L, int p, in
                            vta_error *err) {
   const vta_node *nd = &g->nodes[L->node];
   const vta_acc_part *P = &L->parts[p];
+  if (L->add) { /* diag(ma), no bias */
+    *w = calloc((size_t)P->nch * P->nch + 1, 1);
+    *b = calloc((size_t)P->nch + 1, sizeof(int32_t));
+    if (!*w || !*b) {
+      free(*w);
+      free(*b);
+      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    }
+    for (uint32_t k = 0; k < P->nch; k++) (*w)[(size_t)k * P->nch + k] = (int8_t)vta_node_int(nd, "ma", 1);
+    return 0;
+  }
   const vta_gvalue *wv = &g->values[nd->in[1]];
   int64_t per = vta_value_count(wv) / (wv->dims[0] ? wv->dims[0] : 1);
   int ok;
@@ -296,6 +338,12 @@ void vta_acc_pack_input(const vta_config *cfg, const vta_acc_layer *L, int p, co
     vta_lowered_pack_input(cfg, &P->d, &P->low, x, dst);
 }
 
+void vta_acc_pack_input2(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *x2, int8_t *dst) {
+  const vta_acc_part *P = &L->parts[p];
+  memset(dst, 0, P->low.input2_bytes);
+  vta_pack_act(cfg, x2, P->d.n, P->d.k, vta_conv_out_h(&P->d), vta_conv_out_w(&P->d), cfg->block_out, dst);
+}
+
 static uint32_t layer_outputs(const vta_acc_layer *L) {
   uint32_t n = 0;
   for (int q = 0; q < L->nparts; q++) n += L->parts[q].nch;
@@ -406,7 +454,7 @@ static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *me
   choice_memo keys = {0}; /* the distinct keys, as a memo without choices */
   for (int i = 0; i < g->n_nodes; i++) {
     const vta_node *nd = &g->nodes[i];
-    if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE) continue;
+    if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE && nd->op != VTA_GOP_QADD) continue;
     vta_acc_layer L;
     vta_error e = {0};
     if (vta_acc_desc(g, i, cfg, &L, &e)) continue;
@@ -460,10 +508,6 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
     break;
   case VTA_GOP_QUANTIZE_LINEAR: snprintf(buf, n, "boundary: float to int8 for an int8 consumer"); break;
   case VTA_GOP_DEQUANTIZE_LINEAR: snprintf(buf, n, "boundary: int8 to float for a float consumer"); break;
-  case VTA_GOP_QADD:
-    snprintf(buf, n, "int8 residual add: the lowering fuses a residual only into a convolution with "
-                     "a multiplier of at most 127, and the scales here need a standalone add");
-    break;
   case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
     snprintf(buf, n, "%s max pooling: the lowering has no ALU MAX pooling program",
              g->values[nd->in[0]].dtype == VTA_DT_F32 ? "float" : "int8");
@@ -500,7 +544,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
       snprintf(name, sizeof name, "plan%d", q);
       vta_node_remove_attr(nd, name);
     }
-    if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE) {
+    if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE && nd->op != VTA_GOP_QADD) {
       cpu_reason(g, i, p[i].why, sizeof p[i].why);
       continue;
     }
@@ -553,6 +597,14 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
       break;
     }
     p[i].acc = 1;
+    if (nd->op == VTA_GOP_QADD) {
+      snprintf(p[i].why, sizeof p[i].why,
+               "int8 residual add: the first operand through a GEMM with diagonal weights (%lld), the "
+               "second as the residual (multiplier %lld), the ALU's rounding shift by %lld and clip; "
+               "predicted %" PRIu64 " cycles", (long long)vta_node_int(nd, "ma", 1),
+               (long long)vta_node_int(nd, "mb", 1), (long long)vta_node_int(nd, "shift", 0), cycles);
+      continue;
+    }
     snprintf(p[i].why, sizeof p[i].why,
              "int8 %s with the ALU's shift requantization, %d program%s (one per weight-scale "
              "shift); predicted %" PRIu64 " cycles, %.0f%% of the compute bound",

@@ -27,11 +27,16 @@ typedef struct vta_acc_part {
 typedef struct vta_acc_layer {
   int node;
   int dense;
+  int add;              /* a QAdd: out = clip((a * ma + b * mb + rounding) >> shift) run as a 1x1
+                           convolution over BLOCK "channels" (the tensors' elements in any order,
+                           the same for both operands and the output) with weights diag(ma) and
+                           the second operand as its residual, residual_mul mb */
   int nparts;
   vta_acc_part *parts;
 } vta_acc_layer;
 
-/* The layer description of accelerator node i (QConv or QDense without multipliers). */
+/* The layer description of accelerator node i (QConv or QDense without multipliers, QAdd with
+ * multipliers of at most 127). */
 int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err);
 /* Plans measured by `vta tune` (host/cmd_tune.c, file format in host/tuning.c): for a layer
  * geometry and epilogue, the tiling that ran fastest. A part whose geometry (sizes, strides,
@@ -75,6 +80,9 @@ int vta_acc_from_bundle(const vta_graph *g, const vta_config *cfg, const vta_bun
  * it (low.input_bytes bytes), and unpacks its output into the part's channels of the node's
  * int8 output y (the other channels are left alone); tmp needs the part's unpacked size. */
 void vta_acc_pack_input(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *x, int8_t *dst);
+/* Packs the second operand of an add layer (L->add: the node's second input, shaped like the
+ * output) the way part p's program reads its residual (low.input2_bytes bytes). */
+void vta_acc_pack_input2(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *x2, int8_t *dst);
 void vta_acc_unpack_output(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *src,
                            int8_t *tmp, int8_t *y);
 

@@ -53,6 +53,7 @@ typedef struct {
   int *consumer;    /* per original value: a consuming old node */
   FILE *log;
   int group;        /* vta_quant_opts.channel_group */
+  int acc_adds;     /* vta_quant_opts.acc_adds */
   vta_error *err;
 } qctx;
 
@@ -671,8 +672,11 @@ static int try_add(qctx *q, const vta_node *nd) {
   int aq = need_q(q, a), bq = need_q(q, b);
   if (aq == -2 || bq == -2) return -1;
   if (aq < 0 || bq < 0) return 0;
+  /* Multipliers of 14 bits; in the accelerator's form of 7 (at most 127: the weight of a GEMM
+   * with diagonal weights and the residual multiplier of the convolution epilogue). */
   double sy = q->scale[y], ra = q->qs[aq] / sy, rb = q->qs[bq] / sy, rmax = fmax(ra, rb);
-  int shift = (int)floor(log2(16383 / rmax));
+  double lim = q->acc_adds ? 127 : 16383;
+  int shift = (int)floor(log2(lim / rmax));
   shift = shift < 0 ? 0 : shift > 24 ? 24 : shift;
   int64_t ma = clamp64(nearbyint(ra * ldexp(1, shift)), 0, 32767);
   int64_t mb = clamp64(nearbyint(rb * ldexp(1, shift)), 0, 32767);
@@ -810,6 +814,7 @@ int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
   q.err = err;
   q.log = o->log;
   q.group = o->channel_group;
+  q.acc_adds = o->acc_adds;
   q.n_orig = g->n_values;
   q.cap = 8 * g->n_values + 8 * g->n_nodes + 64;
   q.scale = calloc((size_t)g->n_values + 1, sizeof *q.scale);

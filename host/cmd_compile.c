@@ -54,6 +54,9 @@ static void compile_help(void) {
          "  --explain           print where each node runs and why (implies --accel)\n"
          "  --tuning FILE       lower the accelerator layers that `vta tune` measured with\n"
          "                      the plans it recorded in FILE (implies --accel)\n"
+         "  --residual-adds W   int8 residual adds (QAdd): cpu (default: 14-bit multipliers,\n"
+         "                      on the CPU) or acc (7-bit multipliers, on the accelerator as a\n"
+         "                      GEMM with diagonal weights; less precise; implies --accel)\n"
          "  --shift-groups G    per-channel weight shifts for the accelerator: block (default:\n"
          "                      channels share shifts in blocks of BLOCK_OUT, one program per\n"
          "                      shift covering whole blocks) or channel (each channel its own\n"
@@ -119,7 +122,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   int n_shapes = 0, shape_ranks[16];
   int64_t shape_dims[16][VTA_MAX_RANK];
   int verify = 0, verbose = 0, r, quantize = 0, accel = 0, explain = 0, shift_groups = 0;
-  int time_passes = 0;
+  int time_passes = 0, acc_adds = 0;
   const char *calib_dir = NULL, *cfg_path = NULL, *tuning_path = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -176,6 +179,12 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
       if (strcmp(val, "block") && strcmp(val, "channel"))
         return vta_cli_usage_error(cmd, "--shift-groups must be block or channel, not '%s'", val);
       shift_groups = strcmp(val, "block") == 0 ? 0 : 1;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--residual-adds", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      if (strcmp(val, "cpu") && strcmp(val, "acc"))
+        return vta_cli_usage_error(cmd, "--residual-adds must be cpu or acc, not '%s'", val);
+      acc_adds = strcmp(val, "acc") == 0;
+      accel = quantize = acc_adds ? 1 : quantize;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--config", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       cfg_path = val;
@@ -272,7 +281,8 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   double t1 = ms();
   vta_calib_set cs = {0};
   vta_calib cal;
-  vta_quant_opts qo = {.calib = &cal, .log = verbose ? stderr : NULL, .channel_group = shift_groups};
+  vta_quant_opts qo = {.calib = &cal, .log = verbose ? stderr : NULL, .channel_group = shift_groups,
+                       .acc_adds = acc_adds};
   if (quantize) {
     /* Calibration inputs need only the inputs' shapes, which the importer knows. */
     int random = 0;

@@ -271,8 +271,12 @@ static int run_acc(vta_model *m, int i, vta_error *err) {
   for (int p = 0; p < r->L.nparts; p++) {
     const vta_lowered *low = &r->L.parts[p].low;
     vta_acc_pack_input(&m->cfg, &r->L, p, m->buf[nd->in[0]], r->packed);
-    if (vta_device_copy_to(m->dev, r->phys[p][VTA_PROG_BUF_INPUT], r->packed, low->input_bytes, err) ||
-        vta_program_run(m->vjit, low->prog, r->phys[p], &m->st, err) ||
+    int bad = vta_device_copy_to(m->dev, r->phys[p][VTA_PROG_BUF_INPUT], r->packed, low->input_bytes, err);
+    if (!bad && r->L.add) { /* the second operand, packed as the program's residual */
+      vta_acc_pack_input2(&m->cfg, &r->L, p, m->buf[nd->in[1]], r->packed);
+      bad = vta_device_copy_to(m->dev, r->phys[p][VTA_PROG_BUF_INPUT2], r->packed, low->input2_bytes, err);
+    }
+    if (bad || vta_program_run(m->vjit, low->prog, r->phys[p], &m->st, err) ||
         vta_device_copy_from(m->dev, r->packed, r->phys[p][VTA_PROG_BUF_OUTPUT], low->output_bytes, err)) {
       vta_error_prefix(err, "%s on the accelerator (program %d)", vta_node_describe(m->g, i, w, sizeof w), p);
       return -1;

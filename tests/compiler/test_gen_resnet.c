@@ -42,8 +42,22 @@ static void test_gen_resnet18_is_the_published_architecture(void **state) {
   free(b);
   assert_int_equal(vta_gen_resnet18(8, &b, &nb, &err), 0);
   assert_true(nb == na && memcmp(a, b, na) != 0); /* another seed, other weights */
-  free(a);
   free(b);
+  /* Imported from the ModelProto in memory: the graph of the serialised model, constants
+   * included. */
+  vta_graph *ga = vta_onnx_import(a, na, NULL, &err), *gb = vta_gen_resnet18_graph(7, NULL, &err);
+  assert_non_null(ga);
+  assert_non_null(gb);
+  char *ta = vta_graph_print_string(ga, VTA_PRINT_FULL), *tb = vta_graph_print_string(gb, VTA_PRINT_FULL);
+  assert_string_equal(ta, tb);
+  assert_int_equal(ga->n_values, gb->n_values);
+  for (int v = 0; v < ga->n_values; v++)
+    if (ga->values[v].data) assert_memory_equal(ga->values[v].data, gb->values[v].data, vta_value_bytes(&ga->values[v]));
+  free(ta);
+  free(tb);
+  vta_graph_destroy(ga);
+  vta_graph_destroy(gb);
+  free(a);
   vta_graph *g = import_resnet();
   int count[VTA_GOP_COUNT] = {0};
   for (int i = 0; i < g->n_nodes; i++) count[g->nodes[i].op]++;

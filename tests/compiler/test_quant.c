@@ -227,8 +227,8 @@ static vta_graph *small_model(void) {
 #define NSAMPLES 4
 #define NX (8 * 12 * 12)
 
-static void test_quant_small_model_on_accelerator(void **state) {
-  (void)state;
+/* acc_adds: the residual add in the accelerator's form (7-bit multipliers) and on it. */
+static void small_model_on_accelerator(int acc_adds) {
   static float samples[NSAMPLES][NX], test[NX];
   for (int s = 0; s < NSAMPLES; s++)
     for (int i = 0; i < NX; i++) samples[s][i] = frnd() * 2;
@@ -236,7 +236,7 @@ static void test_quant_small_model_on_accelerator(void **state) {
   const float *sp[NSAMPLES];
   for (int s = 0; s < NSAMPLES; s++) sp[s] = samples[s];
   vta_calib cal = {NSAMPLES, 1, sp};
-  vta_quant_opts qo = {.calib = &cal};
+  vta_quant_opts qo = {.calib = &cal, .acc_adds = acc_adds};
   vta_config cfg;
   vta_config_default(&cfg);
   vta_error err = {0};
@@ -273,13 +273,20 @@ static void test_quant_small_model_on_accelerator(void **state) {
   }
   assert_int_equal(nq, 4); /* conv1 | relu, depthwise, pointwise, residual add (the Gemm is the output layer) */
   assert_true(dw_cpu);
-  assert_int_equal(nacc, 2); /* conv1 and the pointwise conv */
+  assert_int_equal(nacc, 2 + acc_adds); /* conv1 and the pointwise conv (and the add) */
+  for (int i = 0; i < g->n_nodes; i++)
+    if (g->nodes[i].op == VTA_GOP_QADD) {
+      assert_int_equal(places[i].acc, acc_adds);
+      int64_t ma = vta_node_int(&g->nodes[i], "ma", 0), mb = vta_node_int(&g->nodes[i], "mb", 0);
+      assert_true(acc_adds ? ma <= 127 && mb <= 127 && (ma > 63 || mb > 63) : ma > 127 || mb > 127);
+      assert_non_null(strstr(places[i].why, acc_adds ? "diagonal weights" : "14-bit multipliers"));
+    }
   char *text = NULL;
   size_t len = 0;
   FILE *m = open_memstream(&text, &len);
   vta_explain_print(g, &cfg, places, m);
   fclose(m);
-  assert_non_null(strstr(text, "summary: 2 of"));
+  assert_non_null(strstr(text, acc_adds ? "summary: 3 of" : "summary: 2 of"));
   free(text);
   free(places);
   vta_cpu_code qc;
@@ -337,6 +344,17 @@ static void test_quant_small_model_on_accelerator(void **state) {
   vta_model_destroy(mf);
   vta_graph_destroy(g);
   vta_graph_destroy(gf);
+}
+
+static void test_quant_small_model_on_accelerator(void **state) {
+  (void)state;
+  small_model_on_accelerator(0);
+}
+
+/* The residual add on the accelerator too: every backend still computes the same bits. */
+static void test_quant_residual_add_on_accelerator(void **state) {
+  (void)state;
+  small_model_on_accelerator(1);
 }
 
 /* x f32[1,16,6,6] -> Conv 1x1 16->48 (channel c's weights scaled by 2^-(c % 9), so the
@@ -469,6 +487,7 @@ int main(void) {
       cmocka_unit_test(test_qops_conv_matches_references),
       cmocka_unit_test(test_qops_dense_and_add_match_references),
       cmocka_unit_test(test_quant_small_model_on_accelerator),
+      cmocka_unit_test(test_quant_residual_add_on_accelerator),
       cmocka_unit_test(test_quant_shift_groups_cover_whole_blocks),
       cmocka_unit_test(test_quant_refuses_without_calibration),
   };
