@@ -379,6 +379,8 @@ typedef struct vta_calib {
   const float *const *samples;
 } vta_calib;
 
+enum { VTA_ADDS_DEFAULT = 0, VTA_ADDS_CPU = 1, VTA_ADDS_EXACT = 2, VTA_ADDS_ACC = 3 };
+
 typedef struct vta_quant_opts {
   const vta_calib *calib;   /* required */
   FILE *log;                /* one line per quantized node, or NULL */
@@ -388,11 +390,16 @@ typedef struct vta_quant_opts {
    * 1: every channel keeps its own shift; 0: vta_compile_graph uses the accelerator
    * configuration's BLOCK_OUT when partitioning, else 1. */
   int channel_group;
-  /* Residual adds in the accelerator's form: multipliers of at most 127 (7 bits instead of 14),
-   * which a GEMM with diagonal weights applies; they lose precision (BlazeFace's worst face
-   * score moves 0.056 instead of 0.023), so `vta compile --accel` asks for it only with
-   * --residual-adds acc. */
-  int acc_adds;
+  /* Residual adds (QAdd: out = (a * ma + b * mb + rounding) >> shift). The accelerator
+   * applies multipliers of at most 127 (a GEMM with diagonal weights and the residual
+   * multiplier of its epilogue); the CPU form has 14 bits. VTA_ADDS_EXACT: when the scale of one
+   * operand is still to be chosen (a convolution quantized with the other operand's scale
+   * known), that scale and the add's output scale are moved (3% at most) so that 7-bit
+   * multipliers are exact, and the add runs on the accelerator; other adds keep 14 bits.
+   * VTA_ADDS_ACC: every add gets 7-bit multipliers, rounded where not exact. VTA_ADDS_CPU (and
+   * DEFAULT): 14 bits, on the CPU. Measured on the reference models (docs/quantization.md):
+   * BlazeFace's worst face score moves 0.023 (cpu), 0.027 (exact), 0.056 (acc) from float. */
+  int adds;
 } vta_quant_opts;
 
 /* Per value: the calibrated scale (absolute range / 127), 0 for values not calibrated. The

@@ -49,6 +49,7 @@ static _Thread_local const vta_compile_opts *cur;
 static int quantize(vta_graph *g, vta_error *err) {
   vta_quant_opts q = *cur->quant;
   if (cur->accel && !q.channel_group) q.channel_group = (int)cur->accel->block_out;
+  if (!q.adds) q.adds = VTA_ADDS_CPU;
   return vta_pass_quantize(g, &q, err);
 }
 static int partition(vta_graph *g, vta_error *err) {

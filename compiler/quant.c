@@ -36,6 +36,15 @@
 
 #include "compiler/compiler.h"
 
+/* An Add whose multipliers were made exact in 7 bits (see plan_add). */
+struct add_plan {
+  int valid;
+  int conv_in;          /* which of the Add's inputs (0, 1) the planning convolution produces */
+  double s_conv, s_out; /* the scales chosen for that convolution's output and the Add's */
+  double s_other;       /* the other operand's scale the plan assumed */
+  int64_t m_conv, m_other, shift;
+};
+
 typedef struct {
   vta_graph *g;
   float *scale;     /* calibrated scale per original value */
@@ -53,7 +62,9 @@ typedef struct {
   int *consumer;    /* per original value: a consuming old node */
   FILE *log;
   int group;        /* vta_quant_opts.channel_group */
-  int acc_adds;     /* vta_quant_opts.acc_adds */
+  int adds;         /* vta_quant_opts.adds */
+  struct add_plan *plan; /* per old node: an Add's exact 7-bit multipliers, if planned */
+  int *prod;        /* per original value: the old node producing it, or -1 */
   vta_error *err;
 } qctx;
 
@@ -534,6 +545,69 @@ static int emit_float_output(qctx *q, const vta_node *nd, int xq, int y, const f
 
 /* ---- the operators ---- */
 
+/* ---- exact residual adds (VTA_ADDS_EXACT) ---- */
+
+#define PLAN_COARSER 1.03
+
+/* The value an Add's output becomes after a Relu or Clip it would absorb (without absorbing). */
+static int peek_activation(const qctx *q, int y) {
+  if (q->g->values[y].is_output || q->uses[y] != 1) return y;
+  const vta_node *a = &q->old[q->consumer[y]];
+  if (a->n_epi || a->n_out != 1 || a->n_in != 1) return y;
+  return a->op == VTA_GOP_RELU || a->op == VTA_GOP_CLIP ? a->out[0] : y;
+}
+
+/* The int8 scale value v has or will have: its int8 version's, else that of the input of the
+ * chain of scale-keeping operators producing it, else its calibrated scale (how need_q would
+ * quantize it); 0 if unknown. A guess for values not quantized yet: try_add checks it. */
+static double future_scale(const qctx *q, int v, int depth) {
+  if (v < 0 || v >= q->n_orig || depth > 32) return 0;
+  if (q->qv[v] >= 0) return q->qs[q->qv[v]];
+  int j = q->prod[v];
+  if (j >= 0) {
+    const vta_node *nd = &q->old[j];
+    switch (nd->op) {
+    case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL: case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN:
+    case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE: case VTA_GOP_IDENTITY: case VTA_GOP_TRANSPOSE:
+    case VTA_GOP_SLICE: case VTA_GOP_PAD:
+      return nd->n_in >= 1 ? future_scale(q, nd->in[0], depth + 1) : 0;
+    default:
+      break;
+    }
+  }
+  return q->scale[v] > 0 ? q->scale[v] : 0;
+}
+
+/* A convolution about to be quantized whose output y (calibrated scale *sy) is used only by an
+ * Add whose other operand's scale sb is known: picks the largest shift s such that the Add's
+ * output scale so = sb * 2^s / mb (mb <= 127, so near its calibrated scale) and this output's
+ * scale sa = so * ma / 2^s (ma <= 127, sa near *sy) make both multipliers ma = sa / so * 2^s and
+ * mb = sb / so * 2^s exact integers; both scales move by at most PLAN_COARSER - 1 (3%) from
+ * their calibrated values (nearest multipliers: rounding up every scale measured worse on
+ * BlazeFace), else there is no plan. Sets *sy to sa. */
+static void plan_add(qctx *q, int y, double *sy) {
+  if (q->adds != VTA_ADDS_EXACT || y >= q->n_orig || q->uses[y] != 1 || q->g->values[y].is_output) return;
+  int j = q->consumer[y];
+  const vta_node *ad = &q->old[j];
+  if (ad->op != VTA_GOP_ADD || ad->n_epi || ad->n_in != 2 || ad->in[0] == ad->in[1]) return;
+  int me = ad->in[0] == y ? 0 : 1, other = ad->in[!me];
+  double sb = future_scale(q, other, 0), soc = q->scale[peek_activation(q, ad->out[0])];
+  if (!(sb > 0) || !(soc > 0) || !(*sy > 0)) return;
+  for (int sh = 24; sh >= 0; sh--) {
+    double mbf = nearbyint(sb * ldexp(1, sh) / soc);
+    if (mbf > 127) continue;
+    if (mbf < 1) return;
+    double so = sb * ldexp(1, sh) / mbf, maf = nearbyint(*sy * ldexp(1, sh) / so);
+    if (maf > 127) continue;
+    if (maf < 1) maf = 1;
+    if (fabs(so / soc - 1) > PLAN_COARSER - 1 || fabs(so * maf / ldexp(1, sh) / *sy - 1) > PLAN_COARSER - 1) return;
+    struct add_plan *P = &q->plan[j];
+    *P = (struct add_plan){1, me, so * maf / ldexp(1, sh), so, sb, (int64_t)maf, (int64_t)mbf, sh};
+    *sy = P->s_conv;
+    return;
+  }
+}
+
 static int const_f32(const vta_graph *g, int v) {
   return v >= 0 && g->values[v].data && g->values[v].dtype == VTA_DT_F32;
 }
@@ -566,6 +640,7 @@ static int try_conv(qctx *q, const vta_node *nd) {
   L.b = bias >= 0 ? g->values[bias].data : NULL;
   L.sx = q->qs[xq];
   L.sy = q->scale[y];
+  plan_add(q, y, &L.sy);
   L.per_channel = group != 1 || dl[0] != 1 || dl[1] != 1;
   L.pow2 = !L.per_channel;
   L.group = q->group;
@@ -635,6 +710,7 @@ static int try_dense(qctx *q, const vta_node *nd) {
   L.b = bias;
   L.sx = q->qs[xq];
   L.sy = q->scale[y];
+  plan_add(q, y, &L.sy);
   int64_t wd[2] = {N, K};
   L.pow2 = 1;
   L.group = q->group;
@@ -673,13 +749,27 @@ static int try_add(qctx *q, const vta_node *nd) {
   if (aq == -2 || bq == -2) return -1;
   if (aq < 0 || bq < 0) return 0;
   /* Multipliers of 14 bits; in the accelerator's form of 7 (at most 127: the weight of a GEMM
-   * with diagonal weights and the residual multiplier of the convolution epilogue). */
+   * with diagonal weights and the residual multiplier of the convolution epilogue), exact when
+   * plan_add chose the scales (and the operands have them), else rounded (VTA_ADDS_ACC). */
   double sy = q->scale[y], ra = q->qs[aq] / sy, rb = q->qs[bq] / sy, rmax = fmax(ra, rb);
-  double lim = q->acc_adds ? 127 : 16383;
+  double lim = q->adds == VTA_ADDS_ACC ? 127 : 16383;
   int shift = (int)floor(log2(lim / rmax));
   shift = shift < 0 ? 0 : shift > 24 ? 24 : shift;
   int64_t ma = clamp64(nearbyint(ra * ldexp(1, shift)), 0, 32767);
   int64_t mb = clamp64(nearbyint(rb * ldexp(1, shift)), 0, 32767);
+  const struct add_plan *P = &q->plan[nd - q->old];
+  int planned = 0;
+  if (P->valid) {
+    double sc = q->qs[P->conv_in ? bq : aq], so = q->qs[P->conv_in ? aq : bq];
+    /* The int8 scales are floats: equal to the plan's up to that rounding. */
+    if (fabs(sc - P->s_conv) <= 1e-6 * P->s_conv && fabs(so - P->s_other) <= 1e-6 * P->s_other) {
+      planned = 1;
+      sy = P->s_out;
+      shift = (int)P->shift;
+      ma = P->conv_in ? P->m_other : P->m_conv;
+      mb = P->conv_in ? P->m_conv : P->m_other;
+    }
+  }
   int o = new_q_of(q, y, (float)sy);
   if (o < 0) return -1;
   int in[2] = {aq, bq};
@@ -693,8 +783,9 @@ static int try_add(qctx *q, const vta_node *nd) {
       vta_attrs_set_int(&n->n_attrs, &n->attrs, "lo", qlo) || vta_attrs_set_int(&n->n_attrs, &n->attrs, "hi", qhi))
     return nomem(q);
   if (q->log)
-    fprintf(q->log, "quantize Add '%s': QAdd with multipliers %lld, %lld and shift %d, output scale %.4g\n",
-            nd->name, (long long)ma, (long long)mb, shift, sy);
+    fprintf(q->log, "quantize Add '%s': QAdd with multipliers %lld, %lld and shift %d%s, output scale %.4g\n",
+            nd->name, (long long)ma, (long long)mb, shift,
+            planned ? " (exact: the scales chosen for them)" : "", sy);
   return 1;
 }
 
@@ -814,7 +905,7 @@ int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
   q.err = err;
   q.log = o->log;
   q.group = o->channel_group;
-  q.acc_adds = o->acc_adds;
+  q.adds = o->adds ? o->adds : VTA_ADDS_CPU;
   q.n_orig = g->n_values;
   q.cap = 8 * g->n_values + 8 * g->n_nodes + 64;
   q.scale = calloc((size_t)g->n_values + 1, sizeof *q.scale);
@@ -826,8 +917,11 @@ int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
   q.skip = calloc((size_t)g->n_nodes + 1, 1);
   q.uses = calloc((size_t)g->n_values + 1, sizeof(int));
   q.consumer = calloc((size_t)g->n_values + 1, sizeof(int));
+  q.plan = calloc((size_t)g->n_nodes + 1, sizeof *q.plan);
+  q.prod = malloc(sizeof(int) * ((size_t)g->n_values + 1));
   int rc = -1;
-  if (!q.scale || !q.mean || !q.qv || !q.qs || !q.qnat || !q.fdef || !q.skip || !q.uses || !q.consumer) {
+  if (!q.scale || !q.mean || !q.qv || !q.qs || !q.qnat || !q.fdef || !q.skip || !q.uses || !q.consumer ||
+      !q.plan || !q.prod) {
     nomem(&q);
     goto out;
   }
@@ -841,6 +935,10 @@ int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
         q.uses[g->nodes[i].in[k]]++;
         q.consumer[g->nodes[i].in[k]] = i;
       }
+  for (int v = 0; v < g->n_values; v++) q.prod[v] = -1;
+  for (int i = 0; i < g->n_nodes; i++)
+    for (int k = 0; k < g->nodes[i].n_out; k++)
+      if (g->nodes[i].out[k] >= 0) q.prod[g->nodes[i].out[k]] = i;
   /* The old nodes are moved out; the new list is built by appending. */
   q.old = g->nodes;
   q.n_old = g->n_nodes;
@@ -866,6 +964,8 @@ out:
   free(q.skip);
   free(q.uses);
   free(q.consumer);
+  free(q.plan);
+  free(q.prod);
   if (rc) return -1;
   /* Unused float weights and values go; the new operators' shapes and attributes are checked
    * (the moved nodes were inferred already, and inference is not repeatable on them: their

@@ -54,9 +54,12 @@ static void compile_help(void) {
          "  --explain           print where each node runs and why (implies --accel)\n"
          "  --tuning FILE       lower the accelerator layers that `vta tune` measured with\n"
          "                      the plans it recorded in FILE (implies --accel)\n"
-         "  --residual-adds W   int8 residual adds (QAdd): cpu (default: 14-bit multipliers,\n"
-         "                      on the CPU) or acc (7-bit multipliers, on the accelerator as a\n"
-         "                      GEMM with diagonal weights; less precise; implies --accel)\n"
+         "  --residual-adds W   int8 residual adds (QAdd), which the accelerator runs with\n"
+         "                      7-bit multipliers: cpu (default: 14 bits, on the CPU), exact\n"
+         "                      (the scales of a convolution feeding the add and of its\n"
+         "                      output move by up to 3%% so that 7 bits are exact, and the add\n"
+         "                      runs on the accelerator; other adds stay on the CPU) or acc\n"
+         "                      (every add on the accelerator, rounded where not exact)\n"
          "  --shift-groups G    per-channel weight shifts for the accelerator: block (default:\n"
          "                      channels share shifts in blocks of BLOCK_OUT, one program per\n"
          "                      shift covering whole blocks) or channel (each channel its own\n"
@@ -122,7 +125,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   int n_shapes = 0, shape_ranks[16];
   int64_t shape_dims[16][VTA_MAX_RANK];
   int verify = 0, verbose = 0, r, quantize = 0, accel = 0, explain = 0, shift_groups = 0;
-  int time_passes = 0, acc_adds = 0;
+  int time_passes = 0, adds = VTA_ADDS_DEFAULT;
   const char *calib_dir = NULL, *cfg_path = NULL, *tuning_path = NULL;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -181,10 +184,11 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
       shift_groups = strcmp(val, "block") == 0 ? 0 : 1;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--residual-adds", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
-      if (strcmp(val, "cpu") && strcmp(val, "acc"))
-        return vta_cli_usage_error(cmd, "--residual-adds must be cpu or acc, not '%s'", val);
-      acc_adds = strcmp(val, "acc") == 0;
-      accel = quantize = acc_adds ? 1 : quantize;
+      adds = strcmp(val, "exact") == 0 ? VTA_ADDS_EXACT : strcmp(val, "acc") == 0 ? VTA_ADDS_ACC
+             : strcmp(val, "cpu") == 0 ? VTA_ADDS_CPU : -1;
+      if (adds < 0)
+        return vta_cli_usage_error(cmd, "--residual-adds must be exact, acc or cpu, not '%s'", val);
+      quantize = 1;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--config", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       cfg_path = val;
@@ -282,7 +286,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   vta_calib_set cs = {0};
   vta_calib cal;
   vta_quant_opts qo = {.calib = &cal, .log = verbose ? stderr : NULL, .channel_group = shift_groups,
-                       .acc_adds = acc_adds};
+                       .adds = adds};
   if (quantize) {
     /* Calibration inputs need only the inputs' shapes, which the importer knows. */
     int random = 0;

@@ -87,6 +87,13 @@ static void test_partition_cli_compile_explain_run(void **state) {
   unsetenv("VTA_THREADS");
   snprintf(cmdline, sizeof cmdline, "cmp -s %s %s && cmp -s %s %s", one, three, one, bundle);
   assert_int_equal(system(cmdline), 0);
+  /* --residual-adds exact: BlazeFace's 16 adds get exact 7-bit multipliers and go to the
+   * accelerator. */
+  char *exact[] = {"compile", FACE, "--residual-adds", "exact", "--explain", "-o", one, NULL};
+  assert_int_equal(call_to(vta_cmd_compile, exact, text), 0);
+  t = slurp(text);
+  assert_non_null(strstr(t, "summary: 33 of"));
+  assert_non_null(strstr(t, "vta  QAdd"));
   char *info[] = {"info", bundle, NULL};
   assert_int_equal(call_to(vta_cmd_info, info, text), 0);
   assert_non_null(strstr(slurp(text), "for 17 nodes"));
@@ -123,6 +130,8 @@ static void test_partition_cli_bad_calibration_and_options(void **state) {
   assert_int_equal(call(vta_cmd_compile, cfg_alone), 2);
   char *accel_obj[] = {"compile", FACE, "--accel", "--emit", "obj", "-o", "/tmp/x.o", NULL};
   assert_int_equal(call(vta_cmd_compile, accel_obj), 2);
+  char *adds[] = {"compile", FACE, "--accel", "--residual-adds", "gpu", "-o", "/tmp/x.vtab", NULL};
+  assert_int_equal(call(vta_cmd_compile, adds), 2);
 }
 
 int main(void) {
