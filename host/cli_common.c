@@ -221,10 +221,13 @@ int vta_cli_write_file(const char *cmd, const char *path, const void *data, size
     free(tmp);
     return -1;
   }
-  /* mkstemp creates the file 0600; give it the permissions a plain fopen would have. */
+  /* mkstemp creates the file 0600; give it the permissions a plain fopen would have. The
+   * rename makes the write all-or-nothing for readers; like cc and ld, no fsync: flushing a
+   * 24 MB bundle to the disk took 50-100 ms of a 0.8 s compile, for durability across a power
+   * cut that a build output does not need. */
   mask = umask(0);
   umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, data, size) != 0 || fsync(fd) != 0)
+  if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, data, size) != 0)
     goto fail;
   if (close(fd) != 0) {
     fd = -1;
