@@ -1,0 +1,240 @@
+/* vta_pool.c - int8 max pooling on the accelerator: the ALU's MAX over the window's taps.
+ *
+ * The design idea: the ALU only reads and writes the int32 accumulators, and the activations
+ * arrive as int8 in INP. So each tile of input rows is loaded into INP (the load's zero padding
+ * is the pooling's padding: the input is never negative), copied into an ACC region by one
+ * GEMM micro-op per input entry against an identity weight tile (after a reset of the region),
+ * and the output tile - reset to 0 - takes one ALU MAX instruction whose two loops walk the
+ * output rows and columns (the input region advancing by the strides) and whose kh * kw
+ * micro-ops are the window's taps. The output is stored from OUT, which the ALU's results
+ * narrow into. Tiles (rows by columns of outputs, the most that fit half of ACC and of INP)
+ * alternate between the two ACC banks and two INP slots (two virtual
+ * threads with the usual tokens), so the next tile's copy (GEMM unit) runs beside this tile's
+ * MAX (ALU) and its load beside both. Per output row of a 3x3/2 pooling: the copy's two GEMM
+ * micro-ops per input entry (four input entries per output) against nine ALU micro-ops - the
+ * ALU bounds it, at 9 cycles per output entry of BATCH x BLOCK values.
+ */
+#include "compiler/vta_pool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+uint32_t vta_pool_out_h(const vta_pool_desc *d) {
+  uint32_t h = d->h + d->pad_top + d->pad_bottom;
+  return d->stride_h && h >= d->kh ? (h - d->kh) / d->stride_h + 1 : 0;
+}
+
+uint32_t vta_pool_out_w(const vta_pool_desc *d) {
+  uint32_t w = d->w + d->pad_left + d->pad_right;
+  return d->stride_w && w >= d->kw ? (w - d->kw) / d->stride_w + 1 : 0;
+}
+
+/* Input rows (or columns) a tile of r output rows (columns) reads. */
+static uint32_t span(uint32_t r, uint32_t stride, uint32_t k) { return (r - 1) * stride + k; }
+
+/* The tile: r output rows by q output columns whose input (span x span entries) and output fit
+ * half of ACC and whose input fits half of INP, with the fewest estimated cycles: the busier of
+ * the GEMM unit (two micro-ops per input entry: reset and copy, one per output: reset) and the
+ * ALU (a micro-op per tap and output), plus a fixed cost per tile (its instructions and the
+ * pipeline's hand-overs; halos make narrow tiles read more). */
+static int tile_shape(const vta_config *cfg, const vta_pool_desc *d, uint32_t *r, uint32_t *q) {
+  uint32_t acc_half = cfg->depth[VTA_MEM_ACC] / 2, inp_half = cfg->depth[VTA_MEM_INP] / 2;
+  uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d);
+  uint64_t best = UINT64_MAX;
+  *r = *q = 0;
+  for (uint32_t c = wo; c >= 1; c--) {
+    uint64_t cols = span(c, d->stride_w, d->kw), nc = (wo + c - 1) / c;
+    for (uint32_t k = 1; k <= ho; k++) {
+      uint64_t a = span(k, d->stride_h, d->kh) * cols;
+      if (a + (uint64_t)k * c > acc_half || a > inp_half) break;
+      uint64_t tiles = nc * ((ho + k - 1) / k), gemm = tiles * (2 * a + (uint64_t)k * c);
+      uint64_t alu = (uint64_t)d->kh * d->kw * ho * wo, cost = (gemm > alu ? gemm : alu) + 64 * tiles;
+      if (cost < best) best = cost, *r = k, *q = c;
+    }
+  }
+  return best != UINT64_MAX;
+}
+
+int vta_pool_check(const vta_config *cfg, const vta_pool_desc *d, vta_error *err) {
+  if (!d->n || !d->c || !d->h || !d->w || !d->kh || !d->kw || !d->stride_h || !d->stride_w)
+    return vta_error_set(err, VTA_ERR_INVALID, "max pooling: a size or stride is 0");
+  if (d->n > 65535 || d->c > 65535 || d->h > 65535 || d->w > 65535)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "max pooling: a size above 65535");
+  if (d->pad_top > 15 || d->pad_left > 15 || d->pad_bottom > 15 || d->pad_right > 15)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "max pooling: pads %u,%u,%u,%u; a load pads at most 15", d->pad_top,
+                         d->pad_left, d->pad_bottom, d->pad_right);
+  if (d->pad_top >= d->kh || d->pad_bottom >= d->kh || d->pad_left >= d->kw || d->pad_right >= d->kw)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "max pooling: a window would lie in the padding "
+                         "(pads %u,%u,%u,%u, kernel %ux%u)", d->pad_top, d->pad_left, d->pad_bottom,
+                         d->pad_right, d->kh, d->kw);
+  if (!vta_pool_out_h(d) || !vta_pool_out_w(d))
+    return vta_error_set(err, VTA_ERR_INVALID, "max pooling: the %ux%u window does not fit the padded "
+                         "%ux%u input", d->kh, d->kw, d->h + d->pad_top + d->pad_bottom,
+                         d->w + d->pad_left + d->pad_right);
+  if (cfg->block_in != cfg->block_out)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "max pooling copies INP into ACC through an "
+                         "identity weight tile: it needs BLOCK_IN = BLOCK_OUT (here %u and %u)",
+                         cfg->block_in, cfg->block_out);
+  uint32_t r, q;
+  if (!tile_shape(cfg, d, &r, &q))
+    return vta_error_set(err, VTA_ERR_BOUNDS, "max pooling: one output (a %ux%u window) does not fit "
+                         "half of ACC (%u entries) or of INP (%u)", d->kh, d->kw,
+                         cfg->depth[VTA_MEM_ACC] / 2, cfg->depth[VTA_MEM_INP] / 2);
+  if ((uint64_t)d->kh * d->kw > cfg->depth[VTA_MEM_UOP] / 4)
+    return vta_error_set(err, VTA_ERR_BOUNDS, "max pooling: a %ux%u window needs more micro-ops than "
+                         "a quarter of the micro-op buffer (%u)", d->kh, d->kw, cfg->depth[VTA_MEM_UOP]);
+  return VTA_OK;
+}
+
+void vta_ref_pool_max(const vta_pool_desc *d, const int8_t *x, int8_t *out) {
+  uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d);
+  for (uint32_t n = 0; n < d->n; n++)
+    for (uint32_t c = 0; c < d->c; c++) {
+      const int8_t *p = x + ((size_t)n * d->c + c) * d->h * d->w;
+      int8_t *o = out + ((size_t)n * d->c + c) * ho * wo;
+      for (uint32_t y = 0; y < ho; y++)
+        for (uint32_t xo = 0; xo < wo; xo++) {
+          int m = 0; /* the padding (and the reset accumulator) */
+          for (uint32_t i = 0; i < d->kh; i++)
+            for (uint32_t j = 0; j < d->kw; j++) {
+              int64_t yy = (int64_t)y * d->stride_h - d->pad_top + i;
+              int64_t xx = (int64_t)xo * d->stride_w - d->pad_left + j;
+              if (yy < 0 || yy >= d->h || xx < 0 || xx >= d->w) continue;
+              int v = p[yy * d->w + xx];
+              if (v > m) m = v;
+            }
+          o[(size_t)y * wo + xo] = (int8_t)m;
+        }
+    }
+}
+
+typedef struct builder {
+  vta_program *p;
+  vta_error *err;
+  int rc;
+} builder;
+
+static void kernel(builder *b, const vta_prog_kernel *k, uint32_t *id) {
+  if (!b->rc) b->rc = vta_program_add_kernel(b->p, k, id, b->err);
+}
+static void run(builder *b, uint32_t id) {
+  if (!b->rc) b->rc = vta_program_add_run(b->p, id, b->err);
+}
+static void dep(builder *b, int push, vta_jit_stage from, vta_jit_stage to) {
+  if (!b->rc) b->rc = push ? vta_program_add_push(b->p, from, to, b->err) : vta_program_add_pop(b->p, from, to, b->err);
+}
+
+int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered *out,
+                      vta_error *err) {
+  memset(out, 0, sizeof *out);
+  int rc = vta_pool_check(cfg, d, err);
+  if (rc) return rc;
+  const vta_jit_stage L = VTA_JIT_STAGE_LOAD, C = VTA_JIT_STAGE_COMPUTE, S = VTA_JIT_STAGE_STORE;
+  uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d), R, Q;
+  tile_shape(cfg, d, &R, &Q);
+  uint32_t cb = ceil_div(d->c, cfg->block_in), nb = ceil_div(d->n, cfg->batch);
+  uint32_t ntr = ceil_div(ho, R), ntc = ceil_div(wo, Q);
+  uint32_t acc_half = cfg->depth[VTA_MEM_ACC] / 2, inp_half = cfg->depth[VTA_MEM_INP] / 2;
+  uint32_t a_max = span(R, d->stride_h, d->kh) * span(Q, d->stride_w, d->kw);
+  out->input_bytes = vta_pack_act_bytes(cfg, d->n, d->c, d->h, d->w, cfg->block_in);
+  out->output_bytes = vta_pack_act_bytes(cfg, d->n, d->c, ho, wo, cfg->block_out);
+  /* The identity weight tile, [BLOCK_OUT][BLOCK_IN]. */
+  out->weight_bytes = cfg->elem_bytes[VTA_MEM_WGT];
+  out->weight = calloc(1, out->weight_bytes);
+  if (!out->weight) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  for (uint32_t i = 0; i < cfg->block_out; i++) out->weight[(size_t)i * cfg->block_in + i] = 1;
+  out->epilogue = VTA_EPI_RESET;
+  rc = vta_program_create(cfg, &out->prog, err);
+  if (rc) {
+    vta_lowered_free(out);
+    return rc;
+  }
+  builder b = {out->prog, err, 0};
+  vta_program_need_buffer(out->prog, VTA_PROG_BUF_INPUT, out->input_bytes);
+  vta_program_need_buffer(out->prog, VTA_PROG_BUF_OUTPUT, out->output_bytes);
+  vta_program_need_buffer(out->prog, VTA_PROG_BUF_WEIGHT, out->weight_bytes);
+  vta_prog_xfer x = {.type = VTA_MEM_WGT, .buf = VTA_PROG_BUF_WEIGHT, .sram = 0, .offset = 0,
+                     .x_size = 1, .y_size = 1, .x_stride = 1};
+  if (!b.rc) b.rc = vta_program_add_load(out->prog, &x, err);
+  uint64_t T = (uint64_t)nb * cb * ntr * ntc, t = 0;
+  uint64_t gemm = 0, alu = 0, beats = 0, bus = cfg->bus_bytes ? cfg->bus_bytes : 8;
+  vta_uop taps[256];
+  for (uint32_t n = 0; n < nb && !b.rc; n++)
+    for (uint32_t c = 0; c < cb && !b.rc; c++)
+      for (uint32_t tr = 0; tr < ntr && !b.rc; tr++)
+        for (uint32_t tc = 0; tc < ntc && !b.rc; tc++, t++) {
+          uint32_t half = (uint32_t)(t & 1), r0 = tr * R, rn = ho - r0 < R ? ho - r0 : R;
+          uint32_t c0 = tc * Q, cn = wo - c0 < Q ? wo - c0 : Q;
+          uint32_t rows = span(rn, d->stride_h, d->kh), cols = span(cn, d->stride_w, d->kw);
+          uint32_t ab = half * acc_half, ob = ab + a_max, ib = half * inp_half;
+          int64_t y0 = (int64_t)r0 * d->stride_h - d->pad_top, y1 = y0 + rows - 1;
+          int64_t x0 = (int64_t)c0 * d->stride_w - d->pad_left, x1 = x0 + cols - 1;
+          uint32_t pb = y0 < 0 ? (uint32_t)-y0 : 0, pa = y1 > (int64_t)d->h - 1 ? (uint32_t)(y1 - (d->h - 1)) : 0;
+          uint32_t qb = x0 < 0 ? (uint32_t)-x0 : 0, qa = x1 > (int64_t)d->w - 1 ? (uint32_t)(x1 - (d->w - 1)) : 0;
+          /* ---- load: the tile's input, padded ---- */
+          if (t >= 2) dep(&b, 0, C, L);
+          x = (vta_prog_xfer){.type = VTA_MEM_INP, .buf = VTA_PROG_BUF_INPUT, .sram = ib,
+                              .offset = (((uint64_t)n * cb + c) * d->h + (uint64_t)(y0 + pb)) * d->w +
+                                        (uint64_t)(x0 + qb),
+                              .x_size = cols - qb - qa, .y_size = rows - pb - pa, .x_stride = d->w,
+                              .y_pad_before = pb, .y_pad_after = pa, .x_pad_before = qb,
+                              .x_pad_after = qa};
+          if (!b.rc) b.rc = vta_program_add_load(out->prog, &x, err);
+          dep(&b, 1, L, C);
+          beats += (uint64_t)x.y_size * x.x_size * cfg->elem_bytes[VTA_MEM_INP] / bus;
+          /* ---- compute: copy into ACC, reset the outputs, MAX over the taps ---- */
+          dep(&b, 0, L, C);
+          if (t >= 2) dep(&b, 0, S, C);
+          uint32_t ka, kc, ko, km;
+          vta_uop ua = {ab, 0, 0}, uc = {ab, ib, 0}, uo = {ob, 0, 0};
+          vta_prog_kernel k = {.mode = VTA_JIT_GEMM, .reset = 1, .nloops = 2,
+                               .loop = {{rows, cols, 0, 0}, {cols, 1, 0, 0}}, .nuops = 1, .uops = &ua};
+          kernel(&b, &k, &ka);
+          k = (vta_prog_kernel){.mode = VTA_JIT_GEMM, .reset = 0, .nloops = 2,
+                                .loop = {{rows, cols, cols, 0}, {cols, 1, 1, 0}}, .nuops = 1, .uops = &uc};
+          kernel(&b, &k, &kc);
+          k = (vta_prog_kernel){.mode = VTA_JIT_GEMM, .reset = 1, .nloops = 2,
+                                .loop = {{rn, cn, 0, 0}, {cn, 1, 0, 0}}, .nuops = 1, .uops = &uo};
+          kernel(&b, &k, &ko);
+          uint32_t nu = 0;
+          for (uint32_t i = 0; i < d->kh; i++)
+            for (uint32_t j = 0; j < d->kw; j++) taps[nu++] = (vta_uop){ob, ab + i * cols + j, 0};
+          k = (vta_prog_kernel){.mode = VTA_JIT_ALU, .alu_op = VTA_ALU_MAX, .use_imm = 0, .nloops = 2,
+                                .loop = {{rn, cn, d->stride_h * cols, 0}, {cn, 1, d->stride_w, 0}},
+                                .nuops = nu, .uops = taps};
+          kernel(&b, &k, &km);
+          run(&b, ka);
+          run(&b, kc);
+          if (t + 2 < T) dep(&b, 1, C, L);
+          run(&b, ko);
+          run(&b, km);
+          dep(&b, 1, C, S);
+          gemm += 2ull * rows * cols + (uint64_t)rn * cn;
+          alu += (uint64_t)nu * rn * cn;
+          /* ---- store: the output rows ---- */
+          dep(&b, 0, C, S);
+          x = (vta_prog_xfer){.type = VTA_MEM_OUT, .buf = VTA_PROG_BUF_OUTPUT, .sram = ob,
+                              .offset = (((uint64_t)n * cb + c) * ho + r0) * wo + c0, .x_size = cn,
+                              .y_size = rn, .x_stride = wo};
+          if (!b.rc) b.rc = vta_program_add_store(out->prog, &x, err);
+          if (t + 2 < T) dep(&b, 1, S, C);
+        }
+  if (!b.rc) b.rc = vta_program_add_sync(out->prog, err);
+  if (b.rc) {
+    vta_error_prefix(err, "lowering max pooling");
+    vta_lowered_free(out);
+    return b.rc;
+  }
+  /* A prediction for --explain: the busiest of the GEMM unit, the ALU and the read channel
+   * (they overlap across tiles), plus the first tile's load. */
+  uint64_t busiest = gemm > alu ? gemm : alu;
+  if (beats > busiest) busiest = beats;
+  out->choice.cost.cycles = busiest + (T ? beats / T : 0) + 64;
+  out->choice.cost.gemm_uops = gemm;
+  out->choice.cost.alu_uops = alu;
+  out->choice.cost.units = T;
+  return VTA_OK;
+}

@@ -1,0 +1,150 @@
+/* test_vta_pool.c - int8 max pooling lowered onto the accelerator (compiler/vta_pool.c) and run
+ * through vta_program_run on fsim (and rtl when its model is built), compared bit for bit with
+ * vta_ref_maxpool: ResNet-18's 3x3/2 pooling scaled down, 2x2/2, 3x3/1, channel counts that are
+ * not multiples of BLOCK, batches, tiles of several rows, on the default, batch4, block32 and
+ * small configurations; and the descriptions it refuses. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "compiler/vta_pool.h"
+#include "vta/config.h"
+#include "vta/device.h"
+#include "vta/jit.h"
+#include "vta/program.h"
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd(void) {
+  g_rng ^= g_rng << 13;
+  g_rng ^= g_rng >> 7;
+  g_rng ^= g_rng << 17;
+  return (uint32_t)(g_rng >> 16);
+}
+
+/* Runs d on backend (config NULL: the default); returns 0 when the backend is not built. */
+static int check_pool(const char *backend, const char *config, const vta_pool_desc *d) {
+  vta_config cfg;
+  vta_error err;
+  if (config)
+    assert_int_equal(vta_config_load(&cfg, config, &err), VTA_OK);
+  else
+    vta_config_default(&cfg);
+  vta_device *dev;
+  int rc = vta_device_open(backend, &cfg, NULL, &dev, &err);
+  if (rc == VTA_ERR_UNSUPPORTED || (rc && !vta_backend_find(backend))) return 0;
+  assert_int_equal(rc, VTA_OK);
+  vta_jit *jit;
+  assert_int_equal(vta_jit_create(dev, NULL, &jit, &err), VTA_OK);
+  uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d);
+  size_t nx = (size_t)d->n * d->c * d->h * d->w, ny = (size_t)d->n * d->c * ho * wo;
+  int8_t *x = malloc(nx), *ref = malloc(ny), *got = malloc(ny);
+  assert_true(x && ref && got);
+  for (size_t i = 0; i < nx; i++) x[i] = (int8_t)(rnd() % 128); /* after a ReLU */
+  vta_ref_pool_max(d, x, ref);
+  vta_lowered low;
+  if (vta_lower_maxpool(&cfg, d, &low, &err)) fail_msg("%s", err.msg);
+  int8_t *px = malloc(low.input_bytes), *py = malloc(low.output_bytes);
+  assert_true(px && py);
+  vta_pack_act(&cfg, x, d->n, d->c, d->h, d->w, cfg.block_in, px);
+  memset(py, 0x5a, low.output_bytes);
+  uint64_t phys[VTA_PROG_BUF_COUNT] = {0};
+  assert_int_equal(vta_device_alloc(dev, low.input_bytes, &phys[VTA_PROG_BUF_INPUT], &err), VTA_OK);
+  assert_int_equal(vta_device_alloc(dev, low.output_bytes, &phys[VTA_PROG_BUF_OUTPUT], &err), VTA_OK);
+  assert_int_equal(vta_device_alloc(dev, low.weight_bytes, &phys[VTA_PROG_BUF_WEIGHT], &err), VTA_OK);
+  assert_int_equal(vta_device_copy_to(dev, phys[VTA_PROG_BUF_INPUT], px, low.input_bytes, &err), VTA_OK);
+  assert_int_equal(vta_device_copy_to(dev, phys[VTA_PROG_BUF_OUTPUT], py, low.output_bytes, &err), VTA_OK);
+  assert_int_equal(vta_device_copy_to(dev, phys[VTA_PROG_BUF_WEIGHT], low.weight, low.weight_bytes, &err),
+                   VTA_OK);
+  vta_stats st;
+  memset(&st, 0, sizeof st);
+  if (vta_program_run(jit, low.prog, phys, &st, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(vta_device_copy_from(dev, py, phys[VTA_PROG_BUF_OUTPUT], low.output_bytes, &err), VTA_OK);
+  vta_unpack_act(&cfg, py, d->n, d->c, ho, wo, cfg.block_out, got);
+  assert_memory_equal(got, ref, ny);
+  /* The program survives its binary form. */
+  uint8_t *bytes;
+  size_t nb;
+  vta_program *back;
+  assert_int_equal(vta_program_serialize(low.prog, &bytes, &nb, &err), VTA_OK);
+  assert_int_equal(vta_program_deserialize(bytes, nb, "pool", &back, &err), VTA_OK);
+  vta_program_destroy(back);
+  free(bytes);
+  if (st.cycles)
+    print_message("maxpool %ux%ux%u k%u s%u on %s: %llu cycles, predicted %llu\n", d->c, d->h, d->w,
+                  d->kh, d->stride_h, backend, (unsigned long long)st.cycles,
+                  (unsigned long long)low.choice.cost.cycles);
+  for (int q = 0; q < VTA_PROG_BUF_COUNT; q++)
+    if (phys[q]) vta_device_free(dev, phys[q]);
+  vta_lowered_free(&low);
+  free(x);
+  free(ref);
+  free(got);
+  free(px);
+  free(py);
+  vta_jit_destroy(jit);
+  vta_device_close(dev);
+  return 1;
+}
+
+static const vta_pool_desc k_resnet = {.n = 1, .c = 64, .h = 56, .w = 56, .kh = 3, .kw = 3,
+                                       .stride_h = 2, .stride_w = 2, .pad_top = 1, .pad_left = 1,
+                                       .pad_bottom = 1, .pad_right = 1};
+
+static void test_pool_resnet_shape_on_fsim_and_rtl(void **state) {
+  (void)state;
+  assert_true(check_pool("fsim", NULL, &k_resnet));
+  check_pool("rtl", NULL, &k_resnet); /* when the rtl model is built */
+}
+
+static void test_pool_shapes_and_configurations(void **state) {
+  (void)state;
+  vta_pool_desc two = {.n = 2, .c = 20, .h = 9, .w = 12, .kh = 2, .kw = 2, .stride_h = 2, .stride_w = 2};
+  vta_pool_desc same = {.n = 1, .c = 33, .h = 11, .w = 7, .kh = 3, .kw = 3, .stride_h = 1, .stride_w = 1,
+                        .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
+  vta_pool_desc odd = {.n = 3, .c = 16, .h = 13, .w = 17, .kh = 3, .kw = 2, .stride_h = 2, .stride_w = 3,
+                       .pad_top = 2, .pad_left = 0, .pad_bottom = 0, .pad_right = 1};
+  const vta_pool_desc *ds[3] = {&two, &same, &odd};
+  const char *cfgs[4] = {NULL, "configs/batch4.json", "configs/block32.json", "configs/small.json"};
+  for (int c = 0; c < 4; c++)
+    for (int i = 0; i < 3; i++) assert_true(check_pool("fsim", cfgs[c], ds[i]));
+  check_pool("rtl", NULL, &odd);
+  /* Small buffers: many tiles of one or two rows. */
+  assert_true(check_pool("fsim", "configs/small.json", &k_resnet));
+}
+
+static void test_pool_refuses_what_it_cannot_run(void **state) {
+  (void)state;
+  vta_config cfg;
+  vta_config_default(&cfg);
+  vta_error err;
+  vta_pool_desc d = k_resnet;
+  d.pad_left = 16;
+  assert_int_equal(vta_pool_check(&cfg, &d, &err), VTA_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "at most 15"));
+  d = k_resnet;
+  d.pad_top = 3; /* a window entirely in the padding */
+  assert_int_equal(vta_pool_check(&cfg, &d, &err), VTA_ERR_UNSUPPORTED);
+  vta_config small;
+  assert_int_equal(vta_config_load(&small, "configs/small.json", &err), VTA_OK);
+  d = (vta_pool_desc){.n = 1, .c = 16, .h = 20, .w = 20, .kh = 9, .kw = 9, .stride_h = 1, .stride_w = 1};
+  assert_int_equal(vta_pool_check(&small, &d, &err), VTA_ERR_BOUNDS); /* 81 > 64 entries */
+  assert_non_null(strstr(err.msg, "does not fit"));
+  assert_int_equal(vta_pool_check(&cfg, &d, &err), VTA_OK);
+  d = k_resnet;
+  d.kh = 70;
+  assert_int_equal(vta_pool_check(&cfg, &d, &err), VTA_ERR_INVALID);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_pool_resnet_shape_on_fsim_and_rtl),
+      cmocka_unit_test(test_pool_shapes_and_configurations),
+      cmocka_unit_test(test_pool_refuses_what_it_cannot_run),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
