@@ -40,7 +40,7 @@ static void test_bench_resnet18_runs_the_network(void **state) {
   CLI_ASSERT_CONTAINS(r.out, "\"layers\":21");
   CLI_ASSERT_CONTAINS(r.out, "\"macs\":1814073344");
   CLI_ASSERT_CONTAINS(r.out, "\"predicted_cycles_published_scope\":");
-  CLI_ASSERT_CONTAINS(r.out, "\"cpu_ops\":[\"maxpool\",\"avgpool\"]");
+  CLI_ASSERT_CONTAINS(r.out, "\"cpu_ops\":[\"avgpool\"]"); /* max pooling on the accelerator */
   cli_result_free(&r);
 }
 
