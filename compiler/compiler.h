@@ -384,9 +384,11 @@ enum { VTA_ADDS_DEFAULT = 0, VTA_ADDS_CPU = 1, VTA_ADDS_EXACT = 2, VTA_ADDS_ACC 
 typedef struct vta_quant_opts {
   const vta_calib *calib;   /* required */
   FILE *log;                /* one line per quantized node, or NULL */
-  /* Accelerator-form layers (per-channel power-of-two weight scales, one accelerator program
-   * per distinct shift): when > 1, channels are given shifts in groups of this many, so that
-   * every program but the last computes whole blocks of output channels (docs/quantization.md);
+  /* Accelerator-form layers (per-channel power-of-two weight scales; a dense layer has one
+   * accelerator program per distinct shift, a convolution one program that shifts each channel
+   * by its own amount): when > 1, channels are given shifts in groups of this many, so that
+   * every dense program but the last computes whole blocks of output channels
+   * (docs/quantization.md);
    * 1: every channel keeps its own shift; 0: vta_compile_graph uses the accelerator
    * configuration's BLOCK_OUT when partitioning, else 1. */
   int channel_group;

@@ -4,15 +4,15 @@
  * The design idea: a node goes to the accelerator when its arithmetic is exactly what the
  * lowering (compiler/vta_lower.h) emits - an int8 convolution with groups 1 and dilation 1,
  * or an int8 dense layer, whose requantization is the pure rounding shift of the ALU epilogue
- * (no per-channel multiplier) - and the lowering's cost model finds a tiling that fits the
- * configuration's buffers. Everything else stays on the CPU, and the reason is recorded in
- * words, with the multiply-accumulate count, so `--explain` can say what was offloaded, what
- * was not and why. Each accelerator node is its own subgraph: the host packs its int8 NCHW
- * input into the BATCH x BLOCK tiles the program reads, replays the program, and unpacks the
- * output (host/model.c); the quantizer has already put QuantizeLinear / DequantizeLinear
- * where int8 meets float, so those layout conversions are the only boundary work left. The
- * same node keeps its CPU code too, so a bundle also runs without an accelerator and the two
- * paths can be compared bit for bit.
+ * (per-channel multipliers only as powers of two, which are per-channel shifts) - and the
+ * lowering's cost model finds a tiling that fits the configuration's buffers. Everything else
+ * stays on the CPU, and the reason is recorded in words, with the multiply-accumulate count,
+ * so `--explain` can say what was offloaded, what was not and why. Each accelerator node is
+ * its own subgraph: the host packs its int8 NCHW input into the BATCH x BLOCK tiles the
+ * program reads, replays the program, and unpacks the output (host/model.c); the quantizer
+ * has already put QuantizeLinear / DequantizeLinear where int8 meets float, so those layout
+ * conversions are the only boundary work left. The same node keeps its CPU code too, so a
+ * bundle also runs without an accelerator and the two paths can be compared bit for bit.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -48,6 +48,7 @@ uint64_t vta_node_macs(const vta_graph *g, int i) {
 void vta_acc_layer_free(vta_acc_layer *L) {
   for (int p = 0; L->parts && p < L->nparts; p++) {
     free(L->parts[p].ch);
+    free(L->parts[p].shifts);
     vta_lowered_free(&L->parts[p].low);
   }
   free(L->parts);
@@ -162,35 +163,46 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
     return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: not an int8 convolution, dense layer or add",
                          vta_node_describe(g, i, w, sizeof w));
   }
-  /* One part per distinct shift S - log2(mul[c]), in order of first appearance. */
+  /* Channel c shifts by S - log2(mul[c]). A convolution is one part whose epilogue shifts each
+   * channel by its own amount (one vector SHR); a dense layer, one part per distinct shift, in
+   * order of first appearance. */
   int shifts[33];
-  int ns = 0;
+  int ns = 0, most = 0;
   for (uint32_t c = 0; c < nout; c++) {
     int sc = (int)shift - (mul ? log2_u32((uint32_t)mul[c]) : 0);
     int seen = 0;
     for (int k = 0; k < ns; k++) seen |= shifts[k] == sc;
     if (!seen) {
-      if (sc < 0 || ns >= 33)
-        return vta_error_set(err, VTA_ERR_INVALID, "%s: multiplier %d exceeds 2^shift",
-                             vta_node_describe(g, i, w, sizeof w), mul ? mul[c] : 1);
+      if (sc < 0 || sc > 31 || ns >= 33)
+        return vta_error_set(err, VTA_ERR_INVALID, "%s: multiplier %d and shift %lld leave a shift "
+                             "outside 0..31", vta_node_describe(g, i, w, sizeof w), mul ? mul[c] : 1,
+                             (long long)shift);
       shifts[ns++] = sc;
+      if (sc > most) most = sc;
     }
   }
-  L->parts = calloc((size_t)ns, sizeof *L->parts);
+  int per_channel = !L->dense && ns > 1;
+  int np = per_channel ? 1 : ns;
+  L->parts = calloc((size_t)np, sizeof *L->parts);
   if (!L->parts) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
-  L->nparts = ns;
-  for (int p = 0; p < ns; p++) {
+  L->nparts = np;
+  for (int p = 0; p < np; p++) {
     vta_acc_part *P = &L->parts[p];
     P->ch = malloc(sizeof(uint32_t) * nout);
-    if (!P->ch) {
+    P->shifts = per_channel ? malloc(nout) : NULL;
+    if (!P->ch || (per_channel && !P->shifts)) {
       vta_acc_layer_free(L);
       return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
     }
-    for (uint32_t c = 0; c < nout; c++)
-      if ((int)shift - (mul ? log2_u32((uint32_t)mul[c]) : 0) == shifts[p]) P->ch[P->nch++] = c;
+    for (uint32_t c = 0; c < nout; c++) {
+      int sc = (int)shift - (mul ? log2_u32((uint32_t)mul[c]) : 0);
+      if (per_channel) P->shifts[P->nch] = (uint8_t)sc;
+      if (per_channel || sc == shifts[p]) P->ch[P->nch++] = c;
+    }
     P->d = d;
     P->dd = dd;
-    P->d.shift = P->dd.shift = (uint32_t)shifts[p];
+    P->d.shift = P->dd.shift = (uint32_t)(per_channel ? most : shifts[p]);
+    P->d.shifts = P->shifts;
     if (L->dense) {
       P->dd.n = P->nch;
       vta_dense_as_conv(cfg, &P->dd, &P->d);
@@ -205,7 +217,9 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
   return 0;
 }
 
-/* Part p's weights [nch][per] and biases (divided by the part's multiplier). */
+/* Part p's weights [nch][per] and biases (each divided by its channel's multiplier: with the
+ * shift S - log2(mul[c]) and its rounding, (acc + bias[c] / mul[c] + 2^(s_c - 1)) >> s_c equals
+ * the CPU's (acc * mul[c] + bias[c] + 2^(S - 1)) >> S bit for bit). */
 int vta_acc_part_constants(const vta_graph *g, const vta_acc_layer *L, int p, int8_t **w, int32_t **b,
                            vta_error *err) {
   const vta_node *nd = &g->nodes[L->node];
@@ -385,7 +399,25 @@ static int part_choice(const vta_graph *g, const vta_acc_layer *L, int p, const 
 }
 
 /* The cost model's choices made so far in one pass, by geometry and epilogue: many parts of a
- * network share a shape (ResNet-18's 58 programs have 44), and the search is the pass's cost. */
+ * network share a shape (ResNet-18's 58 programs have 44), and the search is the pass's cost.
+ * The search also sees whether there is a bias, a shift and per-channel shifts (they decide
+ * micro-ops and the ACC regions of biases and shifts, not their values), so those are part of
+ * the key too. A remembered description outlives its layer: its shifts pointer becomes
+ * k_shifts_given, only ever compared with NULL. */
+static const uint8_t k_shifts_given[1];
+
+static int same_key(const vta_conv_desc *a, vta_tile_epilogue ea, const vta_conv_desc *b,
+                    vta_tile_epilogue eb) {
+  return ea == eb && vta_conv_same_geometry(a, b) && !a->has_bias == !b->has_bias &&
+         !a->shift == !b->shift && !vta_conv_shift_vector(a) == !vta_conv_shift_vector(b);
+}
+
+static vta_conv_desc remembered(const vta_conv_desc *d) {
+  vta_conv_desc r = *d;
+  if (r.shifts) r.shifts = k_shifts_given;
+  return r;
+}
+
 typedef struct choice_memo {
   int n, cap;
   vta_conv_desc *d;
@@ -397,11 +429,8 @@ static int memo_choice(choice_memo *m, const vta_graph *g, const vta_acc_layer *
                        const vta_config *cfg, vta_tile_choice *ch, vta_error *err) {
   const vta_conv_desc *d = &L->parts[p].d;
   vta_tile_epilogue epi = vta_acc_part_epilogue(g, L, p);
-  /* The search also sees whether there is a bias and a shift (they decide micro-ops and the
-   * bias region), so those are part of the key too. */
   for (int k = 0; k < m->n; k++)
-    if (m->epi[k] == epi && vta_conv_same_geometry(&m->d[k], d) && !m->d[k].has_bias == !d->has_bias &&
-        !m->d[k].shift == !d->shift) {
+    if (same_key(&m->d[k], m->epi[k], d, epi)) {
       *ch = m->ch[k];
       return 0;
     }
@@ -417,7 +446,7 @@ static int memo_choice(choice_memo *m, const vta_graph *g, const vta_acc_layer *
     if (!nd || !ne || !nc) return 0; /* no room to remember: the choice stands */
     m->cap = cap;
   }
-  m->d[m->n] = *d;
+  m->d[m->n] = remembered(d);
   m->epi[m->n] = epi;
   m->ch[m->n++] = *ch;
   return 0;
@@ -444,15 +473,15 @@ static void search_one(void *ctx, int k) {
 
 static int memo_has(const choice_memo *m, const vta_conv_desc *d, vta_tile_epilogue epi) {
   for (int k = 0; k < m->n; k++)
-    if (m->epi[k] == epi && vta_conv_same_geometry(&m->d[k], d) && !m->d[k].has_bias == !d->has_bias &&
-        !m->d[k].shift == !d->shift)
-      return 1;
+    if (same_key(&m->d[k], m->epi[k], d, epi)) return 1;
   return 0;
 }
 
 static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *memo) {
   search_jobs J = {.cfg = cfg};
   choice_memo keys = {0}; /* the distinct keys, as a memo without choices */
+  uint8_t **owned = NULL;  /* copies of the keys' shifts (the search checks them) */
+  int nowned = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const vta_node *nd = &g->nodes[i];
     if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE && nd->op != VTA_GOP_QADD) continue;
@@ -468,10 +497,19 @@ static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *me
         if (nd2) keys.d = nd2;
         vta_tile_epilogue *ne = realloc(keys.epi, sizeof *ne * (size_t)cap);
         if (ne) keys.epi = ne;
-        if (!nd2 || !ne) break; /* the pass searches what is left itself */
+        uint8_t **no = realloc(owned, sizeof *no * (size_t)cap);
+        if (no) owned = no;
+        if (!nd2 || !ne || !no) break; /* the pass searches what is left itself */
         keys.cap = cap;
       }
-      keys.d[keys.n] = L.parts[q].d;
+      vta_conv_desc kd = L.parts[q].d;
+      if (kd.shifts) {
+        uint8_t *copy = malloc(kd.k ? kd.k : 1);
+        if (!copy) break;
+        memcpy(copy, kd.shifts, kd.k);
+        kd.shifts = owned[nowned++] = copy;
+      }
+      keys.d[keys.n] = kd;
       keys.epi[keys.n++] = epi;
     }
     vta_acc_layer_free(&L);
@@ -489,7 +527,7 @@ static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *me
     vta_parallel_for(J.n, vta_compile_threads(), search_one, &J);
     for (int k = 0; k < J.n; k++) {
       if (!J.ok[k]) continue;
-      memo->d[memo->n] = J.d[k];
+      memo->d[memo->n] = remembered(&J.d[k]);
       memo->epi[memo->n] = J.epi[k];
       memo->ch[memo->n++] = J.ch[k];
     }
@@ -498,6 +536,8 @@ static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *me
   free(J.ok);
   free(keys.d);
   free(keys.epi);
+  for (int k = 0; k < nowned; k++) free(owned[k]);
+  free(owned);
 }
 
 static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
@@ -567,7 +607,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
     }
     vta_tile_choice ch;
     uint64_t cycles = 0, bound = 0;
-    int bad = 0, nparts = L.nparts;
+    int bad = 0, nparts = L.nparts, per_channel = L.nparts == 1 && L.parts[0].shifts;
     int64_t *plans = malloc(sizeof(int64_t) * PLAN_INTS * (size_t)nparts);
     if (!plans) {
       vta_acc_layer_free(&L);
@@ -607,10 +647,13 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
       continue;
     }
     snprintf(p[i].why, sizeof p[i].why,
-             "int8 %s with the ALU's shift requantization, %d program%s (one per weight-scale "
-             "shift); predicted %" PRIu64 " cycles, %.0f%% of the compute bound",
+             "int8 %s with the ALU's shift requantization, %d program%s (%s); predicted %" PRIu64
+             " cycles, %.0f%% of the compute bound",
              nd->op == VTA_GOP_QDENSE ? "dense layer" : "convolution, groups 1", nparts,
-             nparts == 1 ? "" : "s", cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
+             nparts == 1 ? "" : "s",
+             per_channel ? "per-channel weight-scale shifts by one vector SHR"
+                         : "one per weight-scale shift",
+             cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
   }
   free(memo.d);
   free(memo.epi);
@@ -645,8 +688,16 @@ void vta_explain_print(const vta_graph *g, const vta_config *cfg, const vta_plac
                 cfg->batch, cfg->block_in);
         for (int q = 0; q < L.nparts; q++) {
           if (part_choice(g, &L, q, cfg, &ch, &e2)) continue;
-          fprintf(out, "    program %d: %u output channels with shift %u:\n    ", q, L.parts[q].nch,
-                  L.parts[q].d.shift);
+          if (L.parts[q].shifts) {
+            uint32_t least = 31;
+            for (uint32_t c = 0; c < L.parts[q].nch; c++)
+              if (L.parts[q].shifts[c] < least) least = L.parts[q].shifts[c];
+            fprintf(out, "    program %d: %u output channels with per-channel shifts %u..%u:\n    ",
+                    q, L.parts[q].nch, least, L.parts[q].d.shift);
+          } else {
+            fprintf(out, "    program %d: %u output channels with shift %u:\n    ", q, L.parts[q].nch,
+                    L.parts[q].d.shift);
+          }
           char *text = NULL;
           size_t len = 0;
           FILE *m = open_memstream(&text, &len);

@@ -13,12 +13,14 @@
 #include "compiler/compiler.h"
 #include "compiler/vta_lower.h"
 
-/* One accelerator program of a node: the output channels that share one shift. A node with
- * per-channel power-of-two weight scales (a "mul" input of powers of two) has one part per
- * distinct shift; otherwise one part holds every channel. */
+/* One accelerator program of a node. A convolution with per-channel power-of-two weight
+ * scales (a "mul" input of powers of two) is one part whose channels shift by their own
+ * amounts (d.shifts); a dense layer with them has one part per distinct shift (the output
+ * channels that share it); otherwise one part holds every channel. */
 typedef struct vta_acc_part {
   uint32_t nch;
   uint32_t *ch;         /* the node's output channels this part computes, ascending */
+  uint8_t *shifts;      /* owned; d.shifts points here (NULL: one shift for all channels) */
   vta_conv_desc d;      /* QDense (dd) lowered as the conv d; else a QConv (d) */
   vta_dense_desc dd;
   vta_lowered low;      /* filled by vta_acc_lower / vta_acc_from_bundle only */
@@ -35,8 +37,8 @@ typedef struct vta_acc_layer {
   vta_acc_part *parts;
 } vta_acc_layer;
 
-/* The layer description of accelerator node i (QConv or QDense without multipliers, QAdd with
- * multipliers of at most 127). */
+/* The layer description of accelerator node i (QConv or QDense without multipliers or with
+ * power-of-two ones, QAdd with multipliers of at most 127). */
 int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err);
 /* Plans measured by `vta tune` (host/cmd_tune.c, file format in host/tuning.c): for a layer
  * geometry and epilogue, the tiling that ran fastest. A part whose geometry (sizes, strides,

@@ -243,8 +243,9 @@ typedef struct {
 } qlayer;
 
 /* Makes the per-channel shifts k[0..m) (-1: an all-zero channel, any shift) share values in
- * groups of `group` channels, so that each distinct shift - one accelerator program - covers
- * whole blocks of output channels instead of a few channels padded to a block. Channels are
+ * groups of `group` channels, so that each distinct shift - one accelerator program of a dense
+ * layer - covers whole blocks of output channels instead of a few channels padded to a block
+ * (a convolution is one program whatever its shifts: its epilogue shifts channel by channel). Channels are
  * ranked by their shift, largest first; each run of `group` in that order takes the smallest
  * shift among its members (a channel keeps or loses precision: its weights never overflow). Only
  * the channels of a run that straddles two shifts lose a bit, at most group - 1 per boundary. */

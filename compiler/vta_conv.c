@@ -31,12 +31,14 @@
  * shape (the JIT keeps them resident in the micro-op buffer).
  *
  * The epilogue runs on the ALU over the unit's ACC slot: bias, rounding right shift, MAX and
- * MIN (ReLU and the int8 clip). With VTA_EPI_OFFSET the accumulators are initialised by one
- * ALU MAX against a bias vector raised by an offset instead of a reset and an ADD; see
- * vta_conv_epilogue and docs/tiling.md. The compute module runs a GEMM and an ALU instruction
- * side by side when they touch different ACC banks, but starts instructions in program order;
- * so a unit's epilogue is emitted after the first GEMM steps of the next unit (in the other
- * bank), not before them, and runs beside them (finish_unit).
+ * MIN (ReLU and the int8 clip). With per-channel shifts the SHR takes a vector operand, the
+ * channels' amounts, loaded into ACC with the biases by the same 2-D loads (a second row).
+ * With VTA_EPI_OFFSET the accumulators are initialised by one ALU MAX against a bias vector
+ * raised by an offset instead of a reset and an ADD; see vta_conv_epilogue and
+ * docs/tiling.md. The compute module runs a GEMM and an ALU instruction side by side when they
+ * touch different ACC banks, but starts instructions in program order; so a unit's epilogue is
+ * emitted after the first GEMM steps of the next unit (in the other bank), not before them,
+ * and runs beside them (finish_unit).
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -48,6 +50,8 @@ static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 /* ---- Layer geometry ---- */
+
+int vta_conv_shift_vector(const vta_conv_desc *d) { return d->shifts && d->shift; }
 
 uint32_t vta_conv_out_h(const vta_conv_desc *d) {
   uint64_t span = (uint64_t)d->h + d->pad_top + d->pad_bottom;
@@ -97,6 +101,20 @@ int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err
                          d->stride_h, d->w);
   if (d->shift > 31)
     return vta_error_set(err, VTA_ERR_INVALID, "lowering: shift %u exceeds 31", d->shift);
+  if (d->shifts) {
+    uint32_t most = 0;
+    for (uint32_t k = 0; k < d->k; k++) {
+      if (d->shifts[k] > 31)
+        return vta_error_set(err, VTA_ERR_INVALID,
+                             "lowering: the shift of output channel %u is %u; at most 31", k,
+                             (unsigned)d->shifts[k]);
+      if (d->shifts[k] > most) most = d->shifts[k];
+    }
+    if (most != d->shift)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "lowering: shift %u is not the largest per-channel shift (%u)",
+                           d->shift, most);
+  }
   if (d->clip_lo < -128 || d->clip_hi > 127 || d->clip_lo > d->clip_hi)
     return vta_error_set(err, VTA_ERR_INVALID,
                          "lowering: clip range [%d, %d] is not inside [-128, 127]", d->clip_lo,
@@ -329,7 +347,7 @@ static uint32_t acc_slots(const geom *g, const vta_tile_plan *p, uint32_t room) 
 
 /* The first ACC entry of slot s of n (slot size: half the room of a bank when n is 4). */
 static uint32_t acc_slot_base(const vta_sched_layout *l, uint32_t n, uint32_t s) {
-  uint32_t room = l->acc_half - l->bias_entries;
+  uint32_t room = l->acc_half - l->bias_entries - l->shift_entries;
   return (s % 2) * l->acc_half + (n == 4 ? (s / 2) * (room / 2) : 0);
 }
 
@@ -368,19 +386,24 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint64_t wgt = (uint64_t)p->co_t * p->ci_t * taps_n;
   uint64_t acc = (uint64_t)p->co_t * P;
   l->bias_entries = p->bias_resident ? g.cob : p->co_t;
+  /* Per-channel shifts: beside resident biases one more vector per block; per tile, two
+   * regions of biases and shifts (see vta_sched_layout). */
+  if (vta_conv_shift_vector(d)) l->shift_entries = (p->bias_resident ? 1 : 3) * l->bias_entries;
+  uint32_t reserved_acc = l->bias_entries + l->shift_entries;
   uint32_t reserved_wgt = d->has_residual ? 1 : 0;
   /* ACC: the two halves are the two banks of the hardware (index MSB), so the GEMMs of one
    * virtual thread and the ALU epilogue of the other can run together (hw/rtl/vta_compute.sv);
-   * the biases take the top of the second bank. */
+   * the biases (and shifts) take the top of the second bank. */
   uint32_t bank = cfg->depth[VTA_MEM_ACC] / 2;
-  if (l->bias_entries + 1 > bank || reserved_wgt + 2 > cfg->depth[VTA_MEM_WGT])
-    return vta_error_set(err, VTA_ERR_BOUNDS, "tiling: the biases do not fit the ACC buffer");
+  if (reserved_acc + 1 > bank || reserved_wgt + 2 > cfg->depth[VTA_MEM_WGT])
+    return vta_error_set(err, VTA_ERR_BOUNDS, "tiling: the biases%s do not fit the ACC buffer",
+                         l->shift_entries ? " and shifts" : "");
   uint32_t inp_half = cfg->depth[VTA_MEM_INP] / 2;
   uint32_t wgt_avail = cfg->depth[VTA_MEM_WGT] - reserved_wgt, wgt_half = wgt_avail / 2;
   l->wgt_ident = wgt_avail;
   l->acc_half = bank;
-  l->acc_bias = cfg->depth[VTA_MEM_ACC] - l->bias_entries;
-  uint32_t acc_room = bank - l->bias_entries; /* a tile, in either half */
+  l->acc_bias = cfg->depth[VTA_MEM_ACC] - reserved_acc;
+  uint32_t acc_room = bank - reserved_acc; /* a tile, in either half */
   const char *what = NULL;
   uint64_t need = 0, have = 0;
   if (inp > inp_half) what = "input tile", need = inp, have = inp_half;
@@ -442,6 +465,7 @@ void vta_sched_epi_default(const vta_conv_desc *d, vta_tile_epilogue mode, vta_s
   memset(e, 0, sizeof *e);
   e->mode = mode;
   e->shift = d->shift;
+  e->shift_vec = vta_conv_shift_vector(d);
   e->lo = d->relu && d->clip_lo < 0 ? 0 : d->clip_lo;
   e->hi = d->clip_hi;
   if (mode == VTA_EPI_OFFSET) {
@@ -450,38 +474,52 @@ void vta_sched_epi_default(const vta_conv_desc *d, vta_tile_epilogue mode, vta_s
   }
 }
 
-/* The offset epilogue: the accumulators start at B_c = bias_c + round + (C' << shift) instead
- * of 0, so after the shift every result is raised by C' (a multiple of 256, invisible to the
- * 8-bit narrowing of OUT), and is clipped to [C' + lo, C' + hi]. An accumulator that holds such
- * a result is initialised for the next tile by one MAX against B_c, provided B_c >= C' + hi for
- * every channel: no reset and no ADD. It is exact when no int32 sum overflows, with or without
- * the offset (bounded by 128 * sum |w| per channel). Returns the smallest C' / 256 that works,
- * or 0 (use PLAIN). */
+/* The offset epilogue: the accumulators start at B_c = bias_c + round_c + (C' << s_c) instead
+ * of 0 (s_c the channel's shift, round_c its rounding), so after the shift every result is
+ * raised by C' (a multiple of 256, invisible to the 8-bit narrowing of OUT), and is clipped to
+ * [C' + lo, C' + hi]: the same immediates for every channel, per-channel shifts or not. An
+ * accumulator that holds such a result is initialised for the next tile by one MAX against
+ * B_c, provided B_c >= C' + hi for every channel: no reset and no ADD. It is exact when no
+ * int32 sum overflows, with or without the offset (bounded by 128 * sum |w| per channel).
+ * Returns the smallest C' / 256 that works, or 0 (use PLAIN). */
 static int32_t offset_multiple(const vta_conv_desc *d, const int8_t *w, const int32_t *bias) {
   if (d->shift == 0 || d->shift > 22) return 0;
-  int64_t round = 1ll << (d->shift - 1);
   int32_t hi = d->clip_hi;
   uint64_t taps = (uint64_t)d->c * d->kh * d->kw;
   int64_t resmax = d->has_residual ? 128ll * (d->residual_mul < 0 ? -d->residual_mul
                                                                    : d->residual_mul)
                                    : 0;
-  int64_t lo_need = INT64_MIN, hi_room = INT64_MAX; /* over channels */
+  /* Over the channels of each shift (one with a uniform shift). */
+  int64_t lo_need[32], hi_room[32];
+  int used[32] = {0};
   for (uint32_t k = 0; k < d->k; k++) {
+    uint32_t sk = d->shifts ? d->shifts[k] : d->shift;
     int64_t s = 0;
     for (uint64_t i = 0; i < taps; i++) {
       int v = w[k * taps + i];
       s += v < 0 ? -v : v;
     }
+    int64_t round = sk ? 1ll << (sk - 1) : 0;
     int64_t amax = 128 * s + resmax, base = (d->has_bias ? bias[k] : 0) + round;
     if (base - amax < INT32_MIN || base + amax > INT32_MAX) return 0; /* the reference wraps */
+    if (!used[sk]) {
+      used[sk] = 1;
+      lo_need[sk] = INT64_MIN;
+      hi_room[sk] = INT64_MAX;
+    }
     /* B = base + C must reach C' + hi, and B + amax must not overflow. */
-    if (-base > lo_need) lo_need = -base;
-    if (INT32_MAX - amax - base < hi_room) hi_room = INT32_MAX - amax - base;
+    if (-base > lo_need[sk]) lo_need[sk] = -base;
+    if (INT32_MAX - amax - base < hi_room[sk]) hi_room[sk] = INT32_MAX - amax - base;
   }
   for (int32_t m = 1; m <= 127; m++) {
-    int64_t cp = 256ll * m, c = cp << d->shift;
-    /* For every channel: base + c >= cp + hi  <=>  c - cp - hi >= -base. */
-    if (c - cp - hi >= lo_need && c <= hi_room) return m;
+    int ok = 1;
+    for (uint32_t sk = 0; ok && sk < 32; sk++) {
+      if (!used[sk]) continue;
+      int64_t cp = 256ll * m, c = cp << sk;
+      /* For every channel: base + c >= cp + hi  <=>  c - cp - hi >= -base. */
+      ok = c - cp - hi >= lo_need[sk] && c <= hi_room[sk];
+    }
+    if (ok) return m;
   }
   return 0;
 }
@@ -500,7 +538,7 @@ typedef enum kkind {
   KK_GEMM = 0,  /* a step's convolution */
   KK_RES = 1,   /* residual: ACC += INP * diag(mul) */
   KK_RESET = 2, /* GEMM reset */
-  KK_BIAS = 3,  /* ALU op with the bias vector (MAX or ADD) */
+  KK_BIAS = 3,  /* ALU op with a vector operand: biases (MAX or ADD), shifts (SHR) */
   KK_IMM = 4    /* ALU op with an immediate */
 } kkind;
 
@@ -723,6 +761,7 @@ typedef struct pending_unit {
   unit_pos q;
   uint32_t accb;
   uint64_t u;
+  uint32_t shiftb; /* its shift vectors in ACC (per-channel shifts) */
 } pending_unit;
 
 /* The end of unit pu: its epilogue on the ALU (rounding shift, MAX, MIN over its ACC slot),
@@ -743,6 +782,9 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
     if (!ep[i].on) continue;
     kkey k = key_of(KK_IMM, ep[i].op, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
                     ep[i].imm);
+    if (i == 0 && e->shift_vec) /* each channel by its own amount */
+      k = key_of(KK_BIAS, VTA_ALU_SHR, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n, 0,
+                 NULL, 0);
     rc = run(w, &k, err);
   }
   if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
@@ -789,6 +831,15 @@ static int walk(walker *w, vta_error *err) {
   memset(&pend, 0, sizeof pend);
   uint32_t epi_ops = e->shift > 0 ? 3 : 2; /* SHR, MAX, MIN */
 
+  /* The shift vectors travel with the biases, and the rounding they need is in the bias: a
+   * layer with per-channel shifts has biases to load (RESET_ADD or OFFSET). */
+  if (e->shift_vec && e->mode == VTA_EPI_RESET)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "lowering: per-channel shifts need an epilogue with biases (their "
+                         "rounding), not the reset alone");
+  /* Bias loads bring one row of bias vectors and, with per-channel shifts, a second row of
+   * shift vectors (the bias buffer holds all biases, then all shifts). */
+  uint32_t vrows = e->shift_vec ? 2 : 1;
   /* Prologue: the residual's diagonal weights (load stage), every bias (compute stage). */
   if (d->has_residual) {
     memset(&x, 0, sizeof x);
@@ -807,7 +858,7 @@ static int walk(walker *w, vta_error *err) {
     x.buf = VTA_PROG_BUF_BIAS;
     x.sram = l->acc_bias;
     x.x_size = w->g.cob;
-    x.y_size = 1;
+    x.y_size = vrows;
     x.x_stride = w->g.cob;
     rc = s->load(s->ctx, &x, err);
   }
@@ -817,6 +868,15 @@ static int walk(walker *w, vta_error *err) {
     int ah = (int)(u % nslots); /* the ACC slot */
     uint32_t accb = acc_slot_base(l, nslots, ah), P = q.ho_n * q.wo_n;
     uint32_t red = 0; /* GEMM micro-ops per output element so far in this unit */
+    /* The unit's bias and shift vectors: resident, or loaded for it into region u % 2 (the
+     * previous unit's epilogue still reads the other) when it has per-channel shifts. */
+    uint32_t biasb = l->acc_bias + (p->bias_resident ? q.co0 : 0), shiftb = 0;
+    if (e->shift_vec && p->bias_resident) {
+      shiftb = l->acc_bias + l->bias_entries + q.co0;
+    } else if (e->shift_vec) {
+      biasb = l->acc_bias + (uint32_t)(u % 2) * 2 * l->bias_entries;
+      shiftb = biasb + q.co_n;
+    }
     for (uint32_t j = 0; !rc && j < spu; j++, t++) {
       int res_step = j == n_red;
       uint32_t cii = res_step ? 0 : j / (n_ky * n_kx), ci0 = cii * p->ci_t;
@@ -885,16 +945,15 @@ static int walk(walker *w, vta_error *err) {
       kkey k;
       if (!rc && j == 0) {
         if (u >= nslots) rc = s->dep(s->ctx, 0, S_, C_, err);
-        uint32_t biasb = l->acc_bias + (p->bias_resident ? q.co0 : 0);
         if (!rc && !p->bias_resident && biases) {
           memset(&x, 0, sizeof x);
           x.type = VTA_MEM_ACC;
           x.buf = VTA_PROG_BUF_BIAS;
-          x.sram = l->acc_bias;
+          x.sram = biasb;
           x.offset = q.co0;
           x.x_size = q.co_n;
-          x.y_size = 1;
-          x.x_stride = q.co_n;
+          x.y_size = vrows;
+          x.x_stride = e->shift_vec ? w->g.cob : q.co_n;
           rc = s->load(s->ctx, &x, err);
         }
         uint32_t n_u = q.co_n * P;
@@ -932,7 +991,7 @@ static int walk(walker *w, vta_error *err) {
       }
     }
     if (!rc) {
-      pending_unit this_unit = {1, q, accb, u};
+      pending_unit this_unit = {1, q, accb, u, shiftb};
       if (u + 1 < U) pend = this_unit;
       else rc = finish_unit(w, &this_unit, U, err);
     }
@@ -958,7 +1017,7 @@ int vta_sched_walk(const vta_config *cfg, const vta_conv_desc *d, const vta_sche
   int rc = vta_sched_layout_of(cfg, d, p, &w.l, err);
   if (rc) return rc;
   w.gk = choose_kind(&w.g, p);
-  w.nslots = acc_slots(&w.g, p, w.l.acc_half - w.l.bias_entries);
+  w.nslots = acc_slots(&w.g, p, w.l.acc_half - w.l.bias_entries - w.l.shift_entries);
   rc = walk(&w, err);
   free(w.keys);
   free(w.ids);
@@ -1030,7 +1089,8 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   uint64_t wbytes = vta_pack_wgt_bytes(cfg, de->k, de->c, de->kh, de->kw);
   uint32_t welem = cfg->elem_bytes[VTA_MEM_WGT];
   out->weight_bytes = (size_t)wbytes + (d->has_residual ? welem : 0);
-  out->bias_bytes = (size_t)g.cob * cfg->elem_bytes[VTA_MEM_ACC];
+  size_t vec_bytes = (size_t)g.cob * cfg->elem_bytes[VTA_MEM_ACC];
+  out->bias_bytes = vec_bytes * (e.shift_vec ? 2 : 1); /* biases, then shifts */
   out->weight = calloc(1, out->weight_bytes);
   out->bias = malloc(out->bias_bytes);
   int32_t *bv = malloc(d->k * sizeof *bv);
@@ -1043,9 +1103,16 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   if (d->has_residual)
     for (uint32_t i = 0; i < cfg->block_out; i++)
       out->weight[wbytes + (size_t)i * cfg->block_in + i] = (uint8_t)(int8_t)d->residual_mul;
-  for (uint32_t k = 0; k < d->k; k++)
-    bv[k] = (int32_t)(uint32_t)((uint64_t)(d->has_bias ? (int64_t)bias[k] : 0) + (uint64_t)add);
-  vta_pack_bias(cfg, bv, d->k, (int32_t)add, out->bias);
+  for (uint32_t k = 0; k < d->k; k++) {
+    int64_t a = add; /* per-channel shifts: that channel's rounding and offset */
+    if (e.shift_vec) a = (d->shifts[k] ? 1ll << (d->shifts[k] - 1) : 0) + (cp << d->shifts[k]);
+    bv[k] = (int32_t)(uint32_t)((uint64_t)(d->has_bias ? (int64_t)bias[k] : 0) + (uint64_t)a);
+  }
+  vta_pack_bias(cfg, bv, d->k, e.shift_vec ? 0 : (int32_t)add, out->bias);
+  if (e.shift_vec) {
+    for (uint32_t k = 0; k < d->k; k++) bv[k] = d->shifts[k];
+    vta_pack_bias(cfg, bv, d->k, 0, out->bias + vec_bytes);
+  }
   free(bv);
   out->input_bytes = vta_pack_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);
   out->output_bytes =

@@ -28,11 +28,15 @@
  *     // output = low.output_bytes; then vta_program_run(jit, low.prog, phys, &st, &err)
  *     vta_lowered_free(&low);
  *
- * Semantics of the epilogue (vta_ref.c is the definition):
+ * Semantics of the epilogue (vta_ref.c is the definition), for output channel k with shift
+ * s_k (`shift` for every channel, or shifts[k] when the layer has per-channel shifts):
  *   acc = sum x*w (int32, wrapping)
- *   y   = acc + bias + residual_mul * residual + (shift ? 1 << (shift - 1) : 0)  (wrapping)
- *   z   = y >> shift (arithmetic);  out = min(max(z, lo), clip_hi), lo = relu ? max(clip_lo, 0)
+ *   y   = acc + bias + residual_mul * residual + (s_k ? 1 << (s_k - 1) : 0)  (wrapping)
+ *   z   = y >> s_k (arithmetic);  out = min(max(z, lo), clip_hi), lo = relu ? max(clip_lo, 0)
  *         : clip_lo.
+ * Per-channel shifts are what per-channel power-of-two weight scales leave (the quantizer's
+ * multiplier 2^m_k against a common shift S is a shift of S - m_k): the epilogue's one SHR then
+ * takes a vector operand, a region of ACC holding each channel's amount beside the biases.
  */
 #ifndef VTA_COMPILER_VTA_LOWER_H
 #define VTA_COMPILER_VTA_LOWER_H
@@ -59,6 +63,8 @@ typedef struct vta_conv_desc {
   uint32_t pad_top, pad_left, pad_bottom, pad_right;
   int has_bias;               /* an int32 bias per output channel */
   uint32_t shift;             /* requantisation: rounding arithmetic right shift, 0-31 */
+  const uint8_t *shifts;      /* NULL: every channel shifts by `shift`; else channel k by
+                               * shifts[k] (0-31) and `shift` is their maximum. Not owned. */
   int relu;
   int32_t clip_lo, clip_hi;   /* the int8 range to clip to, -128 <= lo <= hi <= 127 */
   int has_residual;           /* add residual_mul * r, r int8 shaped like the output */
@@ -74,11 +80,14 @@ typedef struct vta_dense_desc {
   int32_t clip_lo, clip_hi;
 } vta_dense_desc;
 
+/* Does the epilogue take per-channel shifts (shifts given and shift > 0; with every shift 0
+ * there is no SHR at all)? Then its SHR reads a vector of shift amounts from ACC. */
+int vta_conv_shift_vector(const vta_conv_desc *d);
 /* Output height and width (0 if the kernel does not fit the padded input). */
 uint32_t vta_conv_out_h(const vta_conv_desc *d);
 uint32_t vta_conv_out_w(const vta_conv_desc *d);
-/* Checks a description (sizes, strides, pads, shift, clip range) and the configuration
- * (int8 data, int32 accumulators; BLOCK_IN = BLOCK_OUT for a residual). */
+/* Checks a description (sizes, strides, pads, shift or per-channel shifts, clip range) and the
+ * configuration (int8 data, int32 accumulators; BLOCK_IN = BLOCK_OUT for a residual). */
 int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err);
 /* A conv2d with few input channels wastes most of every BLOCK_IN-wide multiply; over its
  * im2col patches it is a 1x1 stride-1 conv with C*KH*KW input channels on the output grid
@@ -226,14 +235,15 @@ typedef struct vta_lowered {
   vta_program *prog;
   uint8_t *weight;       /* contents of the weight buffer */
   size_t weight_bytes;
-  uint8_t *bias;         /* contents of the bias buffer */
+  uint8_t *bias;         /* contents of the bias buffer: the packed biases (rounding and
+                          * offset included), then with per-channel shifts the packed shifts */
   size_t bias_bytes;
   uint64_t input_bytes, input2_bytes, output_bytes; /* packed activation sizes */
   vta_tile_epilogue epilogue;
   vta_tile_choice choice;  /* the plan and the cost model's prediction */
 } vta_lowered;
 
-/* Which epilogue the constants allow (OFFSET when the shift and the bias range leave room and
+/* Which epilogue the constants allow (OFFSET when the shifts and the bias range leave room and
  * no int32 sum can overflow, else RESET_ADD, or RESET when there is nothing to add; see
  * docs/tiling.md). */
 vta_tile_epilogue vta_conv_epilogue(const vta_conv_desc *d, const int8_t *w, const int32_t *bias);
@@ -263,6 +273,7 @@ void vta_lowered_pack_input(const vta_config *cfg, const vta_conv_desc *d, const
 typedef struct vta_sched_epi {
   vta_tile_epilogue mode;
   uint32_t shift;   /* SHR amount; 0: no SHR */
+  int shift_vec;    /* the SHR reads each channel's amount from the shift region instead */
   int32_t lo, hi;   /* MAX and MIN immediates (the offset included) */
 } vta_sched_epi;
 
@@ -278,7 +289,12 @@ typedef struct vta_sched_sink {
 } vta_sched_sink;
 
 /* The on-chip layout a plan implies (entries of each buffer). INP and WGT are divided into
- * slots of one tile each (at least two: the two virtual threads), ACC into two halves. */
+ * slots of one tile each (at least two: the two virtual threads), ACC into two halves.
+ * Per-channel shifts (vta_conv_shift_vector) reserve shift_entries more ACC entries after the
+ * biases: with resident biases the shift vectors follow them (bias of block c at acc_bias + c,
+ * its shifts at acc_bias + bias_entries + c); with biases per output tile there are two
+ * regions of 2 x bias_entries, used by units in turn, each holding a tile's co_n bias vectors
+ * then its co_n shift vectors (the epilogue of a unit runs after the next unit's loads). */
 #define VTA_SCHED_MAX_SLOTS 64
 typedef struct vta_sched_layout {
   uint32_t inp_slot, inp_slots;          /* slot size and count */
@@ -286,6 +302,7 @@ typedef struct vta_sched_layout {
   uint32_t acc_half;                     /* halves at 0 and at acc_half */
   uint32_t wgt_ident;                    /* WGT entry of the residual's diagonal weights */
   uint32_t acc_bias, bias_entries;       /* ACC region of the biases */
+  uint32_t shift_entries;                /* reserved after them for shifts (0: uniform) */
 } vta_sched_layout;
 
 int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta_tile_plan *p,

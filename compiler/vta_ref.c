@@ -1,5 +1,6 @@
 /* vta_ref.c - plain C references of the layers the accelerator runs, with exactly its
- * arithmetic: products summed in int32 with wrap-around, then the epilogue of vta_lower.h.
+ * arithmetic: products summed in int32 with wrap-around, then the epilogue of vta_lower.h (with
+ * the channel's own shift when the layer has per-channel shifts).
  *
  * The design idea: these loops are the definition that the accelerator's results must match
  * bit for bit, so they are written for obviousness first. Speed matters only enough for the
@@ -54,7 +55,8 @@ void vta_ref_conv2d(const vta_conv_desc *d, const int8_t *x, const int8_t *w, co
       for (uint32_t p = 0; p < ho * wo; p++) {
         size_t o = ((size_t)n * d->k + k) * ho * wo + p;
         int32_t r = d->has_residual ? d->residual_mul * residual[o] : 0;
-        out[o] = epilogue(acc[p], d->has_bias ? bias[k] : 0, r, d->shift, lo, d->clip_hi);
+        out[o] = epilogue(acc[p], d->has_bias ? bias[k] : 0, r, d->shifts ? d->shifts[k] : d->shift,
+                          lo, d->clip_hi);
       }
     }
   free(acc);

@@ -626,7 +626,9 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
   uint64_t compute = max_u64(gunit, aunit) + runs * m->compute_overhead;
   uint64_t half = p->co_t * P * (g_out + resets + alu_ops) + st_unit + lat;
   compute = max_u64(compute, U * half / 2);
-  if (!p->bias_resident) compute += U * (m->drain + lat + p->co_t * 4 * we / 16 / bus);
+  /* Bias loads per unit (with per-channel shifts, a second row of shift vectors). */
+  uint64_t vrows = vta_conv_shift_vector(d) ? 2 : 1;
+  if (!p->bias_resident) compute += U * (m->drain + lat + vrows * p->co_t * 4 * we / 16 / bus);
   /* Loads: how many steps load an input tile and a weight tile. A cycle of tiles stays
    * resident when it fits the slots (least recently used replacement misses on every access
    * of a cycle longer than the slots). */

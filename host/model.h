@@ -48,7 +48,8 @@ const float *vta_model_output(const vta_model *m, int k);
  * bundle holds, and the backend that runs them: "cpu" (their CPU code, the default), or a
  * device backend ("fsim", "rtl", ...) with its options string (may be NULL). */
 int vta_model_n_acc_layers(const vta_model *m);
-/* How many graph nodes those programs compute (a node has one program per weight-scale shift). */
+/* How many graph nodes those programs compute (a dense node has one program per weight-scale
+ * shift; other nodes one program). */
 int vta_model_n_acc_nodes(const vta_model *m);
 int vta_model_set_backend(vta_model *m, const char *backend, const char *options, vta_error *err);
 /* Accelerator statistics of the runs since the backend was chosen, and the multiply-accumulates

@@ -73,6 +73,11 @@ static void test_partition_cli_compile_explain_run(void **state) {
   assert_non_null(strstr(t, "depthwise convolution"));
   assert_non_null(strstr(t, "program 0:"));
   assert_non_null(strstr(t, "summary: 17 of"));
+  /* Per-channel power-of-two weight scales: one program per convolution, whose epilogue
+   * shifts each channel by its own amount. */
+  assert_non_null(strstr(t, "1 program (per-channel weight-scale shifts by one vector SHR)"));
+  assert_non_null(strstr(t, "with per-channel shifts"));
+  assert_null(strstr(t, "programs (one per weight-scale shift)"));
   /* The compile's threads (calibration code, tiling searches, code beside lowering) do not
    * change a byte of the bundle. */
   char one[300], three[300];
@@ -103,6 +108,15 @@ static void test_partition_cli_compile_explain_run(void **state) {
   t = slurp(text);
   assert_non_null(strstr(t, "accelerator (fsim): "));
   assert_non_null(strstr(t, "25608192 of 30760960 MACs offloaded (83.2%)"));
+  assert_non_null(strstr(t, "17 nodes in 17 programs"));
+  /* The accelerator's outputs are the CPU code's, bit for bit. */
+  char cpu_out[300];
+  snprintf(cpu_out, sizeof cpu_out, "%s/cpu", dir);
+  char *run_cpu[] = {"run", bundle, "--input", "tests/data/models/astronaut.npy", "--backend", "cpu",
+                     "-o", cpu_out, NULL};
+  assert_int_equal(call_to(vta_cmd_run, run_cpu, text), 0);
+  snprintf(cmdline, sizeof cmdline, "diff -r %s %s >/dev/null", out, cpu_out);
+  assert_int_equal(system(cmdline), 0);
   /* A CPU-only bundle has no accelerator programs to run. */
   char *plain[] = {"compile", FACE, "-o", bundle, NULL};
   assert_int_equal(call(vta_cmd_compile, plain), 0);

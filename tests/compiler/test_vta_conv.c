@@ -100,6 +100,7 @@ typedef struct layer {
   vta_conv_desc d;
   int8_t *x, *w, *res, *ref;
   int32_t *bias;
+  uint8_t *shifts; /* d.shifts, owned (per-channel shift layers) */
   size_t nx, nw, nout;
 } layer;
 
@@ -124,7 +125,23 @@ static void layer_make(layer *L, const vta_conv_desc *d, int32_t bias_range) {
   vta_ref_conv2d(d, L->x, L->w, L->bias, L->res, L->ref);
 }
 
+/* A layer whose channels shift by amounts drawn from [lo, hi] (lo < hi: both ends appear);
+ * the reference recomputed. */
+static void layer_make_shifts(layer *L, const vta_conv_desc *d, int32_t bias_range, uint32_t lo,
+                              uint32_t hi) {
+  layer_make(L, d, bias_range);
+  L->shifts = malloc(d->k ? d->k : 1);
+  assert_non_null(L->shifts);
+  for (uint32_t k = 0; k < d->k; k++) L->shifts[k] = (uint8_t)(lo + rnd() % (hi - lo + 1));
+  L->shifts[0] = (uint8_t)lo;
+  L->shifts[d->k - 1] = (uint8_t)hi;
+  L->d.shifts = L->shifts;
+  L->d.shift = hi;
+  vta_ref_conv2d(&L->d, L->x, L->w, L->bias, L->res, L->ref);
+}
+
 static void layer_free(layer *L) {
+  free(L->shifts);
   free(L->x);
   free(L->w);
   free(L->ref);
@@ -382,6 +399,133 @@ static void test_conv_random_layers_match_reference(void **state) {
   }
 }
 
+/* Per-channel shifts (one vector SHR over a region of shift amounts loaded with the biases):
+ * with and without bias, residual and ReLU, with shift 0 for some channels, both epilogues
+ * that have biases, chosen plans and forced ones (biases resident and per tile, both orders,
+ * edge tiles, im2col), on several configurations; all bit for bit with the reference, and the
+ * cost model's traffic equal to fsim's (check_layer). */
+static void test_conv_per_channel_shifts_match_reference(void **state) {
+  const char *configs[] = {NULL, "configs/batch4.json", "configs/block8.json",
+                           "configs/small.json"};
+  for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++) {
+    rig r;
+    rig_open(&r, configs[c]);
+    vta_conv_desc shapes[] = {conv(3, 20, 16, 7, 2, 3), conv(16, 12, 32, 3, 2, 1),
+                              conv(24, 9, 40, 3, 1, 1), conv(20, 8, 16, 1, 1, 0)};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+      layer L;
+      uint32_t s = shapes[i].shift;
+      layer_make_shifts(&L, &shapes[i], 3000, s - 3, s + 2);
+      check_layer(&r, &L, NULL);
+      layer_free(&L);
+    }
+    rig_close(&r);
+  }
+  rig r;
+  rig_open(&r, NULL);
+  /* A residual conv without ReLU or bias, some channels not shifted at all. */
+  vta_conv_desc d = conv(48, 11, 40, 3, 1, 1);
+  d.has_residual = 1;
+  d.residual_mul = -5;
+  d.relu = 0;
+  d.has_bias = 0;
+  layer L;
+  layer_make_shifts(&L, &d, 3000, 0, 12);
+  vta_tile_plan plans[] = {
+      {.ho_t = 4, .wo_t = 5, .co_t = 2, .ci_t = 2, .order = VTA_TILE_SPATIAL_OUTER,
+       .bias_resident = 1},
+      {.ho_t = 3, .wo_t = 11, .co_t = 1, .ci_t = 1, .order = VTA_TILE_CO_OUTER,
+       .bias_resident = 0},
+      {.ho_t = 11, .wo_t = 11, .co_t = 2, .ci_t = 3, .order = VTA_TILE_SPATIAL_OUTER,
+       .bias_resident = 0},
+      {.ho_t = 2, .wo_t = 3, .co_t = 2, .ci_t = 1, .order = VTA_TILE_CO_OUTER,
+       .bias_resident = 0},
+  };
+  check_layer(&r, &L, NULL);
+  for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) check_layer(&r, &L, &plans[i]);
+  layer_free(&L);
+  /* With bias and ReLU: the offset epilogue, and the reset-and-add one when a bias is out of
+   * the offset's reach; each with biases resident and per tile. */
+  d = conv(48, 11, 40, 3, 1, 1);
+  for (int reach = 0; reach < 2; reach++) {
+    layer_make_shifts(&L, &d, 3000, d.shift - 4, d.shift + 1);
+    if (reach) {
+      L.bias[3] = -2000000000;
+      vta_ref_conv2d(&L.d, L.x, L.w, L.bias, L.res, L.ref);
+    }
+    vta_tile_epilogue want = reach ? VTA_EPI_RESET_ADD : VTA_EPI_OFFSET;
+    assert_int_equal(check_layer(&r, &L, NULL), want);
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
+      assert_int_equal(check_layer(&r, &L, &plans[i]), want);
+    layer_free(&L);
+  }
+  /* A C1-like layer over its im2col patches, biases per tile. */
+  d = conv(3, 19, 24, 7, 2, 3);
+  layer_make_shifts(&L, &d, 3000, d.shift - 2, d.shift + 2);
+  vta_tile_plan ic = {.ho_t = 5, .wo_t = 10, .co_t = 1, .ci_t = 2, .im2col = 1};
+  check_layer(&r, &L, &ic);
+  layer_free(&L);
+  /* Every shift the same: the uniform layer's result (by other instructions). */
+  d = conv(16, 8, 16, 3, 1, 1);
+  layer_make_shifts(&L, &d, 3000, d.shift, d.shift);
+  int8_t *uref = malloc(L.nout);
+  vta_ref_conv2d(&d, L.x, L.w, L.bias, NULL, uref);
+  assert_memory_equal(L.ref, uref, L.nout);
+  check_layer(&r, &L, NULL);
+  free(uref);
+  layer_free(&L);
+  rig_close(&r);
+}
+
+/* The shifts take ACC entries beside the biases: a plan whose accumulator tile fills the room
+ * left by the biases does not fit once the shifts are there too; the regions are where
+ * vta_sched_layout says; bad shifts are rejected. */
+static void test_conv_per_channel_shifts_take_acc_room(void **state) {
+  vta_config cfg;
+  vta_config_default(&cfg);
+  vta_error err;
+  vta_conv_desc d = conv(16, 64, 64, 1, 1, 0);
+  uint8_t shifts[64];
+  for (int k = 0; k < 64; k++) shifts[k] = (uint8_t)(d.shift - (uint32_t)k % 3);
+  vta_conv_desc v = d;
+  v.shifts = shifts;
+  uint32_t cob = 64 / cfg.block_out;
+  for (int resident = 0; resident < 2; resident++) {
+    vta_tile_plan p = {.ho_t = 1, .wo_t = 1, .co_t = 1, .ci_t = 1, .bias_resident = resident};
+    vta_sched_layout lu, lv;
+    assert_int_equal(vta_sched_layout_of(&cfg, &d, &p, &lu, &err), VTA_OK);
+    assert_int_equal(vta_sched_layout_of(&cfg, &v, &p, &lv, &err), VTA_OK);
+    uint32_t e = resident ? cob : 1;
+    assert_int_equal(lu.bias_entries, e);
+    assert_int_equal(lu.shift_entries, 0);
+    assert_int_equal(lu.acc_bias, cfg.depth[VTA_MEM_ACC] - e);
+    assert_int_equal(lv.bias_entries, e);
+    assert_int_equal(lv.shift_entries, resident ? e : 3 * e);
+    assert_int_equal(lv.acc_bias, cfg.depth[VTA_MEM_ACC] - lv.bias_entries - lv.shift_entries);
+    /* A tile of exactly the room the biases leave (rows x columns of the 64 x 64 output). */
+    uint32_t room = lu.acc_half - lu.bias_entries;
+    uint32_t wo_t = 0, ho_t = 0;
+    for (uint32_t w = 64; w >= 1 && !wo_t; w--)
+      if (room % w == 0 && room / w <= 64) wo_t = w, ho_t = room / w;
+    assert_true(wo_t > 0);
+    p.ho_t = ho_t;
+    p.wo_t = wo_t;
+    assert_int_equal(vta_tile_check(&cfg, &d, &p, &err), VTA_OK);
+    assert_int_equal(vta_tile_check(&cfg, &v, &p, &err), VTA_ERR_BOUNDS);
+    assert_non_null(strstr(err.msg, "accumulator tile"));
+  }
+  /* A shift above 31, and a maximum that is not `shift`. */
+  shifts[5] = 32;
+  assert_int_equal(vta_conv_check(&cfg, &v, &err), VTA_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "channel 5"));
+  shifts[5] = (uint8_t)d.shift;
+  v.shift = d.shift + 1;
+  assert_int_equal(vta_conv_check(&cfg, &v, &err), VTA_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "largest"));
+  v.shift = d.shift;
+  assert_int_equal(vta_conv_check(&cfg, &v, &err), VTA_OK);
+}
+
 /* On the cycle-accurate RTL (when its model is built, as `make test` does): the same bits as
  * the reference, and cycles within 10 % of the cost model's prediction (it is within 5 % on
  * these layers today; the margin leaves room for RTL timing changes, not for a wrong model). */
@@ -393,9 +537,14 @@ static void test_conv_on_rtl_matches_reference_and_prediction(void **state) {
   }
   vta_conv_desc shapes[] = {conv(32, 14, 32, 3, 1, 1), conv(32, 14, 64, 1, 2, 0),
                             conv(3, 32, 16, 7, 2, 3)};
-  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+  /* Each shape with one shift, then with per-channel shifts (a vector SHR). */
+  for (size_t i = 0; i < 2 * (sizeof shapes / sizeof shapes[0]); i++) {
     layer L;
-    layer_make(&L, &shapes[i], 3000);
+    size_t n = sizeof shapes / sizeof shapes[0];
+    if (i < n)
+      layer_make(&L, &shapes[i], 3000);
+    else
+      layer_make_shifts(&L, &shapes[i - n], 3000, shapes[i - n].shift - 3, shapes[i - n].shift);
     vta_lowered low;
     vta_error err;
     assert_int_equal(vta_lower_conv2d(&r.cfg, &L.d, L.w, L.bias, NULL, &low, &err), VTA_OK);
@@ -631,6 +780,8 @@ int main(void) {
       cmocka_unit_test(test_conv_forced_plans_match_reference),
       cmocka_unit_test(test_conv_epilogues_match_reference),
       cmocka_unit_test(test_conv_random_layers_match_reference),
+      cmocka_unit_test(test_conv_per_channel_shifts_match_reference),
+      cmocka_unit_test(test_conv_per_channel_shifts_take_acc_room),
       cmocka_unit_test(test_dense_matches_reference),
       cmocka_unit_test(test_conv_on_rtl_matches_reference_and_prediction),
       cmocka_unit_test(test_lowered_program_survives_text_and_binary),
