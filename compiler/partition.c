@@ -72,11 +72,73 @@ static int log2_u32(uint32_t x) {
   return k;
 }
 
+/* An int8 MaxPool: the window, and an input that is never negative (the accelerator's loads
+ * pad with 0): its producer clips at 0 or above. */
+static int pool_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err) {
+  const vta_node *nd = &g->nodes[i];
+  char w[300];
+  const vta_gvalue *x = &g->values[nd->in[0]], *y = &g->values[nd->out[0]];
+  if (x->dtype != VTA_DT_I8 || x->rank != 4)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: %s max pooling of rank %d (the accelerator's "
+                         "is int8 NCHW)", vta_node_describe(g, i, w, sizeof w), vta_dtype_name(x->dtype),
+                         x->rank);
+  int64_t ks[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
+  vta_node_ints(nd, "kernel_shape", ks, 2);
+  vta_node_ints(nd, "strides", st, 2);
+  vta_node_ints(nd, "dilations", dl, 2);
+  vta_node_ints(nd, "pads", pd, 4);
+  if (dl[0] != 1 || dl[1] != 1 || vta_node_int(nd, "ceil_mode", 0) ||
+      strcmp(vta_node_string(nd, "auto_pad", "NOTSET"), "NOTSET"))
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: dilation, ceil_mode or auto_pad (the "
+                         "accelerator's max pooling has explicit pads, floor sizes)",
+                         vta_node_describe(g, i, w, sizeof w));
+  int producer = -1;
+  for (int j = 0; j < i; j++)
+    if (g->nodes[j].n_out >= 1 && g->nodes[j].out[0] == nd->in[0]) producer = j;
+  const vta_node *pn = producer >= 0 ? &g->nodes[producer] : NULL;
+  int64_t plo = pn && (pn->op == VTA_GOP_QCONV || pn->op == VTA_GOP_QDENSE || pn->op == VTA_GOP_QADD)
+                    ? vta_node_int(pn, "lo", -128) : -128;
+  if (plo < 0)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: its input may be negative (%s); the "
+                         "accelerator pads windows with 0", vta_node_describe(g, i, w, sizeof w),
+                         pn ? "its producer is not an int8 layer clipping at 0 or above"
+                            : "it is a graph input");
+  for (int k = 0; k < 4; k++)
+    if (x->dims[k] < 1 || x->dims[k] > 65535 || (k < 2 && (ks[k] < 1 || st[k] < 1)) || pd[k] < 0)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: a size, kernel, stride or pad out of range",
+                           vta_node_describe(g, i, w, sizeof w));
+  L->pool = 1;
+  L->pd = (vta_pool_desc){.n = (uint32_t)x->dims[0], .c = (uint32_t)x->dims[1], .h = (uint32_t)x->dims[2],
+                          .w = (uint32_t)x->dims[3], .kh = (uint32_t)ks[0], .kw = (uint32_t)ks[1],
+                          .stride_h = (uint32_t)st[0], .stride_w = (uint32_t)st[1],
+                          .pad_top = (uint32_t)pd[0], .pad_left = (uint32_t)pd[1],
+                          .pad_bottom = (uint32_t)pd[2], .pad_right = (uint32_t)pd[3]};
+  int rc = vta_pool_check(cfg, &L->pd, err);
+  if (!rc && (y->dims[2] != vta_pool_out_h(&L->pd) || y->dims[3] != vta_pool_out_w(&L->pd)))
+    rc = vta_error_set(err, VTA_ERR_INVALID, "output %lldx%lld, the window gives %ux%u",
+                       (long long)y->dims[2], (long long)y->dims[3], vta_pool_out_h(&L->pd),
+                       vta_pool_out_w(&L->pd));
+  if (rc) {
+    vta_error_prefix(err, "%s", vta_node_describe(g, i, w, sizeof w));
+    return rc;
+  }
+  L->parts = calloc(1, sizeof *L->parts);
+  if (!L->parts || !(L->parts[0].ch = malloc(sizeof(uint32_t) * L->pd.c + 4))) {
+    vta_acc_layer_free(L);
+    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  }
+  L->nparts = 1;
+  L->parts[0].nch = L->pd.c;
+  for (uint32_t c = 0; c < L->pd.c; c++) L->parts[0].ch[c] = c;
+  return 0;
+}
+
 int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err) {
   const vta_node *nd = &g->nodes[i];
   char w[300];
   memset(L, 0, sizeof *L);
   L->node = i;
+  if (nd->op == VTA_GOP_MAXPOOL) return pool_desc(g, i, cfg, L, err);
   int64_t shift = vta_node_int(nd, "shift", 0), lo = vta_node_int(nd, "lo", -128), hi = vta_node_int(nd, "hi", 127);
   int ok;
   const int32_t *mul = pow2_muls(g, nd, &ok);
@@ -312,6 +374,15 @@ int vta_acc_lower(const vta_graph *g, int i, const vta_config *cfg, vta_acc_laye
 int vta_acc_lower_tuned(const vta_graph *g, int i, const vta_config *cfg, const vta_tuning *tuning,
                         vta_acc_layer *L, int *tuned, vta_error *err) {
   if (vta_acc_desc(g, i, cfg, L, err)) return -1;
+  if (L->pool) {
+    if (vta_lower_maxpool(cfg, &L->pd, &L->parts[0].low, err)) {
+      char wd[300];
+      vta_error_prefix(err, "%s", vta_node_describe(g, i, wd, sizeof wd));
+      vta_acc_layer_free(L);
+      return -1;
+    }
+    return 0;
+  }
   for (int p = 0; p < L->nparts; p++) {
     vta_acc_part *P = &L->parts[p];
     int8_t *w;
@@ -346,6 +417,10 @@ int vta_acc_lower_tuned(const vta_graph *g, int i, const vta_config *cfg, const 
 
 void vta_acc_pack_input(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *x, int8_t *dst) {
   const vta_acc_part *P = &L->parts[p];
+  if (L->pool) {
+    vta_pack_act(cfg, x, L->pd.n, L->pd.c, L->pd.h, L->pd.w, cfg->block_in, dst);
+    return;
+  }
   memset(dst, 0, P->low.input_bytes);
   if (L->dense)
     vta_pack_dense(cfg, x, P->dd.m, P->dd.k, cfg->block_in, dst);
@@ -369,6 +444,11 @@ void vta_acc_unpack_output(const vta_config *cfg, const vta_acc_layer *L, int p,
                            int8_t *tmp, int8_t *y) {
   const vta_acc_part *P = &L->parts[p];
   uint32_t n = layer_outputs(L);
+  if (L->pool) {
+    vta_unpack_act(cfg, src, L->pd.n, L->pd.c, vta_pool_out_h(&L->pd), vta_pool_out_w(&L->pd),
+                   cfg->block_out, y);
+    return;
+  }
   if (L->dense) {
     /* tmp [m][nch] -> the part's columns of y [m][n] */
     vta_unpack_dense(cfg, src, P->dd.m, P->nch, cfg->block_out, tmp);
@@ -550,8 +630,9 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
   case VTA_GOP_QUANTIZE_LINEAR: snprintf(buf, n, "boundary: float to int8 for an int8 consumer"); break;
   case VTA_GOP_DEQUANTIZE_LINEAR: snprintf(buf, n, "boundary: int8 to float for a float consumer"); break;
   case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
-    snprintf(buf, n, "%s max pooling: the lowering has no ALU MAX pooling program",
-             g->values[nd->in[0]].dtype == VTA_DT_F32 ? "float" : "int8");
+    snprintf(buf, n, "%s: the accelerator pools int8 tensors with a window (its input here is %s)",
+             nd->op == VTA_GOP_MAXPOOL ? "max pooling" : "global max pooling",
+             vta_dtype_name(g->values[nd->in[0]].dtype));
     break;
   case VTA_GOP_CONV_INTEGER: case VTA_GOP_MATMUL_INTEGER:
     snprintf(buf, n, "output layer: its int32 sums are dequantized straight to float (the accelerator "
@@ -585,12 +666,35 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
       snprintf(name, sizeof name, "plan%d", q);
       vta_node_remove_attr(nd, name);
     }
-    if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE && nd->op != VTA_GOP_QADD) {
+    int pool = nd->op == VTA_GOP_MAXPOOL && g->values[nd->in[0]].dtype == VTA_DT_I8;
+    if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE && nd->op != VTA_GOP_QADD && !pool) {
       cpu_reason(g, i, p[i].why, sizeof p[i].why);
       continue;
     }
     vta_acc_layer L;
     vta_error e2 = {0};
+    if (pool) {
+      vta_lowered low;
+      if (vta_acc_desc(g, i, cfg, &L, &e2) || vta_lower_maxpool(cfg, &L.pd, &low, &e2)) {
+        snprintf(p[i].why, sizeof p[i].why, "%s", e2.msg);
+        vta_acc_layer_free(&L);
+        continue;
+      }
+      if (vta_attrs_set_string(&nd->n_attrs, &nd->attrs, "device", "vta")) {
+        vta_lowered_free(&low);
+        vta_acc_layer_free(&L);
+        rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+        break;
+      }
+      p[i].acc = 1;
+      snprintf(p[i].why, sizeof p[i].why,
+               "int8 max pooling %ux%u/%u: the input copied into ACC by an identity GEMM, one ALU MAX "
+               "per window tap; predicted %" PRIu64 " cycles", L.pd.kh, L.pd.kw, L.pd.stride_h,
+               low.choice.cost.cycles);
+      vta_lowered_free(&low);
+      vta_acc_layer_free(&L);
+      continue;
+    }
     if (vta_acc_desc(g, i, cfg, &L, &e2)) {
       vta_qconv_shape s;
       if (nd->op == VTA_GOP_QCONV) vta_qconv_shape_of(g, nd, &s);
@@ -686,7 +790,12 @@ void vta_explain_print(const vta_graph *g, const vta_config *cfg, const vta_plac
       if (!vta_acc_desc(g, i, cfg, &L, &e2)) {
         fprintf(out, "    input packed from NCHW int8 into %ux%u tiles on the CPU, output unpacked\n",
                 cfg->batch, cfg->block_in);
-        for (int q = 0; q < L.nparts; q++) {
+        for (int q = 0; L.pool && q < 1; q++)
+          fprintf(out, "    program 0: max pooling of %ux%ux%ux%u, window %ux%u, stride %u,%u, pads "
+                       "%u,%u,%u,%u -> %ux%u\n", L.pd.n, L.pd.c, L.pd.h, L.pd.w, L.pd.kh, L.pd.kw,
+                  L.pd.stride_h, L.pd.stride_w, L.pd.pad_top, L.pd.pad_left, L.pd.pad_bottom,
+                  L.pd.pad_right, vta_pool_out_h(&L.pd), vta_pool_out_w(&L.pd));
+        for (int q = 0; !L.pool && q < L.nparts; q++) {
           if (part_choice(g, &L, q, cfg, &ch, &e2)) continue;
           if (L.parts[q].shifts) {
             uint32_t least = 31;

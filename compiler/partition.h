@@ -12,6 +12,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/vta_lower.h"
+#include "compiler/vta_pool.h"
 
 /* One accelerator program of a node. A convolution with per-channel power-of-two weight
  * scales (a "mul" input of powers of two) is one part whose channels shift by their own
@@ -33,12 +34,15 @@ typedef struct vta_acc_layer {
                            convolution over BLOCK "channels" (the tensors' elements in any order,
                            the same for both operands and the output) with weights diag(ma) and
                            the second operand as its residual, residual_mul mb */
+  int pool;             /* an int8 MaxPool (vta_pool.c): pd, one part of every channel */
+  vta_pool_desc pd;
   int nparts;
   vta_acc_part *parts;
 } vta_acc_layer;
 
 /* The layer description of accelerator node i (QConv or QDense without multipliers or with
- * power-of-two ones, QAdd with multipliers of at most 127). */
+ * power-of-two ones, QAdd with multipliers of at most 127, an int8 MaxPool whose input is
+ * clipped at 0 or above). */
 int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer *L, vta_error *err);
 /* Plans measured by `vta tune` (host/cmd_tune.c, file format in host/tuning.c): for a layer
  * geometry and epilogue, the tiling that ran fastest. A part whose geometry (sizes, strides,

@@ -295,7 +295,7 @@ int vta_cmd_tune(int argc, char **argv) {
     if (!vta_node_on_acc(g, i)) continue;
     vta_acc_layer L;
     if ((rc = vta_acc_desc(g, i, &cfg, &L, &err))) break;
-    for (int p = 0; !rc && p < L.nparts; p++)
+    for (int p = 0; !rc && !L.pool && p < L.nparts; p++) /* max pooling has no tiling choice */
       rc = tune_part(&T, g, &L, p, (int)ncand, layers, &done, &ndone, &bad, &err);
     vta_acc_layer_free(&L);
   }

@@ -72,7 +72,8 @@ static void test_partition_cli_compile_explain_run(void **state) {
   assert_non_null(strstr(t, "node 2 vta  QConv"));
   assert_non_null(strstr(t, "depthwise convolution"));
   assert_non_null(strstr(t, "program 0:"));
-  assert_non_null(strstr(t, "summary: 17 of"));
+  assert_non_null(strstr(t, "summary: 20 of")); /* 17 convolutions, 3 max poolings */
+  assert_non_null(strstr(t, "vta  MaxPool"));
   /* Per-channel power-of-two weight scales: one program per convolution, whose epilogue
    * shifts each channel by its own amount. */
   assert_non_null(strstr(t, "1 program (per-channel weight-scale shifts by one vector SHR)"));
@@ -97,18 +98,18 @@ static void test_partition_cli_compile_explain_run(void **state) {
   char *exact[] = {"compile", FACE, "--residual-adds", "exact", "--explain", "-o", one, NULL};
   assert_int_equal(call_to(vta_cmd_compile, exact, text), 0);
   t = slurp(text);
-  assert_non_null(strstr(t, "summary: 33 of"));
+  assert_non_null(strstr(t, "summary: 36 of"));
   assert_non_null(strstr(t, "vta  QAdd"));
   char *info[] = {"info", bundle, NULL};
   assert_int_equal(call_to(vta_cmd_info, info, text), 0);
-  assert_non_null(strstr(slurp(text), "for 17 nodes"));
+  assert_non_null(strstr(slurp(text), "for 20 nodes"));
   char *run[] = {"run", bundle, "--input", "tests/data/models/astronaut.npy", "--backend", "fsim",
                  "-o", out, NULL};
   assert_int_equal(call_to(vta_cmd_run, run, text), 0);
   t = slurp(text);
   assert_non_null(strstr(t, "accelerator (fsim): "));
   assert_non_null(strstr(t, "25608192 of 30760960 MACs offloaded (83.2%)"));
-  assert_non_null(strstr(t, "17 nodes in 17 programs"));
+  assert_non_null(strstr(t, "20 nodes in 20 programs"));
   /* The accelerator's outputs are the CPU code's, bit for bit. */
   char cpu_out[300];
   snprintf(cpu_out, sizeof cpu_out, "%s/cpu", dir);

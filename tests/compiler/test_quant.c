@@ -274,7 +274,7 @@ static void small_model_on_accelerator(int acc_adds) {
   }
   assert_int_equal(nq, 4); /* conv1 | relu, depthwise, pointwise, residual add (the Gemm is the output layer) */
   assert_true(dw_cpu);
-  assert_int_equal(nacc, 2 + acc_adds); /* conv1 and the pointwise conv (and the add) */
+  assert_int_equal(nacc, 3 + acc_adds); /* conv1, the pointwise conv, the max pooling (and the add) */
   for (int i = 0; i < g->n_nodes; i++)
     if (g->nodes[i].op == VTA_GOP_QADD) {
       assert_int_equal(places[i].acc, acc_adds);
@@ -287,7 +287,7 @@ static void small_model_on_accelerator(int acc_adds) {
   FILE *m = open_memstream(&text, &len);
   vta_explain_print(g, &cfg, places, m);
   fclose(m);
-  assert_non_null(strstr(text, acc_adds ? "summary: 3 of" : "summary: 2 of"));
+  assert_non_null(strstr(text, acc_adds ? "summary: 4 of" : "summary: 3 of"));
   free(text);
   free(places);
   vta_cpu_code qc;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "compiler/partition.h"
 #include "compiler/vta_pool.h"
 #include "vta/config.h"
 #include "vta/device.h"
@@ -140,11 +141,57 @@ static void test_pool_refuses_what_it_cannot_run(void **state) {
   assert_int_equal(vta_pool_check(&cfg, &d, &err), VTA_ERR_INVALID);
 }
 
+/* The partitioner gives the accelerator only a max pooling whose input cannot be negative
+ * (the loads pad with 0): after an int8 layer clipping at 0 or above, not after a graph input
+ * or a layer whose clip lets negatives through. */
+static void test_pool_partition_needs_a_non_negative_input(void **state) {
+  (void)state;
+  vta_config cfg;
+  vta_config_default(&cfg);
+  vta_error err;
+  for (int lo = -128; lo <= 0; lo += 128) {
+    vta_graph *g = vta_graph_create();
+    int64_t d[4] = {1, 16, 8, 8}, pd[2] = {2, 2};
+    int a = vta_graph_add_value(g, "a", VTA_DT_I8), b = vta_graph_add_value(g, "b", VTA_DT_I8);
+    int s = vta_graph_add_value(g, "s", VTA_DT_I8), y = vta_graph_add_value(g, "y", VTA_DT_I8);
+    int vs[4] = {a, b, s, y};
+    for (int k = 0; k < 4; k++) {
+      g->values[vs[k]].rank = 4;
+      memcpy(g->values[vs[k]].dims, d, sizeof d);
+    }
+    g->values[y].dims[2] = g->values[y].dims[3] = 4;
+    int in2[2] = {a, b};
+    int add = vta_graph_add_node(g, VTA_GOP_QADD, "add", 2, in2, 1, &s);
+    int pool = vta_graph_add_node(g, VTA_GOP_MAXPOOL, "pool", 1, &s, 1, &y);
+    assert_true(add >= 0 && pool >= 0);
+    vta_node *an = &g->nodes[add], *pn = &g->nodes[pool];
+    assert_int_equal(vta_attrs_set_int(&an->n_attrs, &an->attrs, "lo", lo), 0);
+    assert_int_equal(vta_attrs_set_ints(&pn->n_attrs, &pn->attrs, "kernel_shape", 2, pd), 0);
+    assert_int_equal(vta_attrs_set_ints(&pn->n_attrs, &pn->attrs, "strides", 2, pd), 0);
+    vta_acc_layer L;
+    int rc = vta_acc_desc(g, pool, &cfg, &L, &err);
+    if (lo < 0) {
+      assert_int_equal(rc, VTA_ERR_UNSUPPORTED);
+      assert_non_null(strstr(err.msg, "may be negative"));
+    } else {
+      assert_int_equal(rc, 0);
+      assert_true(L.pool && L.nparts == 1 && L.parts[0].nch == 16 && L.pd.kh == 2 && L.pd.stride_w == 2);
+      vta_acc_layer_free(&L);
+    }
+    /* The add's first operand is a graph input's: pooling it directly is refused. */
+    pn->in[0] = a;
+    assert_int_equal(vta_acc_desc(g, pool, &cfg, &L, &err), VTA_ERR_UNSUPPORTED);
+    assert_non_null(strstr(err.msg, "graph input"));
+    vta_graph_destroy(g);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool_resnet_shape_on_fsim_and_rtl),
       cmocka_unit_test(test_pool_shapes_and_configurations),
       cmocka_unit_test(test_pool_refuses_what_it_cannot_run),
+      cmocka_unit_test(test_pool_partition_needs_a_non_negative_input),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
