@@ -203,9 +203,8 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
                            cfg->block_in, cfg->block_out);
     if (ma < 0 || ma > 127 || mb < 0 || mb > 127)
       return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: multipliers %lld and %lld; the accelerator "
-                           "applies at most 127 (int8 weights); no convolution feeding it could take scales that "
-                           "make 7 bits exact, so it keeps 14 bits on the CPU (`--residual-adds acc` "
-                           "rounds them to 7)",
+                           "applies at most 127 (int8 weights), so it runs on the CPU with 14 bits "
+                           "(`--residual-adds exact` or `acc` quantize adds for the accelerator)",
                            vta_node_describe(g, i, w, sizeof w), (long long)ma, (long long)mb);
     if (n % blk)
       return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: %lld elements, not a multiple of BLOCK_OUT %lld",

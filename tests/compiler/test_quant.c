@@ -280,7 +280,7 @@ static void small_model_on_accelerator(int acc_adds) {
       assert_int_equal(places[i].acc, acc_adds);
       int64_t ma = vta_node_int(&g->nodes[i], "ma", 0), mb = vta_node_int(&g->nodes[i], "mb", 0);
       assert_true(acc_adds ? ma <= 127 && mb <= 127 && (ma > 63 || mb > 63) : ma > 127 || mb > 127);
-      assert_non_null(strstr(places[i].why, acc_adds ? "diagonal weights" : "keeps 14 bits"));
+      assert_non_null(strstr(places[i].why, acc_adds ? "diagonal weights" : "on the CPU with 14 bits"));
     }
   char *text = NULL;
   size_t len = 0;
