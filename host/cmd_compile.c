@@ -75,6 +75,9 @@ static void compile_help(void) {
          "  --time-passes       also print the time of each compiler pass (implies -v)\n"
          "  -h, --help          show this help\n"
          "\n"
+         "environment: VTA_THREADS=N threads for calibration, tiling searches and code generation\n"
+         "(default: the online CPUs; the bundle is the same whatever N), VTA_CONFIG, VTA_CALIB_PATH.\n"
+         "\n"
          "exit status: 0 written, 1 the model cannot be compiled (the message names the node),\n"
          "2 bad command line.\n");
 }
