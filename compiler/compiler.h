@@ -539,6 +539,8 @@ void vta_cpu_jit_destroy(vta_cpu_jit *j);
 /* ------------------------------------------------------------------------------------------ */
 /* Threads (parallel.c)                                                                       */
 
+/* A monotonic clock in milliseconds, for the stage timings of -v and --time-passes (pipeline.c). */
+double vta_now_ms(void);
 /* How many threads the compiler uses: $VTA_THREADS if set (1 = none), else the online CPUs
  * (at most 8). Results never depend on it. */
 int vta_compile_threads(void);

@@ -13,7 +13,7 @@
 #include "compiler/compiler.h"
 #include "vta/config.h"
 
-static double now_ms(void) {
+double vta_now_ms(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
@@ -21,12 +21,12 @@ static double now_ms(void) {
 
 static int step(vta_graph *g, const vta_compile_opts *o, char letter, const char *name,
                 int (*pass)(vta_graph *, vta_error *), vta_error *err) {
-  double t0 = now_ms();
+  double t0 = vta_now_ms();
   if (pass && pass(g, err)) {
     vta_error_prefix(err, "%s", name);
     return -1;
   }
-  if (o && o->timing && pass) fprintf(o->timing, "  %-20s %8.1f ms\n", name, now_ms() - t0);
+  if (o && o->timing && pass) fprintf(o->timing, "  %-20s %8.1f ms\n", name, vta_now_ms() - t0);
 #ifdef VTA_TEST_BUILD
   int verify = 1;
 #else

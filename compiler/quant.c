@@ -558,6 +558,22 @@ static int peek_activation(const qctx *q, int y) {
   return a->op == VTA_GOP_RELU || a->op == VTA_GOP_CLIP ? a->out[0] : y;
 }
 
+/* A single-input operator that moves int8 data unchanged or takes maxima: its output keeps
+ * the input's scale (try_passthrough; Concat, of several inputs, is handled there). */
+static int keeps_scale(const vta_node *nd) {
+  switch (nd->op) {
+  case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL: case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN:
+  case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE: case VTA_GOP_IDENTITY: case VTA_GOP_TRANSPOSE:
+  case VTA_GOP_SLICE:
+    return 1;
+  case VTA_GOP_PAD:
+    return strcmp(vta_node_string(nd, "mode", "constant"), "constant") == 0 &&
+           vta_node_float(nd, "value", 0) == 0;
+  default:
+    return 0;
+  }
+}
+
 /* The int8 scale value v has or will have: its int8 version's, else that of the input of the
  * chain of scale-keeping operators producing it, else its calibrated scale (how need_q would
  * quantize it); 0 if unknown. A guess for values not quantized yet: try_add checks it. */
@@ -565,17 +581,8 @@ static double future_scale(const qctx *q, int v, int depth) {
   if (v < 0 || v >= q->n_orig || depth > 32) return 0;
   if (q->qv[v] >= 0) return q->qs[q->qv[v]];
   int j = q->prod[v];
-  if (j >= 0) {
-    const vta_node *nd = &q->old[j];
-    switch (nd->op) {
-    case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL: case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN:
-    case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE: case VTA_GOP_IDENTITY: case VTA_GOP_TRANSPOSE:
-    case VTA_GOP_SLICE: case VTA_GOP_PAD:
-      return nd->n_in >= 1 ? future_scale(q, nd->in[0], depth + 1) : 0;
-    default:
-      break;
-    }
-  }
+  if (j >= 0 && keeps_scale(&q->old[j]) && q->old[j].n_in >= 1)
+    return future_scale(q, q->old[j].in[0], depth + 1);
   return q->scale[v] > 0 ? q->scale[v] : 0;
 }
 
@@ -802,19 +809,7 @@ static int all_zero(const vta_gvalue *v) {
 static int try_passthrough(qctx *q, const vta_node *nd) {
   vta_graph *g = q->g;
   if (nd->n_epi || nd->n_out != 1 || nd->n_in < 1 || nd->in[0] < 0) return 0;
-  switch (nd->op) {
-  case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL: case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN:
-  case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE: case VTA_GOP_IDENTITY: case VTA_GOP_TRANSPOSE:
-  case VTA_GOP_SLICE:
-    break;
-  case VTA_GOP_PAD:
-    if (strcmp(vta_node_string(nd, "mode", "constant"), "constant") || vta_node_float(nd, "value", 0) != 0) return 0;
-    break;
-  case VTA_GOP_CONCAT:
-    break;
-  default:
-    return 0;
-  }
+  if (nd->op != VTA_GOP_CONCAT && !keeps_scale(nd)) return 0;
   int ins[64];
   float s = 0;
   if (nd->n_in > 64) return 0;

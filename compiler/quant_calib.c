@@ -18,15 +18,9 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "compiler/compiler.h"
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 #define BINS 2048
 #define KEEP_BYTES ((size_t)256 << 20)
@@ -305,9 +299,9 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
       return vta_error_set(err, VTA_ERR_UNSUPPORTED, "calibration: input '%s' is %s, not float32",
                            g->values[g->inputs[k]].name, vta_dtype_name(g->values[g->inputs[k]].dtype));
   runner r;
-  double t0 = now_ms();
+  double t0 = vta_now_ms();
   if (runner_init(g, cal->n_samples, &r, err)) return -1;
-  double t1 = now_ms(), t2 = t1;
+  double t1 = vta_now_ms(), t2 = t1;
   double *top = calloc((size_t)g->n_values + 1, sizeof *top);
   double *hist = calloc((size_t)g->n_values * BINS + 1, sizeof *hist);
   double **sums = calloc((size_t)g->n_values + 1, sizeof *sums);
@@ -347,7 +341,7 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
                  top, hist, sums};
   if (!nomem && (n_kept == 0 || kept)) {
     vta_parallel_for(r.lanes, r.lanes, run_lane, &S);
-    t2 = now_ms();
+    t2 = vta_now_ms();
     vta_parallel_for(g->n_values, vta_compile_threads(), stats_value, &S);
   } else if (!nomem) {
     S.last = &r.l[0];
@@ -366,7 +360,7 @@ int vta_quant_calibrate(const vta_graph *g, const vta_calib *cal, float *scales,
   if (log)
     fprintf(log, "calibration: float code %.1f ms, %d sample%s on %d lane%s %.1f ms, statistics %.1f ms\n",
             t1 - t0, cal->n_samples, cal->n_samples == 1 ? "" : "s", r.lanes, r.lanes == 1 ? "" : "s",
-            t2 - t1, now_ms() - t2);
+            t2 - t1, vta_now_ms() - t2);
   if (nomem) {
     for (int v = 0; v < g->n_values; v++) free(sums[v]);
     free(sums);
