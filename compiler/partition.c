@@ -504,10 +504,12 @@ typedef struct choice_memo {
   vta_tile_choice *ch;
 } choice_memo;
 
-static int memo_choice(choice_memo *m, const vta_graph *g, const vta_acc_layer *L, int p,
+/* epi: the part's epilogue if known (presearch worked it out from the part's constants),
+ * else -1. */
+static int memo_choice(choice_memo *m, const vta_graph *g, const vta_acc_layer *L, int p, int epi_known,
                        const vta_config *cfg, vta_tile_choice *ch, vta_error *err) {
   const vta_conv_desc *d = &L->parts[p].d;
-  vta_tile_epilogue epi = vta_acc_part_epilogue(g, L, p);
+  vta_tile_epilogue epi = epi_known >= 0 ? (vta_tile_epilogue)epi_known : vta_acc_part_epilogue(g, L, p);
   for (int k = 0; k < m->n; k++)
     if (same_key(&m->d[k], m->epi[k], d, epi)) {
       *ch = m->ch[k];
@@ -556,7 +558,9 @@ static int memo_has(const choice_memo *m, const vta_conv_desc *d, vta_tile_epilo
   return 0;
 }
 
-static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *memo) {
+/* epi_of (may be NULL): receives each part's epilogue, [node * MAX_PARTS + part], so that the
+ * pass does not copy and scan every layer's weights again. */
+static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *memo, int *epi_of) {
   search_jobs J = {.cfg = cfg};
   choice_memo keys = {0}; /* the distinct keys, as a memo without choices */
   uint8_t **owned = NULL;  /* copies of the keys' shifts (the search checks them) */
@@ -569,6 +573,7 @@ static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *me
     if (vta_acc_desc(g, i, cfg, &L, &e)) continue;
     for (int q = 0; q < L.nparts; q++) {
       vta_tile_epilogue epi = vta_acc_part_epilogue(g, &L, q);
+      if (epi_of && q < MAX_PARTS) epi_of[(size_t)i * MAX_PARTS + (size_t)q] = (int)epi;
       if (memo_has(&keys, &L.parts[q].d, epi)) continue;
       if (keys.n == keys.cap) {
         int cap = keys.cap ? 2 * keys.cap : 32;
@@ -654,7 +659,9 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
   vta_place *p = calloc((size_t)g->n_nodes + 1, sizeof *p);
   if (!p) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
   choice_memo memo = {0};
-  presearch(g, cfg, &memo);
+  int *epi_of = malloc(sizeof(int) * MAX_PARTS * ((size_t)g->n_nodes + 1));
+  for (size_t k = 0; epi_of && k < MAX_PARTS * ((size_t)g->n_nodes + 1); k++) epi_of[k] = -1;
+  presearch(g, cfg, &memo, epi_of);
   int rc = 0;
   for (int i = 0; i < g->n_nodes && !rc; i++) {
     vta_node *nd = &g->nodes[i];
@@ -718,7 +725,8 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
       break;
     }
     for (int q = 0; q < L.nparts && !bad; q++) {
-      bad = memo_choice(&memo, g, &L, q, cfg, &ch, &e2);
+      bad = memo_choice(&memo, g, &L, q, epi_of && q < MAX_PARTS ? epi_of[(size_t)i * MAX_PARTS + (size_t)q] : -1,
+                        cfg, &ch, &e2);
       cycles += ch.cost.cycles;
       bound += ch.compute_bound;
       plan_to_ints(&ch.plan, plans + PLAN_INTS * q);
@@ -761,6 +769,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
   free(memo.d);
   free(memo.epi);
   free(memo.ch);
+  free(epi_of);
   if (places && !rc)
     *places = p;
   else
