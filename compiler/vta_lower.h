@@ -139,9 +139,7 @@ void vta_ref_conv2d(const vta_conv_desc *d, const int8_t *x, const int8_t *w, co
                     const int8_t *residual, int8_t *out);
 void vta_ref_dense(const vta_dense_desc *d, const int8_t *x, const int8_t *w, const int32_t *bias,
                    int8_t *out);
-/* 2-D max pooling (NCHW, padding never wins) and global average pooling with rounding. */
-void vta_ref_maxpool(const int8_t *x, uint32_t n, uint32_t c, uint32_t h, uint32_t w, uint32_t k,
-                     uint32_t stride, uint32_t pad, int8_t *out);
+/* Global average pooling with rounding (max pooling: vta_ref_pool_max, vta_pool.h). */
 void vta_ref_avgpool(const int8_t *x, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
                      int8_t *out);
 

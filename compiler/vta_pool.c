@@ -89,28 +89,6 @@ int vta_pool_check(const vta_config *cfg, const vta_pool_desc *d, vta_error *err
   return VTA_OK;
 }
 
-void vta_ref_pool_max(const vta_pool_desc *d, const int8_t *x, int8_t *out) {
-  uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d);
-  for (uint32_t n = 0; n < d->n; n++)
-    for (uint32_t c = 0; c < d->c; c++) {
-      const int8_t *p = x + ((size_t)n * d->c + c) * d->h * d->w;
-      int8_t *o = out + ((size_t)n * d->c + c) * ho * wo;
-      for (uint32_t y = 0; y < ho; y++)
-        for (uint32_t xo = 0; xo < wo; xo++) {
-          int m = 0; /* the padding (and the reset accumulator) */
-          for (uint32_t i = 0; i < d->kh; i++)
-            for (uint32_t j = 0; j < d->kw; j++) {
-              int64_t yy = (int64_t)y * d->stride_h - d->pad_top + i;
-              int64_t xx = (int64_t)xo * d->stride_w - d->pad_left + j;
-              if (yy < 0 || yy >= d->h || xx < 0 || xx >= d->w) continue;
-              int v = p[yy * d->w + xx];
-              if (v > m) m = v;
-            }
-          o[(size_t)y * wo + xo] = (int8_t)m;
-        }
-    }
-}
-
 typedef struct builder {
   vta_program *p;
   vta_error *err;

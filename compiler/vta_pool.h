@@ -8,7 +8,7 @@
  *     // buffers: input = vta_pack_act(x, n, c, h, w, BLOCK_IN), weight = low.weight,
  *     // output = low.output_bytes (unpack with vta_unpack_act(..., ho, wo, BLOCK_OUT))
  *
- * Semantics (vta_ref_maxpool is the definition): out[n][c][y][x] = the largest input in the
+ * Semantics (vta_ref_pool_max in vta_ref.c is the definition): out[n][c][y][x] = the largest input in the
  * window rows y*stride_h - pad_top + 0..kh-1, columns x*stride_w - pad_left + 0..kw-1, padding
  * read as 0 - so the input must not be negative (the compiler lowers only a max pooling whose
  * input comes from a ReLU or a clip at 0 or above; max(x, 0) = x there). Output sizes
@@ -35,7 +35,7 @@ int vta_pool_check(const vta_config *cfg, const vta_pool_desc *d, vta_error *err
  * (the busiest of the GEMM unit, the ALU and the load module, plus the first load). */
 int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered *out,
                       vta_error *err);
-/* The reference: NCHW int8 in, NCHW int8 out. */
+/* The reference (vta_ref.c): NCHW int8 in, NCHW int8 out. */
 void vta_ref_pool_max(const vta_pool_desc *d, const int8_t *x, int8_t *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "compiler/vta_lower.h"
+#include "compiler/vta_pool.h"
 
 static int8_t epilogue(uint32_t acc, int32_t bias, int32_t res_term, uint32_t shift, int32_t lo,
                        int32_t hi) {
@@ -75,22 +76,26 @@ void vta_ref_dense(const vta_dense_desc *d, const int8_t *x, const int8_t *w, co
     }
 }
 
-void vta_ref_maxpool(const int8_t *x, uint32_t n, uint32_t c, uint32_t h, uint32_t w, uint32_t k,
-                     uint32_t stride, uint32_t pad, int8_t *out) {
-  uint32_t ho = (h + 2 * pad - k) / stride + 1, wo = (w + 2 * pad - k) / stride + 1;
-  for (uint32_t i = 0; i < n * c; i++)
-    for (uint32_t oy = 0; oy < ho; oy++)
-      for (uint32_t ox = 0; ox < wo; ox++) {
-        int m = -128;
-        for (uint32_t ky = 0; ky < k; ky++)
-          for (uint32_t kx = 0; kx < k; kx++) {
-            int64_t iy = (int64_t)oy * stride + ky - pad, ix = (int64_t)ox * stride + kx - pad;
-            if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
-            int v = x[((size_t)i * h + (size_t)iy) * w + (size_t)ix];
-            if (v > m) m = v;
-          }
-        out[((size_t)i * ho + oy) * wo + ox] = (int8_t)m;
-      }
+void vta_ref_pool_max(const vta_pool_desc *d, const int8_t *x, int8_t *out) {
+  uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d);
+  for (uint32_t n = 0; n < d->n; n++)
+    for (uint32_t c = 0; c < d->c; c++) {
+      const int8_t *p = x + ((size_t)n * d->c + c) * d->h * d->w;
+      int8_t *o = out + ((size_t)n * d->c + c) * ho * wo;
+      for (uint32_t y = 0; y < ho; y++)
+        for (uint32_t xo = 0; xo < wo; xo++) {
+          int m = 0; /* the padding (and the reset accumulator) */
+          for (uint32_t i = 0; i < d->kh; i++)
+            for (uint32_t j = 0; j < d->kw; j++) {
+              int64_t yy = (int64_t)y * d->stride_h - d->pad_top + i;
+              int64_t xx = (int64_t)xo * d->stride_w - d->pad_left + j;
+              if (yy < 0 || yy >= d->h || xx < 0 || xx >= d->w) continue;
+              int v = p[yy * d->w + xx];
+              if (v > m) m = v;
+            }
+          o[(size_t)y * wo + xo] = (int8_t)m;
+        }
+    }
 }
 
 void vta_ref_avgpool(const int8_t *x, uint32_t n, uint32_t c, uint32_t h, uint32_t w,

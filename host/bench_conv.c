@@ -676,7 +676,7 @@ int vta_bench_resnet18(int argc, char **argv) {
         act *pi = &n->a[pin], *po = &n->a[pout];
         po->host = malloc((size_t)po->c * po->h * po->w);
         if (!po->host) goto oom;
-        vta_ref_maxpool(pi->host, 1, pi->c, pi->h, pi->w, 3, 2, 1, po->host);
+        vta_ref_pool_max(&pool, pi->host, po->host);
       }
       size_t ny = (size_t)y->c * y->h * y->w;
       y->host = malloc(ny);

@@ -1,6 +1,6 @@
 /* test_vta_pool.c - int8 max pooling lowered onto the accelerator (compiler/vta_pool.c) and run
  * through vta_program_run on fsim (and rtl when its model is built), compared bit for bit with
- * vta_ref_maxpool: ResNet-18's 3x3/2 pooling scaled down, 2x2/2, 3x3/1, channel counts that are
+ * vta_ref_pool_max: ResNet-18's 3x3/2 pooling scaled down, 2x2/2, 3x3/1, channel counts that are
  * not multiples of BLOCK, batches, tiles of several rows, on the default, batch4, block32 and
  * small configurations; and the descriptions it refuses. */
 #include <setjmp.h>
