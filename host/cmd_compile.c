@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "compiler/compiler.h"
 #include "compiler/partition.h"
@@ -82,12 +81,6 @@ static void compile_help(void) {
          "2 bad command line.\n");
 }
 
-static double ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* The two last stages, run side by side: the CPU code of the nodes in only (NULL: all) and,
  * with lower set, the accelerator layers' programs. */
 typedef struct compile_jobs {
@@ -106,18 +99,17 @@ typedef struct compile_jobs {
   vta_error lower_err;
 } compile_jobs;
 
-static double ms(void);
 
 static void compile_job(void *ctx, int job) {
   compile_jobs *J = ctx;
-  double t = ms();
+  double t = vta_now_ms();
   if (job == 0) {
     J->code_rc = vta_codegen_llvm_nodes(J->g, J->target, J->what, J->only, &J->code, &J->code_err);
-    J->code_ms = ms() - t;
+    J->code_ms = vta_now_ms() - t;
     return;
   }
   J->lower_rc = vta_acc_bundle_tuned(J->g, J->cfg, J->tuning, &J->acc, &J->tuned, &J->lower_err);
-  J->lower_ms = ms() - t;
+  J->lower_ms = vta_now_ms() - t;
 }
 
 /* The command; *tuning (freed by the caller) holds the --tuning file once read. */
@@ -269,7 +261,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
     io.dynamic_dim = (int64_t)b;
   }
   vta_error err = {0};
-  double t0 = ms();
+  double t0 = vta_now_ms();
   vta_graph *g;
   if (builtin && kind == 4) {
     unsigned char *model;
@@ -285,7 +277,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
     g = vta_onnx_import_file(in, &io, &err);
   }
   if (!g) return vta_cli_fail(cmd, &err);
-  double t1 = ms();
+  double t1 = vta_now_ms();
   vta_calib_set cs = {0};
   vta_calib cal;
   vta_quant_opts qo = {.calib = &cal, .log = verbose ? stderr : NULL, .channel_group = shift_groups,
@@ -320,7 +312,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   }
   vta_calib_set_free(&cs);
   if (explain) vta_explain_print(g, accel ? &cfg : NULL, places, stdout);
-  double t2 = ms();
+  double t2 = vta_now_ms();
   int rc = VTA_EXIT_OK;
   if (!out) {
     free(places);
@@ -376,7 +368,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
     return vta_cli_fail(cmd, J.lower_rc ? &J.lower_err : &J.code_err);
   }
   code.skips_acc = accel && kind == 0;
-  double t3 = ms();
+  double t3 = vta_now_ms();
   if (kind == 0) {
     unsigned char *b;
     size_t n;
@@ -399,7 +391,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   if (verbose)
     fprintf(stderr, "vta compile: import %.1f ms, passes %.1f ms, codegen %.1f ms%s, written in %.1f ms, "
             "%d nodes; %.1f ms in all\n", t1 - t0, t2 - t1, J.code_ms,
-            J.lower ? " beside the lowering" : "", ms() - t3, g->n_nodes, ms() - t0);
+            J.lower ? " beside the lowering" : "", vta_now_ms() - t3, g->n_nodes, vta_now_ms() - t0);
   vta_cpu_code_free(&code);
   vta_graph_destroy(g);
   return rc;

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "compiler/compiler.h"
 #include "compiler/partition.h"
@@ -56,12 +55,6 @@ struct vta_model {
   unsigned char *no_cpu; /* per node: its CPU kernel is not compiled yet (an accelerator node
                             of a version 4 bundle), or NULL when every kernel is */
 };
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void acc_release(vta_model *m) {
   for (int i = 0; m->rt && i < m->g->n_nodes; i++) {
@@ -155,11 +148,11 @@ static vta_model *model_build(vta_graph *g, const vta_cpu_code *code, const vta_
     for (int k = 0; k < acc->n; k++) m->no_cpu[acc->layers[k].node] = 1;
     for (int i = 0; i < g->n_nodes; i++) have[i] = !m->no_cpu[i];
   }
-  double t0 = now_ms();
+  double t0 = vta_now_ms();
   m->jit = vta_cpu_jit_create_for(code, g, have, m->fns, err);
   free(have);
   if (!m->jit) goto bad;
-  m->t.jit_ms = now_ms() - t0;
+  m->t.jit_ms = vta_now_ms() - t0;
   return m;
 nomem:
   vta_error_set(err, VTA_ERR_NOMEM, "out of memory setting up the model");
@@ -333,7 +326,7 @@ vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *con
   }
   fclose(f);
   vta_model_timing t = {0};
-  double t0 = now_ms();
+  double t0 = vta_now_ms();
   vta_import_opts io = {0};
   io.n_shapes = n_shapes;
   io.shape_names = names;
@@ -341,14 +334,14 @@ vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *con
   io.shape_dims = dims;
   vta_graph *g = vta_onnx_import_file(path, &io, err);
   if (!g) return NULL;
-  double t1 = now_ms();
+  double t1 = vta_now_ms();
   vta_compile_opts o = {0};
   if (vta_compile_graph(g, &o, err)) {
     vta_error_prefix(err, "%s", path);
     vta_graph_destroy(g);
     return NULL;
   }
-  double t2 = now_ms();
+  double t2 = vta_now_ms();
   vta_cpu_code code;
   /* Only the native object: it is linked straight away, bitcode would be unused. */
   if (vta_codegen_llvm_for(g, NULL, VTA_CODE_OBJECT, &code, err)) {
@@ -356,7 +349,7 @@ vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *con
     vta_graph_destroy(g);
     return NULL;
   }
-  double t3 = now_ms();
+  double t3 = vta_now_ms();
   t.import_ms = t1 - t0;
   t.passes_ms = t2 - t1;
   t.codegen_ms = t3 - t2;
@@ -402,7 +395,7 @@ int vta_model_set_input(vta_model *m, int k, const float *data, size_t count, vt
 /* The CPU kernels of the accelerator nodes, compiled from the bundle's graph the first time the
  * cpu backend runs the model (vta compile --accel leaves them out: most runs never need them). */
 static int compile_fallback(vta_model *m, vta_error *err) {
-  double t0 = now_ms();
+  double t0 = vta_now_ms();
   vta_cpu_code code;
   if (vta_codegen_llvm_nodes(m->g, NULL, VTA_CODE_OBJECT, m->no_cpu, &code, err)) {
     vta_error_prefix(err, "the accelerator nodes' CPU code");
@@ -413,7 +406,7 @@ static int compile_fallback(vta_model *m, vta_error *err) {
   if (rc) return -1;
   free(m->no_cpu);
   m->no_cpu = NULL;
-  m->t.codegen_ms += now_ms() - t0;
+  m->t.codegen_ms += vta_now_ms() - t0;
   return 0;
 }
 
