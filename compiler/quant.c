@@ -176,21 +176,27 @@ static int new_q_of(qctx *q, int v, float s) {
 
 /* If value y's only use is a Relu or Clip (old node), that activation is absorbed: *out
  * becomes its output and [*lo, *hi] its range. */
+/* The Relu or Clip (old node) that value y's only use is, or -1. */
+static int activation_of(const qctx *q, int y) {
+  if (q->g->values[y].is_output || q->uses[y] != 1) return -1;
+  int j = q->consumer[y];
+  const vta_node *a = &q->old[j];
+  if (a->n_epi || a->n_out != 1 || a->n_in != 1) return -1;
+  return a->op == VTA_GOP_RELU || a->op == VTA_GOP_CLIP ? j : -1;
+}
+
 static void absorb_activation(qctx *q, int y, int *out, float *lo, float *hi) {
   *out = y;
   *lo = -INFINITY;
   *hi = INFINITY;
-  if (q->g->values[y].is_output || q->uses[y] != 1) return;
-  int j = q->consumer[y];
+  int j = activation_of(q, y);
+  if (j < 0) return;
   const vta_node *a = &q->old[j];
-  if (a->n_epi || a->n_out != 1 || a->n_in != 1) return;
   if (a->op == VTA_GOP_RELU) {
     *lo = 0;
-  } else if (a->op == VTA_GOP_CLIP) {
+  } else {
     *lo = vta_node_float(a, "min", -INFINITY);
     *hi = vta_node_float(a, "max", INFINITY);
-  } else {
-    return;
   }
   q->skip[j] = 1;
   *out = a->out[0];
@@ -550,13 +556,6 @@ static int emit_float_output(qctx *q, const vta_node *nd, int xq, int y, const f
 
 #define PLAN_COARSER 1.03
 
-/* The value an Add's output becomes after a Relu or Clip it would absorb (without absorbing). */
-static int peek_activation(const qctx *q, int y) {
-  if (q->g->values[y].is_output || q->uses[y] != 1) return y;
-  const vta_node *a = &q->old[q->consumer[y]];
-  if (a->n_epi || a->n_out != 1 || a->n_in != 1) return y;
-  return a->op == VTA_GOP_RELU || a->op == VTA_GOP_CLIP ? a->out[0] : y;
-}
 
 /* A single-input operator that moves int8 data unchanged or takes maxima: its output keeps
  * the input's scale (try_passthrough; Concat, of several inputs, is handled there). */
@@ -599,7 +598,8 @@ static void plan_add(qctx *q, int y, double *sy) {
   const vta_node *ad = &q->old[j];
   if (ad->op != VTA_GOP_ADD || ad->n_epi || ad->n_in != 2 || ad->in[0] == ad->in[1]) return;
   int me = ad->in[0] == y ? 0 : 1, other = ad->in[!me];
-  double sb = future_scale(q, other, 0), soc = q->scale[peek_activation(q, ad->out[0])];
+  int act = activation_of(q, ad->out[0]); /* the add's output scale is its Relu's */
+  double sb = future_scale(q, other, 0), soc = q->scale[act >= 0 ? q->old[act].out[0] : ad->out[0]];
   if (!(sb > 0) || !(soc > 0) || !(*sy > 0)) return;
   for (int sh = 24; sh >= 0; sh--) {
     double mbf = nearbyint(sb * ldexp(1, sh) / soc);
