@@ -10,6 +10,7 @@
  * in the entry block for mem2reg, nsw arithmetic on indices, noalias kernel parameters).
  */
 #include <llvm-c/Core.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compiler/codegen_llvm.h"
@@ -192,3 +193,38 @@ void cg_end_function(cg *c) {
   LLVMBuildBr(c->b, LLVMGetNextBasicBlock(c->entry));
 }
 
+
+/* ---- constant tables ---- */
+
+static LLVMValueRef const_table(cg *c, LLVMTypeRef t, LLVMValueRef *e, int64_t n) {
+  LLVMValueRef init = LLVMConstArray(t, e, (unsigned)n);
+  LLVMValueRef gv = LLVMAddGlobal(c->mod, LLVMTypeOf(init), "tab");
+  LLVMSetInitializer(gv, init);
+  LLVMSetGlobalConstant(gv, 1);
+  LLVMSetLinkage(gv, LLVMPrivateLinkage);
+  return gv;
+}
+
+LLVMValueRef cg_table_i64(cg *c, const int64_t *v, int64_t n) {
+  LLVMValueRef *e = malloc(sizeof(LLVMValueRef) * (size_t)(n ? n : 1));
+  if (!e) return NULL;
+  for (int64_t i = 0; i < n; i++) e[i] = cg_i64(c, v[i]);
+  LLVMValueRef gv = const_table(c, c->i64, e, n);
+  free(e);
+  return gv;
+}
+
+LLVMValueRef cg_table_f32(cg *c, const float *v, int64_t n) {
+  LLVMValueRef *e = malloc(sizeof(LLVMValueRef) * (size_t)(n ? n : 1));
+  if (!e) return NULL;
+  for (int64_t i = 0; i < n; i++) e[i] = cg_f32(c, v[i]);
+  LLVMValueRef gv = const_table(c, c->f32, e, n);
+  free(e);
+  return gv;
+}
+
+LLVMValueRef cg_table_at(cg *c, LLVMValueRef tab, LLVMValueRef i) {
+  LLVMTypeRef at = LLVMGlobalGetValueType(tab);
+  LLVMValueRef idx[2] = {cg_i64(c, 0), i};
+  return LLVMBuildLoad2(c->b, LLVMGetElementType(at), LLVMBuildInBoundsGEP2(c->b, at, tab, idx, 2, ""), "");
+}

@@ -472,36 +472,6 @@ static void emit_pad(cg *c) {
   for (int d = o->rank - 1; d >= 0; d--) loop_close(c, &lp[d]);
 }
 
-/* A constant i64 or f32 table as a private global. */
-static LLVMValueRef table_i64(cg *c, const int64_t *v, int64_t n) {
-  LLVMValueRef *e = malloc(sizeof(LLVMValueRef) * (size_t)(n ? n : 1));
-  for (int64_t i = 0; i < n; i++) e[i] = C(c, v[i]);
-  LLVMValueRef init = LLVMConstArray(c->i64, e, (unsigned)n);
-  free(e);
-  LLVMValueRef gv = LLVMAddGlobal(c->mod, LLVMTypeOf(init), "tab");
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  return gv;
-}
-static LLVMValueRef table_f32(cg *c, const float *v, int64_t n) {
-  LLVMValueRef *e = malloc(sizeof(LLVMValueRef) * (size_t)(n ? n : 1));
-  for (int64_t i = 0; i < n; i++) e[i] = F(c, v[i]);
-  LLVMValueRef init = LLVMConstArray(c->f32, e, (unsigned)n);
-  free(e);
-  LLVMValueRef gv = LLVMAddGlobal(c->mod, LLVMTypeOf(init), "tabf");
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  return gv;
-}
-static LLVMValueRef tload_i64(cg *c, LLVMValueRef tab, LLVMValueRef i) {
-  LLVMValueRef p = LLVMBuildInBoundsGEP2(c->b, c->i64, tab, &i, 1, "");
-  return LLVMBuildLoad2(c->b, c->i64, p, "");
-}
-static LLVMValueRef tload_f32(cg *c, LLVMValueRef tab, LLVMValueRef i) {
-  return LLVMBuildLoad2(c->b, c->f32, gep(c, tab, i), "");
-}
 
 /* Source coordinate of output index i along an axis (ONNX Resize's transformations). */
 static double resize_coord(const char *mode, int64_t i, int64_t in, int64_t out, float scale) {
@@ -556,8 +526,8 @@ static void emit_resize(cg *c) {
         i0[i] = a < 0 ? 0 : a >= in ? in - 1 : a;
       }
     }
-    t0[d] = table_i64(c, i0, n);
-    if (linear) t1[d] = table_i64(c, i1, n), tw[d] = table_f32(c, w, n);
+    t0[d] = cg_table_i64(c, i0, n);
+    if (linear) t1[d] = cg_table_i64(c, i1, n), tw[d] = cg_table_f32(c, w, n);
     free(i0);
     free(i1);
     free(w);
@@ -568,7 +538,7 @@ static void emit_resize(cg *c) {
     idx[d] = loop_open(c, &lp[d], C(c, 0), C(c, o->dims[d]));
     oo = add(c, oo, mul(c, idx[d], os[d]));
     if (!tw[d]) {
-      LLVMValueRef s = t0[d] ? tload_i64(c, t0[d], idx[d]) : idx[d];
+      LLVMValueRef s = t0[d] ? cg_table_at(c, t0[d], idx[d]) : idx[d];
       base = add(c, base, mul(c, s, xs[d]));
     }
   }
@@ -584,18 +554,18 @@ static void emit_resize(cg *c) {
     for (int q = 0; q < (1 << na); q++) {
       LLVMValueRef off = base;
       for (int a = 0; a < na; a++) {
-        LLVMValueRef s = tload_i64(c, (q >> a) & 1 ? t1[ax[a]] : t0[ax[a]], idx[ax[a]]);
+        LLVMValueRef s = cg_table_at(c, (q >> a) & 1 ? t1[ax[a]] : t0[ax[a]], idx[ax[a]]);
         off = add(c, off, mul(c, s, xs[ax[a]]));
       }
       corner[q] = load(c, in_p(c, 0), off);
     }
     /* Straightforward form: interpolate along the first axis, then the second. */
     if (na == 1) {
-      LLVMValueRef w = tload_f32(c, tw[ax[0]], idx[ax[0]]);
+      LLVMValueRef w = cg_table_at(c, tw[ax[0]], idx[ax[0]]);
       y = LLVMBuildFAdd(c->b, corner[0], LLVMBuildFMul(c->b, w, LLVMBuildFSub(c->b, corner[1], corner[0], ""), ""), "");
     } else if (na == 2) {
-      LLVMValueRef w0 = tload_f32(c, tw[ax[0]], idx[ax[0]]);
-      LLVMValueRef w1 = tload_f32(c, tw[ax[1]], idx[ax[1]]);
+      LLVMValueRef w0 = cg_table_at(c, tw[ax[0]], idx[ax[0]]);
+      LLVMValueRef w1 = cg_table_at(c, tw[ax[1]], idx[ax[1]]);
       /* corner bit 0: axis ax[0] upper, bit 1: axis ax[1] upper */
       LLVMValueRef a0 = LLVMBuildFAdd(c->b, corner[0], LLVMBuildFMul(c->b, w1, LLVMBuildFSub(c->b, corner[2], corner[0], ""), ""), "");
       LLVMValueRef a1 = LLVMBuildFAdd(c->b, corner[1], LLVMBuildFMul(c->b, w1, LLVMBuildFSub(c->b, corner[3], corner[1], ""), ""), "");

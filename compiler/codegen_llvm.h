@@ -91,6 +91,11 @@ LLVMValueRef cg_clamp(cg *c, LLVMValueRef x, LLVMValueRef lo, LLVMValueRef hi);
 /* Marks f internal, not inlined, with noalias/nocapture on the pointer parameters listed
  * (bit k = parameter k). */
 void cg_kernel_attrs(cg *c, LLVMValueRef f, uint64_t noalias_params);
+/* Private constant tables of n int64 or float values (NULL when out of memory), and the
+ * element at index i of one. */
+LLVMValueRef cg_table_i64(cg *c, const int64_t *v, int64_t n);
+LLVMValueRef cg_table_f32(cg *c, const float *v, int64_t n);
+LLVMValueRef cg_table_at(cg *c, LLVMValueRef tab, LLVMValueRef i);
 /* After cg_kernel_attrs: does the kernel get a body here (not CG_KERNELS_IMPORT)? */
 int cg_kernel_has_body(const cg *c);
 /* Saves and restores the builder position and current function around emitting a kernel. */

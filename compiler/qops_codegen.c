@@ -72,23 +72,6 @@ static LLVMValueRef loop(cg *c, cg_loop *l, int64_t lo, int64_t hi) {
   return cg_loop_open(c, l, C(c, lo), C(c, hi), 1);
 }
 
-/* A private constant table of n int64 values. */
-static LLVMValueRef table(cg *c, const int64_t *v, int64_t n) {
-  LLVMValueRef *e = malloc(sizeof(LLVMValueRef) * (size_t)(n ? n : 1));
-  for (int64_t i = 0; i < n; i++) e[i] = C(c, v[i]);
-  LLVMValueRef init = LLVMConstArray(c->i64, e, (unsigned)n);
-  free(e);
-  LLVMValueRef gv = LLVMAddGlobal(c->mod, LLVMTypeOf(init), "qtab");
-  LLVMSetInitializer(gv, init);
-  LLVMSetGlobalConstant(gv, 1);
-  LLVMSetLinkage(gv, LLVMPrivateLinkage);
-  return gv;
-}
-static LLVMValueRef tab_at(cg *c, LLVMValueRef tab, LLVMValueRef i) {
-  LLVMValueRef idx[2] = {C(c, 0), i};
-  LLVMTypeRef at = LLVMGlobalGetValueType(tab);
-  return LLVMBuildLoad2(c->b, c->i64, LLVMBuildInBoundsGEP2(c->b, at, tab, idx, 2, ""), "");
-}
 
 /* A constant's element k as int64 / double (0 when v < 0). */
 static int64_t const_int(const vta_graph *g, int v, int64_t k) {
@@ -146,8 +129,8 @@ static void emit_quantize(cg *c, int dequant) {
       si[k] = bits;
       zi[k] = const_int(c->g, zv, k);
     }
-    stab = table(c, si, per);
-    ztab = table(c, zi, per);
+    stab = cg_table_i64(c, si, per);
+    ztab = cg_table_i64(c, zi, per);
     free(si);
     free(zi);
   }
@@ -156,8 +139,8 @@ static void emit_quantize(cg *c, int dequant) {
   LLVMValueRef s, z;
   if (per > 1) {
     LLVMValueRef k = LLVMBuildSRem(c->b, LLVMBuildSDiv(c->b, i, C(c, inner), ""), C(c, ch), "");
-    s = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, tab_at(c, stab, k), c->i32, ""), c->f32, "");
-    z = LLVMBuildTrunc(c->b, tab_at(c, ztab, k), c->i32, "");
+    s = LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, cg_table_at(c, stab, k), c->i32, ""), c->f32, "");
+    z = LLVMBuildTrunc(c->b, cg_table_at(c, ztab, k), c->i32, "");
   } else {
     s = F(c, const_f32(c->g, sv, 0));
     z = I32(c, const_int(c->g, zv, 0));
@@ -197,7 +180,7 @@ static LLVMValueRef epilogue(cg *c, const epi_t *e, LLVMValueRef acc, LLVMValueR
   case EPI_FLOAT: {
     /* onnxruntime: float(acc + bias) * (x_scale * w_scale / y_scale), rounded half to even,
      * plus the zero point, saturated. */
-    LLVMValueRef m = e->ftab ? LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, tab_at(c, e->ftab, ch), c->i32, ""), c->f32, "")
+    LLVMValueRef m = e->ftab ? LLVMBuildBitCast(c->b, LLVMBuildTrunc(c->b, cg_table_at(c, e->ftab, ch), c->i32, ""), c->f32, "")
                              : F(c, e->fmul);
     LLVMValueRef f = LLVMBuildFMul(c->b, LLVMBuildSIToFP(c->b, LLVMBuildAdd(c->b, acc, b, ""), c->f32, ""), m, "");
     f = LLVMBuildFAdd(c->b, rint_f32(c, f), F(c, e->yzp), "");
@@ -206,7 +189,7 @@ static LLVMValueRef epilogue(cg *c, const epi_t *e, LLVMValueRef acc, LLVMValueR
   default: {
     LLVMValueRef z;
     if (e->mtab) {
-      LLVMValueRef y = LLVMBuildMul(c->b, LLVMBuildSExt(c->b, acc, c->i64, ""), tab_at(c, e->mtab, ch), "");
+      LLVMValueRef y = LLVMBuildMul(c->b, LLVMBuildSExt(c->b, acc, c->i64, ""), cg_table_at(c, e->mtab, ch), "");
       y = LLVMBuildAdd(c->b, y, LLVMBuildSExt(c->b, b, c->i64, ""), "");
       if (e->shift) y = LLVMBuildAdd(c->b, y, C(c, (int64_t)1 << (e->shift - 1)), "");
       y = LLVMBuildAShr(c->b, y, C(c, e->shift), "");
@@ -237,7 +220,7 @@ static void float_multipliers(cg *c, epi_t *e, int xs, int ws, int ys, int64_t n
     memcpy(&bits, &f, 4);
     t[k] = bits;
   }
-  e->ftab = table(c, t, n);
+  e->ftab = cg_table_i64(c, t, n);
   free(t);
 }
 
@@ -250,7 +233,7 @@ static void requant_params(cg *c, epi_t *e, int64_t n) {
     const vta_gvalue *m = V(c, c->nd->in[3]);
     int64_t *t = malloc(sizeof(int64_t) * (size_t)n + 8);
     for (int64_t k = 0; k < n; k++) t[k] = ((const int32_t *)m->data)[k];
-    e->mtab = table(c, t, n);
+    e->mtab = cg_table_i64(c, t, n);
     free(t);
   }
 }
@@ -290,7 +273,7 @@ static void emit_iconv(cg *c, int xi, int wi, int xz, int wz, const epi_t *e) {
   int64_t *yh = yl + OH, *xl = yh + OH, *xh = xl + OW;
   tap_range(OH, H, KH, SH, PT, DH, yl, yh);
   tap_range(OW, W, KW, SW, PL, DW, xl, xh);
-  LLVMValueRef tyl = table(c, yl, OH), tyh = table(c, yh, OH), txl = table(c, xl, OW), txh = table(c, xh, OW);
+  LLVMValueRef tyl = cg_table_i64(c, yl, OH), tyh = cg_table_i64(c, yh, OH), txl = cg_table_i64(c, xl, OW), txh = cg_table_i64(c, xh, OW);
   free(yl);
   /* Weight zero points per output channel (ONNX allows one per channel). */
   int wz_per = wz >= 0 && vta_value_count(V(c, wz)) > 1;
@@ -298,7 +281,7 @@ static void emit_iconv(cg *c, int xi, int wi, int xz, int wz, const epi_t *e) {
   if (wz_per) {
     int64_t *t = malloc(sizeof(int64_t) * (size_t)M);
     for (int64_t m = 0; m < M; m++) t[m] = const_int(c->g, wz, m);
-    wztab = table(c, t, M);
+    wztab = cg_table_i64(c, t, M);
     free(t);
   }
   LLVMValueRef X = in_p(c, xi), Wp = in_p(c, wi), O = out_p(c);
@@ -308,15 +291,15 @@ static void emit_iconv(cg *c, int xi, int wi, int xz, int wz, const epi_t *e) {
   LLVMValueRef n = loop(c, &ln, 0, N);
   LLVMValueRef m = loop(c, &lm, 0, M);
   LLVMValueRef grp = LLVMBuildSDiv(c->b, m, C(c, MG), "");
-  LLVMValueRef wzv = wz_per ? LLVMBuildTrunc(c->b, tab_at(c, wztab, m), c->i32, "") : I32(c, const_int(c->g, wz, 0));
+  LLVMValueRef wzv = wz_per ? LLVMBuildTrunc(c->b, cg_table_at(c, wztab, m), c->i32, "") : I32(c, const_int(c->g, wz, 0));
   LLVMValueRef xbase = mul(c, add(c, mul(c, n, Cin), mul(c, grp, CG)), H * W);
   LLVMValueRef wbase = mul(c, m, CG * KH * KW);
   LLVMValueRef obase = mul(c, add(c, mul(c, n, M), m), OH * OW);
   LLVMValueRef oy = loop(c, &loy, 0, OH);
-  LLVMValueRef ky0 = tab_at(c, tyl, oy), ky1 = tab_at(c, tyh, oy);
+  LLVMValueRef ky0 = cg_table_at(c, tyl, oy), ky1 = cg_table_at(c, tyh, oy);
   LLVMValueRef iy0 = LLVMBuildNSWSub(c->b, mul(c, oy, SH), C(c, PT), "");
   LLVMValueRef ox = loop(c, &lox, 0, OW);
-  LLVMValueRef kx0 = tab_at(c, txl, ox), kx1 = tab_at(c, txh, ox);
+  LLVMValueRef kx0 = cg_table_at(c, txl, ox), kx1 = cg_table_at(c, txh, ox);
   LLVMValueRef ix0 = LLVMBuildNSWSub(c->b, mul(c, ox, SW), C(c, PL), "");
   LLVMBuildStore(c->b, I32(c, 0), acc);
   LLVMValueRef ci = loop(c, &lc, 0, CG);
@@ -377,7 +360,7 @@ static void emit_imatmul(cg *c, int ai, int bi, int az, int bz, int bt, const ep
   if (bz_per) {
     int64_t *t = malloc(sizeof(int64_t) * (size_t)N);
     for (int64_t j = 0; j < N; j++) t[j] = const_int(c->g, bz, j);
-    bztab = table(c, t, N);
+    bztab = cg_table_i64(c, t, N);
     free(t);
   }
   LLVMValueRef A = in_p(c, ai), B = in_p(c, bi), O = out_p(c), acc = cg_slot(c, c->i32);
@@ -392,7 +375,7 @@ static void emit_imatmul(cg *c, int ai, int bi, int az, int bz, int bt, const ep
   }
   LLVMValueRef i = loop(c, &li, 0, M);
   LLVMValueRef j = loop(c, &lj, 0, N);
-  LLVMValueRef bzv = bz_per ? LLVMBuildTrunc(c->b, tab_at(c, bztab, j), c->i32, "") : I32(c, const_int(c->g, bz, 0));
+  LLVMValueRef bzv = bz_per ? LLVMBuildTrunc(c->b, cg_table_at(c, bztab, j), c->i32, "") : I32(c, const_int(c->g, bz, 0));
   LLVMBuildStore(c->b, I32(c, 0), acc);
   LLVMValueRef k = loop(c, &lk, 0, K);
   LLVMValueRef av = tload(c, a->dtype, A, add(c, ao, add(c, mul(c, i, K), k)));
@@ -448,7 +431,7 @@ static void emit_imaxpool(cg *c) {
   int64_t *yh = yl + OH, *xl = yh + OH, *xh = xl + OW;
   tap_range(OH, H, KH, SH, PT, DH, yl, yh);
   tap_range(OW, W, KW, SW, PL, DW, xl, xh);
-  LLVMValueRef tyl = table(c, yl, OH), tyh = table(c, yh, OH), txl = table(c, xl, OW), txh = table(c, xh, OW);
+  LLVMValueRef tyl = cg_table_i64(c, yl, OH), tyh = cg_table_i64(c, yh, OH), txl = cg_table_i64(c, xl, OW), txh = cg_table_i64(c, xh, OW);
   free(yl);
   LLVMValueRef acc = cg_slot(c, c->i32), X = in_p(c, 0), O = out_p(c);
   cg_loop l1, l2, l3, l4, l5;
@@ -458,9 +441,9 @@ static void emit_imaxpool(cg *c) {
   LLVMBuildStore(c->b, I32(c, (int64_t)type_lo(x->dtype)), acc);
   LLVMValueRef iy0 = LLVMBuildNSWSub(c->b, mul(c, oy, SH), C(c, PT), "");
   LLVMValueRef ix0 = LLVMBuildNSWSub(c->b, mul(c, ox, SW), C(c, PL), "");
-  LLVMValueRef ky = cg_loop_open(c, &l4, tab_at(c, tyl, oy), tab_at(c, tyh, oy), 1);
+  LLVMValueRef ky = cg_loop_open(c, &l4, cg_table_at(c, tyl, oy), cg_table_at(c, tyh, oy), 1);
   LLVMValueRef row = add(c, mul(c, i, H * W), mul(c, add(c, iy0, mul(c, ky, DH)), W));
-  LLVMValueRef kx = cg_loop_open(c, &l5, tab_at(c, txl, ox), tab_at(c, txh, ox), 1);
+  LLVMValueRef kx = cg_loop_open(c, &l5, cg_table_at(c, txl, ox), cg_table_at(c, txh, ox), 1);
   LLVMValueRef v = tload(c, x->dtype, X, add(c, row, add(c, ix0, mul(c, kx, DW))));
   LLVMBuildStore(c->b, smax32(c, LLVMBuildLoad2(c->b, c->i32, acc, ""), v), acc);
   cg_loop_close(c, &l5);
