@@ -393,6 +393,19 @@ static void layer_free(qlayer *L) {
   free(L->mul);
 }
 
+/* quantize_layer in the form L asks for; when the power-of-two form does not fit (a channel
+ * would need a left shift), one weight scale for the layer. */
+static int quantize_or_fall_back(qctx *q, qlayer *L) {
+  int rc = quantize_layer(q, L);
+  if (rc > 0) {
+    layer_free(L);
+    L->pow2 = 0;
+    L->wq = NULL, L->bq = NULL, L->mul = NULL;
+    rc = quantize_layer(q, L);
+  }
+  return rc;
+}
+
 /* Emits QConv / QDense for layer L reading xq, producing the int8 version of y. */
 static int emit_layer(qctx *q, const vta_node *nd, vta_gop op, qlayer *L, int xq, int y, float lo,
                       float hi, const int64_t *wdims, int wrank) {
@@ -655,13 +668,7 @@ static int try_conv(qctx *q, const vta_node *nd) {
   L.xmean = q->mean[nd->in[0]];
   L.taps = w.rank == 4 ? w.dims[2] * w.dims[3] : w.dims[2];
   L.groups = group;
-  int rc = quantize_layer(q, &L);
-  if (rc > 0) { /* the power-of-two form does not fit: one weight scale for the layer */
-    layer_free(&L);
-    L.pow2 = 0;
-    L.wq = NULL, L.bq = NULL, L.mul = NULL;
-    rc = quantize_layer(q, &L);
-  }
+  int rc = quantize_or_fall_back(q, &L);
   if (!rc) rc = emit_layer(q, nd, VTA_GOP_QCONV, &L, xq, y, lo, hi, w.dims, w.rank);
   layer_free(&L);
   return rc ? -1 : 1;
@@ -724,13 +731,7 @@ static int try_dense(qctx *q, const vta_node *nd) {
   L.group = q->group;
   L.xmean = a->rank == 2 ? q->mean[nd->in[0]] : NULL;
   L.taps = L.groups = 1;
-  int rc = quantize_layer(q, &L);
-  if (rc > 0) {
-    layer_free(&L);
-    L.pow2 = 0;
-    L.wq = NULL, L.bq = NULL, L.mul = NULL;
-    rc = quantize_layer(q, &L);
-  }
+  int rc = quantize_or_fall_back(q, &L);
   if (!rc) rc = emit_layer(q, nd, VTA_GOP_QDENSE, &L, xq, y, lo, hi, wd, 2);
   layer_free(&L);
   free(w);
