@@ -33,7 +33,7 @@ key=$(basename "$dir")
 srcs=$("$repo/scripts/rtl-yosys-src.sh" "$dir" "$work/src")
 start=$(date +%s.%N)
 log=$outjson.yosys.log
-if ! yosys -q -l "$log" -p "
+if ! yosys -q -q -l "$log" -p "
   read_verilog -sv $srcs
   synth_xilinx -family $family -top vta_top -flatten -noiopad $uram
   tee -q -o $work/stat.txt stat
