@@ -9,7 +9,7 @@ LLVM_CONFIG ?= llvm-config
 LLVM_CFLAGS := $(shell $(LLVM_CONFIG) --cflags 2>/dev/null)
 LLVM_LIBS := $(shell $(LLVM_CONFIG) --ldflags --libs core orcjit native passes bitreader bitwriter 2>/dev/null)
 
-COMPILER_SRCS := $(wildcard compiler/*.c)
+COMPILER_SRCS := $(wildcard compiler/*.c compiler/*/*.c)
 COMPILER_GEN := $(BUILD)/gen/onnx/onnx.pb-c.c
 COMPILER_GEN_H := $(BUILD)/gen/onnx/onnx.pb-c.h
 COMPILER_REL_OBJS := $(COMPILER_SRCS:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/gen/onnx/onnx.pb-c.o
