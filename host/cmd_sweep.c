@@ -494,14 +494,26 @@ static int run_point(const char *dir) {
 
 /* ---- the sweep ---- */
 
+struct invalid_list {
+  int count;
+  char *text;  /* "label: reason" lines */
+  size_t len;
+};
+
 static void on_invalid(void *ctx, const char *label, const char *reason) {
-  int *count = ctx;
+  struct invalid_list *inv = ctx;
   size_t n = strlen(label);
-  (*count)++;
+  inv->count++;
   /* isa/ names the configuration by the label already: say it once. */
   if (strncmp(reason, label, n) == 0 && strncmp(reason + n, ": ", 2) == 0)
     reason += n + 2;
   fprintf(stderr, "vta sweep: skipping invalid point %s: %s\n", label, reason);
+  size_t add = n + strlen(reason) + 4;
+  char *t = realloc(inv->text, inv->len + add + 1);
+  if (t) {
+    inv->text = t;
+    inv->len += (size_t)snprintf(t + inv->len, add + 1, "%s: %s\n", label, reason);
+  }
 }
 
 struct progress {
@@ -716,14 +728,16 @@ int vta_cmd_sweep(int argc, char **argv) {
   /* Points. */
   sweep_point *pts;
   size_t np;
-  int ninvalid = 0;
-  if (sweep_points(&spec, &pts, &np, on_invalid, &ninvalid, err, sizeof err) != 0) {
+  struct invalid_list inv = {0, NULL, 0};
+  if (sweep_points(&spec, &pts, &np, on_invalid, &inv, err, sizeof err) != 0) {
     fprintf(stderr, "vta sweep: %s\n", err);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
   if (np == 0) {
-    fprintf(stderr, "vta sweep: no valid point (%d invalid)\n", ninvalid);
+    fprintf(stderr, "vta sweep: no valid point (%d invalid)\n", inv.count);
     sweep_points_free(pts, np);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
 
@@ -735,6 +749,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   if (mkdir_p(tmp) != 0 || !realpath(tmp, outdir)) {
     fprintf(stderr, "vta sweep: cannot create the output folder %s: %s\n", tmp, strerror(errno));
     sweep_points_free(pts, np);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
   snprintf(tmp, sizeof tmp, "%s", cache ? cache : "");
@@ -743,6 +758,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   if (mkdir_p(tmp) != 0 || !realpath(tmp, cachedir)) {
     fprintf(stderr, "vta sweep: cannot create the resource cache %s: %s\n", tmp, strerror(errno));
     sweep_points_free(pts, np);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
   snprintf(tmp, sizeof tmp, "%s", shared ? shared : "");
@@ -751,16 +767,24 @@ int vta_cmd_sweep(int argc, char **argv) {
   if (kind == VTA_EXECUTOR_SLURM && (mkdir_p(tmp) != 0 || !realpath(tmp, shareddir))) {
     fprintf(stderr, "vta sweep: cannot create the shared folder %s: %s\n", tmp, strerror(errno));
     sweep_points_free(pts, np);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
 
   /* Jobs: resource estimates first (the longest), then the points whose result is missing or
    * was made for other inputs. */
-  size_t maxjobs = np + np * (size_t)spec.nparts + 1;
+  int nfam = 0;
+  for (int p = 0; p < spec.nparts; p++) {
+    int seen = 0;
+    for (int q = 0; q < p; q++)
+      seen |= strcmp(spec.parts[q]->family, spec.parts[p]->family) == 0;
+    nfam += !seen;
+  }
+  size_t maxjobs = np * (size_t)(1 + nfam) + 1;
   struct vta_job *jl = calloc(maxjobs, sizeof *jl);
   char (*names)[256] = calloc(maxjobs, sizeof *names);
   char (*dirs)[PATH_MAX] = calloc(maxjobs, sizeof *dirs);
-  char (*args)[6][PATH_MAX] = calloc(maxjobs, sizeof *args);
+  char *(*args)[6] = calloc(maxjobs, sizeof *args);
   char *(*argvs)[7] = calloc(maxjobs, sizeof *argvs);
   size_t nj = 0, npj = 0, nrj = 0, k;
   int rc = VTA_EXIT_OK;
@@ -771,6 +795,8 @@ int vta_cmd_sweep(int argc, char **argv) {
   }
   char script[PATH_MAX + 40];
   snprintf(script, sizeof script, "%s/scripts/rtl-resources.sh", root);
+  /* One argument of job nj, on the heap (a sweep may have thousands of jobs). */
+#define ARG(m, ...) (args[nj][m] = NULL, asprintf(&args[nj][m], __VA_ARGS__) < 0 ? (args[nj][m] = NULL) : NULL)
   if (spec.resources)
     for (int p = 0; p < spec.nparts; p++) {
       const char *fam = spec.parts[p]->family;
@@ -792,11 +818,11 @@ int vta_cmd_sweep(int argc, char **argv) {
         /* The estimate's configuration: the first point of that RTL shape. */
         snprintf(dirs[nj], PATH_MAX, "%s/%s", cachedir, fam);
         snprintf(names[nj], 256, "res-%s-%s", fam, pts[k].model_key);
-        snprintf(args[nj][0], PATH_MAX, "%s", script);
-        snprintf(args[nj][1], PATH_MAX, "%s", svgen);
-        snprintf(args[nj][2], PATH_MAX, "%s/points/%s/config.json", outdir, pts[k].id);
-        snprintf(args[nj][3], PATH_MAX, "%s", fam);
-        snprintf(args[nj][4], PATH_MAX, "%.*s", PATH_MAX - 1, path);
+        ARG(0, "%s", script);
+        ARG(1, "%s", svgen);
+        ARG(2, "%s/points/%s/config.json", outdir, pts[k].id);
+        ARG(3, "%s", fam);
+        ARG(4, "%.*s", PATH_MAX - 1, path);
         for (int m = 0; m < 5; m++)
           argvs[nj][m] = args[nj][m];
         argvs[nj][5] = NULL;
@@ -861,10 +887,10 @@ int vta_cmd_sweep(int argc, char **argv) {
       continue;
     snprintf(dirs[nj], PATH_MAX, "%s", pdir);
     snprintf(names[nj], 256, "point-%s", pts[k].id);
-    snprintf(args[nj][0], PATH_MAX, "%s", self);
-    snprintf(args[nj][1], PATH_MAX, "sweep");
-    snprintf(args[nj][2], PATH_MAX, "--run-point");
-    snprintf(args[nj][3], PATH_MAX, "%s", pdir);
+    ARG(0, "%s", self);
+    ARG(1, "sweep");
+    ARG(2, "--run-point");
+    ARG(3, "%s", pdir);
     for (int m = 0; m < 4; m++)
       argvs[nj][m] = args[nj][m];
     argvs[nj][4] = NULL;
@@ -872,7 +898,7 @@ int vta_cmd_sweep(int argc, char **argv) {
     nj++, npj++;
   }
   fprintf(stderr, "vta sweep: %zu valid points, %d invalid; %zu point jobs and %zu resource estimates to run (%zu points done before)\n",
-          np, ninvalid, npj, nrj, np - npj);
+          np, inv.count, npj, nrj, np - npj);
   if (dry) {
     for (k = 0; k < np; k++)
       printf("%s  %s  %s%s\n", pts[k].id, pts[k].label, pts[k].model_key, pts[k].rtl ? "  (+rtl)" : "");
@@ -994,7 +1020,7 @@ int vta_cmd_sweep(int argc, char **argv) {
       }
       cJSON_Delete(res);
     }
-    if (sweep_write_outputs(&spec, outdir, rows, nrows, err, sizeof err) != 0) {
+    if (sweep_write_outputs(&spec, outdir, rows, nrows, inv.text, err, sizeof err) != 0) {
       fprintf(stderr, "vta sweep: %s\n", err);
       rc = VTA_EXIT_FAIL;
     }
@@ -1014,6 +1040,11 @@ int vta_cmd_sweep(int argc, char **argv) {
     free(rows);
   }
 done:
+  free(inv.text);
+  if (args)
+    for (k = 0; k < maxjobs; k++)
+      for (int m = 0; m < 6; m++)
+        free(args[k][m]);
   free(jl);
   free(names);
   free(dirs);

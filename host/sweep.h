@@ -107,8 +107,9 @@ typedef struct sweep_row {
   double util_by_part[SWEEP_MAX_PARTS];  /* largest fraction of the part used */
 } sweep_row;
 
-/* Writes OUT/results.csv, results.jsonl, pareto.svg, report.md (each atomically). */
+/* Writes OUT/results.csv, results.jsonl, pareto.svg, report.md (each atomically). invalid:
+ * the points isa/ refused, one "label: reason" line each (or NULL), listed in the report. */
 int sweep_write_outputs(const sweep_spec *s, const char *out, const sweep_row *rows, size_t n,
-                        char *err, size_t errlen);
+                        const char *invalid, char *err, size_t errlen);
 
 #endif

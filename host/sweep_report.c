@@ -346,7 +346,7 @@ static int write_svg(const sweep_spec *s, const char *out, const sweep_row *rows
 /* ---- the report ---- */
 
 static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows, size_t n,
-                    char *err, size_t errlen) {
+                    const char *invalid, char *err, size_t errlen) {
   char tmp[PATH_MAX + 64], shape[64];
   FILE *f = open_tmp(out, "report.md", tmp, sizeof tmp, err, errlen);
   if (!f)
@@ -433,13 +433,22 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
     }
     fputc('\n', f);
   }
+  if (invalid && *invalid) {
+    fprintf(f, "## Invalid points (skipped, with isa/'s reason)\n\n");
+    for (const char *l = invalid; *l;) {
+      size_t len = strcspn(l, "\n");
+      fprintf(f, "- %.*s\n", (int)len, l);
+      l += len + (l[len] == '\n');
+    }
+    fputc('\n', f);
+  }
   return close_rename(f, tmp, out, "report.md", err, errlen);
 }
 
 int sweep_write_outputs(const sweep_spec *s, const char *out, const sweep_row *rows, size_t n,
-                        char *err, size_t errlen) {
+                        const char *invalid, char *err, size_t errlen) {
   if (write_csv(s, out, rows, n, err, errlen) || write_jsonl(s, out, rows, n, err, errlen) ||
-      write_svg(s, out, rows, n, err, errlen) || write_md(s, out, rows, n, err, errlen))
+      write_svg(s, out, rows, n, err, errlen) || write_md(s, out, rows, n, invalid, err, errlen))
     return -1;
   return 0;
 }
