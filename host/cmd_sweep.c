@@ -65,6 +65,7 @@ static void sweep_help(void) {
       "  --no-resources          skip the yosys estimates\n"
       "  --timeout S             limit per job in seconds (default 3600)\n"
       "  --dry-run               list the points and the jobs to run, run nothing\n"
+      "  --report-only           run nothing; write the outputs from the results so far\n"
       "\n"
       "where:\n"
       "  -o, --out DIR           output folder (default sweep-<spec name>)\n"
@@ -578,7 +579,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   const char *shared = NULL, *partition = NULL;
   char err[1024];
   unsigned jobs = 0, throttle = 0, max_array = 0, retries = 0;
-  int dry = 0, i, r;
+  int dry = 0, report_only = 0, interrupted = 0, i, r;
   enum vta_executor_kind kind = VTA_EXECUTOR_LOCAL;
   /* Flags are applied after the spec file: collect them first. */
   const char *axis_flags[SWEEP_MAX_AXES * 2], *wl_flags[SWEEP_MAX_WORKLOADS * 2],
@@ -652,6 +653,8 @@ int vta_cmd_sweep(int argc, char **argv) {
       if (r < 0 || parse_count("--retries", val, 100, &retries)) return VTA_EXIT_USAGE;
     } else if (strcmp(a, "--no-resources") == 0) {
       no_res = 1;
+    } else if (strcmp(a, "--report-only") == 0) {
+      report_only = 1;
     } else if (strcmp(a, "--dry-run") == 0) {
       dry = 1;
     } else if (a[0] == '-' && a[1]) {
@@ -908,7 +911,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   }
 
   double t0 = now_s();
-  if (nj > 0) {
+  if (nj > 0 && !report_only) {
     struct progress pg = {t0, npj, nrj};
     struct vta_executor_opts eo = {
         .kind = kind,
@@ -941,9 +944,8 @@ int vta_cmd_sweep(int argc, char **argv) {
                 res[k].log);
     free(res);
     if (er == 1) {
-      fprintf(stderr, "vta sweep: interrupted; finished points are kept, run the same command to resume\n");
-      rc = VTA_EXIT_FAIL;
-      goto done;
+      fprintf(stderr, "vta sweep: interrupted; finished points are kept and reported, run the same command to resume\n");
+      interrupted = 1;
     }
   }
 
@@ -961,12 +963,22 @@ int vta_cmd_sweep(int argc, char **argv) {
       char *text = slurp(path);
       cJSON *res = text ? cJSON_Parse(text) : NULL;
       free(text);
+      /* Only a result made for the point as it is now (a stale one is "not run yet"). */
+      snprintf(path, sizeof path, "%s/points/%s/point.json", outdir, pts[k].id);
+      char *now_pt = slurp(path);
+      const cJSON *rpt = res ? cJSON_GetObjectItemCaseSensitive(res, "point") : NULL;
+      if (res && (!now_pt || !cJSON_IsString(rpt) || strcmp(rpt->valuestring, now_pt) != 0)) {
+        cJSON_Delete(res);
+        res = NULL;
+      }
+      free(now_pt);
       const cJSON *wa = res ? cJSON_GetObjectItemCaseSensitive(res, "workloads") : NULL;
       double rv[SWEEP_MAX_PARTS][5];
-      int have_res = spec.resources;
-      for (int p = 0; p < spec.nparts && spec.resources; p++)
-        if (read_resources(cachedir, spec.parts[p]->family, pts[k].model_key, rv[p]) != 0)
-          have_res = 0;
+      int have_res = spec.resources, part_ok[SWEEP_MAX_PARTS] = {0};
+      for (int p = 0; p < spec.nparts && spec.resources; p++) {
+        part_ok[p] = read_resources(cachedir, spec.parts[p]->family, pts[k].model_key, rv[p]) == 0;
+        have_res &= part_ok[p];
+      }
       for (int w = 0; w < spec.nworkloads; w++) {
         sweep_row *row = &rows[k * (size_t)spec.nworkloads + (size_t)w];
         const cJSON *wr = cJSON_GetArrayItem(wa, w);
@@ -977,7 +989,7 @@ int vta_cmd_sweep(int argc, char **argv) {
         snprintf(row->cycles_source, sizeof row->cycles_source, "%s", spec.backend);
         const cJSON *e = wr ? cJSON_GetObjectItemCaseSensitive(wr, "error") : NULL;
         if (!wr) {
-          snprintf(row->error, sizeof row->error, "no result (job log: %s/points/%s/point-%s.log)",
+          snprintf(row->error, sizeof row->error, "not run yet (job log: %s/points/%s/point-%s.log)",
                    outdir, pts[k].id, pts[k].id);
         } else if (cJSON_IsString(e)) {
           snprintf(row->error, sizeof row->error, "%s", e->valuestring);
@@ -997,9 +1009,12 @@ int vta_cmd_sweep(int argc, char **argv) {
           }
         }
         row->have_res = have_res;
-        if (have_res) {
+        if (spec.resources) {
           for (int p = 0; p < spec.nparts; p++) {
             const sweep_part *pp = spec.parts[p];
+            row->part_res[p] = part_ok[p];
+            if (!part_ok[p])
+              continue;
             double lim[5] = {pp->lut, pp->ff, pp->dsp, pp->bram36, pp->uram}, worst = 0;
             int fits = 1;
             memcpy(row->res_by_part[p], rv[p], sizeof rv[p]);
@@ -1012,8 +1027,9 @@ int vta_cmd_sweep(int argc, char **argv) {
             row->fits[p] = fits;
             row->util_by_part[p] = worst;
           }
-          row->lut = rv[0][0], row->ff = rv[0][1], row->dsp = rv[0][2], row->bram36 = rv[0][3],
-          row->uram = rv[0][4];
+          if (part_ok[0])
+            row->lut = rv[0][0], row->ff = rv[0][1], row->dsp = rv[0][2], row->bram36 = rv[0][3],
+            row->uram = rv[0][4];
         }
         if (!row->ok)
           nbad++;
@@ -1035,7 +1051,7 @@ int vta_cmd_sweep(int argc, char **argv) {
     fprintf(stderr, "vta sweep: %zu points x %d workloads: %zu ok, %zu failed%s in %.1f s; results in %s/\n",
             np, spec.nworkloads, nrows - nbad, nbad,
             missing_res ? ", some resource estimates missing" : "", now_s() - t0, outdir);
-    if (nbad || missing_res)
+    if (nbad || missing_res || interrupted)
       rc = VTA_EXIT_FAIL;
     free(rows);
   }

@@ -101,6 +101,7 @@ typedef struct sweep_row {
   double rtl_cycles, rtl_diff;    /* < 0: not sampled */
   double latency_ms;
   int have_res;                   /* resources known for every part family used */
+  int part_res[SWEEP_MAX_PARTS];  /* resources known for this part's family */
   double lut, ff, dsp, bram36, uram;  /* of the first part's family (for the plot) */
   double res_by_part[SWEEP_MAX_PARTS][5];
   int fits[SWEEP_MAX_PARTS];

@@ -146,11 +146,11 @@ static int write_csv(const sweep_spec *s, const char *out, const sweep_row *rows
     for (int q = 0; q < nf; q++)
       for (int k = 0; k < 5; k++) {
         fputc(',', f);
-        if (r->have_res)
+        if (r->part_res[first[q]])
           fprintf(f, "%g", r->res_by_part[first[q]][k]);
       }
     for (int p = 0; p < s->nparts; p++) {
-      if (r->have_res)
+      if (r->part_res[p])
         fprintf(f, ",%d,%.3f", r->fits[p], r->util_by_part[p]);
       else
         fprintf(f, ",,");
@@ -189,18 +189,27 @@ static int write_jsonl(const sweep_spec *s, const char *out, const sweep_row *ro
     else
       fprintf(f, ",\"rtl_diff\":null");
     fprintf(f, ",\"resources\":");
-    if (r->have_res) {
+    if (s->resources) {
       fputc('{', f);
       for (int q = 0; q < nf; q++) {
-        fprintf(f, "%s\"%s\":{", q ? "," : "", s->parts[first[q]]->family);
+        fprintf(f, "%s\"%s\":", q ? "," : "", s->parts[first[q]]->family);
+        if (!r->part_res[first[q]]) {
+          fprintf(f, "null");
+          continue;
+        }
+        fputc('{', f);
         for (int k = 0; k < 5; k++)
           fprintf(f, "%s\"%s\":%g", k ? "," : "", res_names[k], r->res_by_part[first[q]][k]);
         fputc('}', f);
       }
       fprintf(f, "},\"fit\":{");
-      for (int p = 0; p < s->nparts; p++)
-        fprintf(f, "%s\"%s\":{\"fits\":%s,\"use\":%.4f}", p ? "," : "", s->parts[p]->name,
-                r->fits[p] ? "true" : "false", r->util_by_part[p]);
+      for (int p = 0; p < s->nparts; p++) {
+        if (r->part_res[p])
+          fprintf(f, "%s\"%s\":{\"fits\":%s,\"use\":%.4f}", p ? "," : "", s->parts[p]->name,
+                  r->fits[p] ? "true" : "false", r->util_by_part[p]);
+        else
+          fprintf(f, "%s\"%s\":null", p ? "," : "", s->parts[p]->name);
+      }
       fputc('}', f);
     } else {
       fprintf(f, "null,\"fit\":null");
@@ -235,7 +244,7 @@ static void panel(FILE *f, const sweep_spec *s, const sweep_row *rows, size_t n,
   xy *pts = calloc(n ? n : 1, sizeof *pts);
   size_t m = 0;
   for (size_t i = 0; i < n; i++)
-    if (rows[i].ok && rows[i].have_res && rows[i].workload == 0 && rows[i].latency_ms > 0) {
+    if (rows[i].ok && s->nparts && rows[i].part_res[0] && rows[i].workload == 0 && rows[i].latency_ms > 0) {
       double x = res == 0 ? rows[i].lut : rows[i].dsp;
       pts[m++] = (xy){x > 1 ? x : 1, rows[i].latency_ms, i};
     }
@@ -371,7 +380,7 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
       const sweep_row *best = NULL;
       for (size_t i = 0; i < n; i++) {
         const sweep_row *r = &rows[i];
-        if (r->workload != w || !r->ok || !r->have_res || !r->fits[p])
+        if (r->workload != w || !r->ok || !r->part_res[p] || !r->fits[p])
           continue;
         if (!best || r->latency_ms < best->latency_ms ||
             (r->latency_ms == best->latency_ms && r->util_by_part[p] < best->util_by_part[p]))
@@ -415,7 +424,7 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
         fprintf(f, "failed: %s | | | |", r->error);
       }
       for (int q = 0; q < nf; q++) {
-        if (r->have_res)
+        if (r->part_res[first[q]])
           fprintf(f, " %.0f / %.0f / %.0f / %g |", r->res_by_part[first[q]][0],
                   r->res_by_part[first[q]][1], r->res_by_part[first[q]][2],
                   r->res_by_part[first[q]][3]);
@@ -424,8 +433,8 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
       }
       fputc(' ', f);
       int any = 0;
-      for (int p = 0; p < s->nparts && r->have_res; p++)
-        if (r->fits[p]) {
+      for (int p = 0; p < s->nparts; p++)
+        if (r->part_res[p] && r->fits[p]) {
           fprintf(f, "%s%s", any ? ", " : "", s->parts[p]->name);
           any = 1;
         }
