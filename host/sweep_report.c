@@ -64,7 +64,7 @@ static void num_or_empty(FILE *f, double v, const char *fmt) {
 
 static void json_num(FILE *f, const char *k, double v, int comma) {
   if (v >= 0 && isfinite(v))
-    fprintf(f, "%s\"%s\":%.17g", comma ? "," : "", k, v);
+    fprintf(f, "%s\"%s\":%.10g", comma ? "," : "", k, v);
   else
     fprintf(f, "%s\"%s\":null", comma ? "," : "", k);
 }
@@ -284,6 +284,15 @@ static void panel(FILE *f, const sweep_spec *s, const sweep_row *rows, size_t n,
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%g</text>\n", ox - 4,
             y + 4, pow(10, d));
   }
+  /* Over one or two decades, also 2x and 5x lines, so a reader can place a point. */
+  if (ly1 - ly0 <= 2)
+    for (double d = ly0; d < ly1; d++)
+      for (int m = 2; m <= 5; m += 3) {
+        double v = m * pow(10, d), y = oy + h - (log10(v) - ly0) / (ly1 - ly0) * h;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", ox, y, ox + w, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\" fill=\"#666\">%g</text>\n",
+                ox - 4, y + 4, v);
+      }
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">%s</text>\n",
           ox + w / 2, oy + h + 32, xlabel);
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 %.1f %.1f)\">latency (ms)</text>\n",
