@@ -396,7 +396,11 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
           best = r;
       }
       if (!best) {
-        fprintf(f, "| %s | %s | none fits | | | | | | | | |\n", s->parts[p]->name, s->parts[p]->board);
+        int known = 0;
+        for (size_t i = 0; i < n; i++)
+          known |= rows[i].workload == w && rows[i].ok && rows[i].part_res[p];
+        fprintf(f, "| %s | %s | %s | | | | | | | | |\n", s->parts[p]->name, s->parts[p]->board,
+                known ? "none fits" : "no resource estimate yet");
         continue;
       }
       vta_config_shape_name(&best->pt->cfg, shape, sizeof shape);
