@@ -4,7 +4,7 @@
 #   make run        install missing packages, build, run the demonstration, the GEMM benchmark
 #                   and two real ONNX models (text orientation, face detection) on real pictures
 #   make test       install missing packages, build everything with ASan+UBSan, run every test;
-#                   ends with the line "N passed, N failed"
+#                   ends with the line "N passed, N failed, N skipped" (skipped tests listed)
 #   make install PREFIX=DIR
 #
 # Sources are found by wildcard: a new .c file in a library folder joins libvta, a new
@@ -45,7 +45,7 @@ GEN_HEADERS :=
 # The fragments define rules of their own: `make` with no target must still mean `make all`.
 .DEFAULT_GOAL := all
 
--include $(wildcard */build.mk sim/*/build.mk)
+-include $(wildcard */build.mk sim/*/build.mk tests/*/build.mk)
 
 REL_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o) $(EXTRA_LIB_OBJS_REL)
 SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/%.o) $(EXTRA_LIB_OBJS_SAN)

@@ -37,7 +37,9 @@ void vta_calib_set_free(vta_calib_set *c) {
 }
 
 static int add_sample(vta_calib_set *c, float **inputs, vta_error *err) {
-  float **d = realloc(c->data, sizeof(float *) * (size_t)((c->n_samples + 1) * c->n_inputs));
+  /* + 1: a graph without inputs still gets a block (realloc to 0 bytes frees c->data and
+   * returns NULL, which was then freed again: found by fuzz_onnx). */
+  float **d = realloc(c->data, sizeof(float *) * ((size_t)(c->n_samples + 1) * (size_t)c->n_inputs + 1));
   if (!d) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory reading calibration inputs");
   c->data = d;
   for (int k = 0; k < c->n_inputs; k++) d[c->n_samples * c->n_inputs + k] = inputs[k];
