@@ -5,6 +5,7 @@
 #                   and two real ONNX models (text orientation, face detection) on real pictures
 #   make test       install missing packages, build everything with ASan+UBSan, run every test;
 #                   ends with the line "N passed, N failed, N skipped" (skipped tests listed)
+#   make fuzz       libFuzzer harnesses of every input format, each FUZZ_SECONDS (tests/fuzz/build.mk)
 #   make install PREFIX=DIR
 #
 # Sources are found by wildcard: a new .c file in a library folder joins libvta, a new

@@ -218,6 +218,12 @@ int vta_cli_check_insns(const char *cmd, const vta_config *cfg, const char *path
             VTA_INSN_BYTES);
     return -1;
   }
+  if (n > VTA_LIMIT_STREAM_INSNS) {
+    fprintf(stderr, "vta %s: %s: %zu instructions; a stream may hold at most %llu "
+                    "(VTA_LIMIT_STREAM_INSNS)\n", cmd, path, n,
+            (unsigned long long)VTA_LIMIT_STREAM_INSNS);
+    return -1;
+  }
   for (i = 0; i < n; i++) {
     vta_insn_word w;
     vta_insn insn;

@@ -22,6 +22,7 @@
 #include "host/npy.h"
 #include "onnx/onnx.pb-c.h"
 #include "vta/file.h"
+#include "vta/isa.h"
 #include "vta/limits.h"
 
 /* ---- a small ONNX builder: n_in float inputs of one shape, one node over all of them ---- */
@@ -429,6 +430,24 @@ static void test_graphs_with_more_than_64_inputs(void **state) {
   vta_graph_destroy(g);
 }
 
+/* ---- stream length ---- */
+
+static void test_streams_longer_than_the_limit_are_refused(void **state) {
+  cli_tmp *t = *state;
+  /* One instruction more than VTA_LIMIT_STREAM_INSNS, as a sparse file of zeros. */
+  const char *big = cli_tmp_path(t, 0, "big.bin");
+  int fd = open(big, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  assert_true(fd >= 0);
+  assert_int_equal(ftruncate(fd, (off_t)((VTA_LIMIT_STREAM_INSNS + 1) * VTA_INSN_BYTES)), 0);
+  close(fd);
+  cli_result r;
+  CLI_RUN(&r, "disasm", big);
+  CLI_ASSERT_STATUS(&r, 1);
+  CLI_ASSERT_CONTAINS(r.err, "16777217 instructions; a stream may hold at most 16777216 "
+                             "(VTA_LIMIT_STREAM_INSNS)");
+  cli_result_free(&r);
+}
+
 /* ---- bench model --reference ---- */
 
 static void test_bench_reference_must_match_the_output(void **state) {
@@ -473,6 +492,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_shape_option_is_bounded, cli_tmp_setup, cli_tmp_teardown),
       cmocka_unit_test(test_constant_of_shape_is_checked_before_it_is_filled),
       cmocka_unit_test(test_graphs_with_more_than_64_inputs),
+      cmocka_unit_test_setup_teardown(test_streams_longer_than_the_limit_are_refused, cli_tmp_setup,
+                                      cli_tmp_teardown),
       cmocka_unit_test_setup_teardown(test_bench_reference_must_match_the_output, cli_tmp_setup,
                                       cli_tmp_teardown),
   };
