@@ -23,17 +23,14 @@ FUZZ_OBJS = $(FUZZ_LIB_SRCS:%.c=$(BUILD)/fuzz/%.o) $(BUILD)/fuzz/gen/onnx/onnx.p
 FUZZ_LIBA := $(BUILD)/fuzz/libvtafuzz.a
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/bin/fuzz_%)
 
-.PHONY: fuzz fuzz-build fuzz-check-tools
-fuzz-check-tools:
-	@command -v $(FUZZ_CC) >/dev/null && command -v $(FUZZ_CXX) >/dev/null || \
-	  { echo "make fuzz needs $(FUZZ_CC) and $(FUZZ_CXX) (Debian package clang-14; scripts/deps.sh)" >&2; exit 1; }
-	@ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || \
-	  { echo "make fuzz needs libFuzzer (Debian package libclang-rt-14-dev; scripts/deps.sh)" >&2; exit 1; }
+$(eval $(call need_tool,clang-14,$(shell command -v $(FUZZ_CC) 2>/dev/null),$(FUZZ_CC) (Debian package clang-14)))
+$(eval $(call need_tool,libfuzzer,$(wildcard /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a),libFuzzer (Debian package libclang-rt-14-dev)))
 
-$(BUILD)/fuzz/gen/onnx/%.o: $(BUILD)/gen/onnx/%.c $(COMPILER_GEN_H) | fuzz-check-tools
+.PHONY: fuzz fuzz-build
+$(BUILD)/fuzz/gen/onnx/%.o: $(BUILD)/gen/onnx/%.c $(COMPILER_GEN_H) | need-clang-14 need-libfuzzer need-llvm
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -Wno-error -c $< -o $@
-$(BUILD)/fuzz/%.o: %.c $(GEN_HEADERS) | fuzz-check-tools
+$(BUILD)/fuzz/%.o: %.c $(GEN_HEADERS) | need-clang-14 need-libfuzzer need-llvm
 	@mkdir -p $(dir $@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -MMD -MP -c $< -o $@
 $(FUZZ_LIBA): $(FUZZ_OBJS)

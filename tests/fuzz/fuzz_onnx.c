@@ -9,7 +9,7 @@
 #include "fuzz/fuzz.h"
 
 #include "compiler/compiler.h"
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 #include "host/calib.h"
 #include "vta/config.h"
 
