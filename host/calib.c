@@ -176,7 +176,10 @@ int vta_calib_load_default(const vta_graph *g, const char *model_path, vta_calib
     snprintf(dir, sizeof dir, "./");
   for (int s = 0; s < MAX_SAMPLES; s++) {
     float **in = new_sample(g, err);
-    if (!in) return -1;
+    if (!in) {
+      vta_calib_set_free(c);
+      return -1;
+    }
     int ok = 1;
     for (int k = 0; k < g->n_inputs && ok; k++) {
       char path[4200];
