@@ -12,7 +12,10 @@ dir=$("$svgen" "$config" "$root")
 key=$(basename "$dir")
 dir=$(cd "$dir" && pwd)
 jobs=${RTL_JOBS:-2}
-verilator --cc --exe --build -j "$jobs" \
+cov=
+if [ "${RTL_COVERAGE:-0}" = 1 ]; then cov="--coverage-line --coverage-toggle"; fi
+# shellcheck disable=SC2086
+verilator --cc --exe --build -j "$jobs" $cov \
   -O3 --x-assign fast --x-initial fast --assert --trace-fst --trace-structs \
   -Wno-fatal -Wno-lint -Wno-style \
   --top-module vta_top --prefix Vvta_top \

@@ -29,6 +29,9 @@
 #if VM_TRACE
 #include "verilated_fst_c.h"
 #endif
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 
 #include "sim/rtl/rtl_model.h"
 #include "vta/status.h"
@@ -97,6 +100,9 @@ class Model {
     if (tfp_) tfp_->close();
 #endif
     top_->final();
+#if VM_COVERAGE
+    if (opts_.coverage_path) ctx_->coveragep()->write(opts_.coverage_path);
+#endif
   }
 
   int run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_result *res, char *err,
@@ -113,6 +119,9 @@ class Model {
   void reset();
   void cycle();
   void drive();
+  bool in_window() const {
+    return cycle_ >= opts_.wave_from && (opts_.wave_to == 0 || cycle_ < opts_.wave_to);
+  }
   void lite_write(uint32_t addr, uint32_t data);
   uint32_t lite_read(uint32_t addr);
 
@@ -123,7 +132,7 @@ class Model {
   std::unique_ptr<VerilatedFstC> tfp_;
 #endif
   size_t bus_bytes_ = 8;
-  uint64_t cycle_ = 0, time_ = 0;
+  uint64_t cycle_ = 0, time_ = 0, watch_cycle_ = 0;
   std::deque<ReadBurst> rq_;
   std::deque<WriteBurst> wq_;
   std::deque<uint64_t> bq_;  // cycles at which write responses become valid
@@ -184,7 +193,7 @@ void Model::cycle() {
   t.clk_i = 1;
   t.eval();
 #if VM_TRACE
-  if (tfp_) tfp_->dump(time_);
+  if (tfp_ && in_window()) tfp_->dump(time_);
 #endif
   time_++;
   cycle_++;
@@ -220,7 +229,10 @@ void Model::cycle() {
     if (lo < bus_bytes_) {
       if (a + hi < opts_.mem_capacity && opts_.mem_check(opts_.mem_ctx, a + lo, hi - lo + 1)) {
         for (size_t k = lo; k <= hi; k++)
-          if (wstrb[k / 8] >> (k % 8) & 1) opts_.mem_base[a + k] = wdata[k];
+          if (wstrb[k / 8] >> (k % 8) & 1) {
+            opts_.mem_base[a + k] = wdata[k];
+            if (a + k == opts_.watch_addr && opts_.watch_addr) watch_cycle_ = cycle_;
+          }
       } else if (mem_error_.empty()) {
         char buf[160];
         std::snprintf(buf, sizeof buf,
@@ -243,7 +255,7 @@ void Model::cycle() {
   t.clk_i = 0;
   t.eval();
 #if VM_TRACE
-  if (tfp_) tfp_->dump(time_);
+  if (tfp_ && in_window()) tfp_->dump(time_);
 #endif
   time_++;
 }
@@ -313,6 +325,7 @@ uint32_t Model::lite_read(uint32_t addr) {
 int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_result *res, char *err,
                size_t n) {
   uint64_t start = cycle_;
+  watch_cycle_ = 0;
   g_stopped = false;
   mem_error_.clear();
   lite_write(0x04, 1);  // GIE
@@ -340,6 +353,7 @@ int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_resul
     res->counters[c] = lo | hi << 32;
   }
   res->status = lite_read(0x90);
+  res->watch_cycle = watch_cycle_;
   if (rc == VTA_OK && !g_stopped) {
     (void)lite_read(0x00);  // clears ap_done
     lite_write(0x0C, 1);    // clears the done interrupt
@@ -386,6 +400,16 @@ void *model_create(const vta_rtl_model_opts *o, char *err, size_t n) {
       delete m;
       return nullptr;
     }
+#if !VM_COVERAGE
+    if (o->coverage_path) {
+      std::snprintf(err, n,
+                    "cannot write coverage to %s: this model was built without coverage (make "
+                    "rtl-cov-models builds the models with it)",
+                    o->coverage_path);
+      delete m;
+      return nullptr;
+    }
+#endif
     return m;
   } catch (const std::exception &e) {
     std::snprintf(err, n, "cannot create the RTL model: %s", e.what());

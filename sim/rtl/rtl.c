@@ -27,6 +27,9 @@
 #ifndef VTA_RTL_MODEL_ROOT
 #define VTA_RTL_MODEL_ROOT "build/rtl"
 #endif
+#ifndef VTA_RTL_COV_MODEL_ROOT
+#define VTA_RTL_COV_MODEL_ROOT "build/rtl-cov"
+#endif
 
 struct vta_rtl {
   vta_config cfg;
@@ -36,6 +39,7 @@ struct vta_rtl {
   void *model;
   uint64_t last_sim_cycles;
   uint64_t last_dual_cycles;
+  uint64_t last_watch_cycle;
   vta_insn *prog;
   uint32_t prog_cap;
 };
@@ -64,7 +68,7 @@ int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err) {
     if (!eq)
       return vta_error_set(err, VTA_ERR_INVALID,
                            "rtl option '%s' is not key=value (keys: latency, read_latency, "
-                           "write_latency, bandwidth, wave, models)",
+                           "write_latency, bandwidth, wave, wave_from, wave_to, watch, coverage, models)",
                            tok);
     *eq = '\0';
     const char *v = eq + 1;
@@ -80,12 +84,26 @@ int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err) {
       rc = parse_u32(tok, v, &o->bytes_per_cycle, err);
     } else if (strcmp(tok, "wave") == 0) {
       o->wave_path = v;
+    } else if (strcmp(tok, "wave_from") == 0 || strcmp(tok, "wave_to") == 0 ||
+               strcmp(tok, "watch") == 0) {
+      char *end = NULL;
+      unsigned long long x = strtoull(v, &end, 0);
+      if (!*v || *end || *v == '-')
+        rc = vta_error_set(err, VTA_ERR_INVALID, "rtl option %s: '%s' is not a number", tok, v);
+      else if (tok[0] == 'w' && tok[1] == 'a' && tok[2] == 't')
+        o->watch_addr = x;
+      else if (strcmp(tok, "wave_from") == 0)
+        o->wave_from = x;
+      else
+        o->wave_to = x;
+    } else if (strcmp(tok, "coverage") == 0) {
+      o->coverage_path = v;
     } else if (strcmp(tok, "models") == 0) {
       o->model_root = v;
     } else {
       rc = vta_error_set(err, VTA_ERR_INVALID,
                          "unknown rtl option '%s' (keys: latency, read_latency, write_latency, "
-                         "bandwidth, wave, models)",
+                         "bandwidth, wave, wave_from, wave_to, watch, coverage, models)",
                          tok);
     }
     if (rc != VTA_OK) return rc;
@@ -120,10 +138,21 @@ int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *o
     const char *w = getenv("VTA_RTL_WAVE");
     if (w && *w) o.wave_path = w;
   }
+  /* Coverage needs the models built with it, which live in their own folder. */
+  if (o.coverage_path && !(o.model_root && *o.model_root)) {
+    const char *env = getenv("VTA_RTL_COV_MODELS");
+    o.model_root = env && *env ? env : VTA_RTL_COV_MODEL_ROOT;
+  }
   char path[4096], key[160];
   vta_rtl_model_path(cfg, o.model_root, path, sizeof path);
   vta_svgen_model_key(cfg, key, sizeof key);
   FILE *probe = fopen(path, "rb");
+  if (!probe && o.coverage_path)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "no RTL model with coverage is built for this configuration (model %s): "
+                         "run `make rtl-cov-models`, or `RTL_COVERAGE=1 scripts/rtl-model.sh "
+                         "build/bin/vta-svgen <its .json> %s` (it builds %s)",
+                         key, o.model_root, path);
   if (!probe)
     return vta_error_set(err, VTA_ERR_UNSUPPORTED,
                          "no RTL model is built for this configuration (model %s): run `make "
@@ -161,6 +190,10 @@ int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *o
       .write_latency = o.write_latency,
       .bytes_per_cycle = o.bytes_per_cycle,
       .wave_path = o.wave_path,
+      .wave_from = o.wave_from,
+      .wave_to = o.wave_to,
+      .watch_addr = o.watch_addr,
+      .coverage_path = o.coverage_path,
   };
   char msg[512] = "";
   r->model = r->api->create(&mo, msg, sizeof msg);
@@ -184,6 +217,7 @@ void vta_rtl_destroy(vta_rtl *r) {
 
 uint64_t vta_rtl_last_sim_cycles(const vta_rtl *r) { return r->last_sim_cycles; }
 uint64_t vta_rtl_last_dual_cycles(const vta_rtl *r) { return r->last_dual_cycles; }
+uint64_t vta_rtl_last_watch_cycle(const vta_rtl *r) { return r->last_watch_cycle; }
 
 /* ---- checks before the run (the same rules and words as fsim) ---- */
 
@@ -302,6 +336,7 @@ int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout
   clock_gettime(CLOCK_MONOTONIC, &t1);
   r->last_sim_cycles = res.sim_cycles;
   r->last_dual_cycles = res.counters[VTA_RTL_CNT_DUAL];
+  r->last_watch_cycle = res.watch_cycle;
   const uint64_t *c = res.counters;
   st.cycles = c[VTA_RTL_CNT_CYCLES];
   for (int m = 0; m < VTA_MOD_COUNT; m++) {

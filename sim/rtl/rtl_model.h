@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever this header changes, so a stale model object is refused, not misused. */
-#define VTA_RTL_MODEL_ABI 2
+#define VTA_RTL_MODEL_ABI 3
 
 /* Counter registers of the control slave (0x20 + 8*index), in register order. */
 typedef enum vta_rtl_counter {
@@ -50,12 +50,18 @@ typedef struct vta_rtl_model_opts {
   uint32_t write_latency;   /* cycles from a burst's last write beat to its response */
   uint32_t bytes_per_cycle; /* DRAM bandwidth per direction; 0 = one full beat per cycle */
   const char *wave_path;    /* FST waveform file, or NULL */
+  uint64_t wave_from, wave_to; /* cycles recorded: [from, to), to 0 = to the end */
+  uint64_t watch_addr;      /* byte whose last write cycle is reported (0 = none) */
+  /* Coverage data file written when the model is destroyed (models built with coverage,
+   * `make rtl-cov-models`), or NULL. */
+  const char *coverage_path;
 } vta_rtl_model_opts;
 
 typedef struct vta_rtl_result {
   uint64_t counters[VTA_RTL_CNT_COUNT];
   uint64_t sim_cycles; /* clock cycles simulated by this call, including control traffic */
   uint32_t status;     /* the status register (0x90) at the end */
+  uint64_t watch_cycle; /* cycle since reset of the last write of opts.watch_addr, or 0 */
 } vta_rtl_result;
 
 typedef struct vta_rtl_model_api {
