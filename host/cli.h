@@ -22,7 +22,8 @@
   X(compile, "compile an ONNX model into a bundle")                                    \
   X(run, "run a compiled bundle or an ONNX model on inputs (.npy)")                    \
   X(info, "describe a compiled bundle")                                                \
-  X(tune, "measure tilings of a bundle's accelerator layers and record the fastest")      \
+  X(tune, "measure tilings of a bundle's accelerator layers and record the fastest") \
+  X(sweep, "sweep hardware parameters: cycles against FPGA resources, Pareto plot") \
   X(regress, "run a simulation regression of the backends against fsim (JUnit XML)")
 
 #define VTA_X_(name, summary) int vta_cmd_##name(int argc, char **argv) __attribute__((weak));
