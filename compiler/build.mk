@@ -18,7 +18,7 @@ $(eval $(call need_tool,llvm,$(and $(LLVM_CFLAGS),$(LLVM_LIBS)),LLVM 14 (llvm-co
 $(eval $(call need_tool,protoc-c,$(PROTOC_C),protoc-c (Debian package protobuf-c-compiler)))
 $(eval $(call need_tool,onnx-proto,$(wildcard $(ONNX_PROTO)),$(ONNX_PROTO) (Debian package libonnx-dev)))
 
-COMPILER_SRCS := $(wildcard compiler/*.c)
+COMPILER_SRCS := $(wildcard compiler/*.c compiler/*/*.c)
 COMPILER_GEN := $(BUILD)/gen/onnx/onnx.pb-c.c
 COMPILER_GEN_H := $(BUILD)/gen/onnx/onnx.pb-c.h
 COMPILER_REL_OBJS := $(COMPILER_SRCS:%.c=$(BUILD)/rel/%.o) $(BUILD)/rel/gen/onnx/onnx.pb-c.o
