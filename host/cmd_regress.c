@@ -9,6 +9,7 @@
 
 #include "host/cli.h"
 #include "host/cli_args.h"
+#include "host/executor.h"
 #include "host/regress.h"
 
 static void regress_help(void) {
@@ -40,8 +41,10 @@ static void regress_help(void) {
       "  --seed-start N     first seed (default: a random one, printed)\n"
       "  --rerun-failed X   the failed and erroneous cases of JUnit file X\n"
       "how:\n"
-      "  -j N               parallel jobs (through the shared job executor; 1 today, see below)\n"
-      "  --executor E       local | slurm (the job executor; local today)\n"
+      "  -j N               parallel jobs: N local processes (default 1: in this process)\n"
+      "  --executor E       local | slurm: the job executor shared with vta sweep; slurm runs\n"
+      "                     the jobs as Slurm job arrays (the work folder must be shared)\n"
+      "  --work-dir DIR     the jobs' case lists, results and logs (default JUNIT.jobs)\n"
       "  --time-budget S    start no case after S seconds (the rest are reported skipped)\n"
       "  --fail-max N       stop after N failures and errors (the rest are skipped)\n"
       "output:\n"
@@ -55,6 +58,8 @@ static void regress_help(void) {
       "  -q, --quiet        no progress line\n"
       "  --inject-fault N   test hook: flip one bit of case N's device memory after its run\n"
       "                     (shows the failure path: report, waveform, exit status)\n"
+      "  --job F --job-results R [--deadline T] [--coverage-data DIR]\n"
+      "                     one job of a parallel run, as the executor starts it\n"
       "  -h, --help         show this help\n"
       "\n"
       "exit status: 0 every case passed (or was skipped), 1 a case failed or could not run,\n"
@@ -66,7 +71,9 @@ static void regress_help(void) {
 int vta_cmd_regress(int argc, char **argv) {
   const char *cmd = "regress";
   const char *suite = NULL, *rerun = NULL, *junit = "regress.xml", *wave_dir = "regress-waves";
-  const char *executor = "local", *coverage = NULL;
+  const char *executor = "local", *coverage = NULL, *coverage_data = NULL, *work_dir = NULL;
+  const char *job = NULL, *job_results = NULL;
+  uint64_t deadline = 0;
   const char *configs[MAXV], *backends[MAXV];
   vta_diff_workload works[VTA_DIFF_W_COUNT];
   size_t nc = 0, nb = 0, nw = 0;
@@ -107,6 +114,27 @@ int vta_cmd_regress(int argc, char **argv) {
       wave_dir = v;
       continue;
     }
+    if (OPT_("--job", NULL) != 0) {
+      if (m < 0) return VTA_EXIT_USAGE;
+      job = v;
+      continue;
+    }
+    if (OPT_("--job-results", NULL) != 0) {
+      if (m < 0) return VTA_EXIT_USAGE;
+      job_results = v;
+      continue;
+    }
+    if (OPT_("--coverage-data", NULL) != 0) {
+      if (m < 0) return VTA_EXIT_USAGE;
+      coverage_data = v;
+      continue;
+    }
+    if (OPT_("--work-dir", NULL) != 0) {
+      if (m < 0) return VTA_EXIT_USAGE;
+      work_dir = v;
+      continue;
+    }
+    U64_("--deadline", deadline, UINT64_MAX / 2)
     if (OPT_("--coverage", NULL) != 0) {
       if (m < 0) return VTA_EXIT_USAGE;
       coverage = v;
@@ -177,15 +205,26 @@ int vta_cmd_regress(int argc, char **argv) {
     return vta_cli_usage_error(cmd, "unexpected argument '%s'", a);
   }
   if (jobs == 0) return vta_cli_usage_error(cmd, "-j 0: at least one job");
-  if (strcmp(executor, "local") != 0 && strcmp(executor, "slurm") != 0)
+  enum vta_executor_kind kind;
+  if (vta_executor_kind_parse(executor, &kind) != 0)
     return vta_cli_usage_error(cmd, "--executor '%s': local or slurm", executor);
-  if (jobs > 1 || strcmp(executor, "slurm") == 0) {
-    fprintf(stderr,
-            "vta regress: -j %llu / --executor %s: parallel and Slurm runs go through the job "
-            "executor shared with sweeps (host/executor.c), which is not part of this build yet; "
-            "run with -j 1 --executor local\n",
-            (unsigned long long)jobs, executor);
-    return VTA_EXIT_USAGE;
+  vta_regress_options o;
+  vta_regress_options_default(&o);
+  o.time_budget = (double)budget;
+  o.fail_max = fail_max;
+  o.wave_dir = no_waves ? NULL : wave_dir;
+  o.wave_window = window;
+  o.progress = !quiet;
+  o.inject_fault = have_inject ? (int64_t)inject : -1;
+  o.argv0 = "vta";
+  o.coverage_dir = coverage ? coverage : coverage_data;
+  vta_error err;
+  if (job) {
+    /* One job of a parallel run (started by the executor): no table, no JUnit. */
+    if (!job_results) return vta_cli_usage_error(cmd, "--job needs --job-results FILE");
+    if (vta_regress_job(job, job_results, &o, (double)deadline, &err) != VTA_OK)
+      return vta_cli_fail(cmd, &err);
+    return VTA_EXIT_OK;
   }
   int matrix = nc || nb || nw;
   if ((suite != NULL) + (rerun != NULL) + (matrix != 0) > 1)
@@ -216,7 +255,6 @@ int vta_cmd_regress(int argc, char **argv) {
 
   vta_regress_plan plan;
   vta_regress_plan_init(&plan);
-  vta_error err;
   int rc;
   if (rerun) {
     rc = vta_regress_rerun_load(&plan, rerun, &err);
@@ -234,19 +272,23 @@ int vta_cmd_regress(int argc, char **argv) {
     return vta_cli_fail(cmd, &err);
   }
   if (rerun && plan.ncases == 0) printf("vta regress: %s has no failed cases\n", rerun);
-  vta_regress_options o;
-  vta_regress_options_default(&o);
-  o.time_budget = (double)budget;
-  o.fail_max = fail_max;
-  o.wave_dir = no_waves ? NULL : wave_dir;
-  o.wave_window = window;
-  o.progress = !quiet;
-  o.inject_fault = have_inject ? (int64_t)inject : -1;
-  o.argv0 = "vta";
-  o.coverage_dir = coverage;
   vta_regress_results res;
   rc = vta_regress_results_init(&res, &plan, &err);
-  if (rc == VTA_OK) rc = vta_regress_run(&plan, &o, &res, &err);
+  if (rc == VTA_OK && jobs == 1 && kind == VTA_EXECUTOR_LOCAL) {
+    rc = vta_regress_run(&plan, &o, &res, &err);
+  } else if (rc == VTA_OK) {
+    char self[4096], work[4200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+      rc = vta_error_set(&err, VTA_ERR_IO, "cannot find this program's path (/proc/self/exe)");
+    } else {
+      self[n] = 0;
+      snprintf(work, sizeof work, "%s", work_dir ? work_dir : junit);
+      if (!work_dir) strncat(work, ".jobs", sizeof work - strlen(work) - 1);
+      struct vta_executor_opts eo = {.kind = kind, .jobs = (unsigned)jobs};
+      rc = vta_regress_run_jobs(&plan, &o, &eo, work, self, &res, &err);
+    }
+  }
   if (rc == VTA_OK) rc = vta_regress_junit_write(&plan, &res, junit, &err);
   if (rc != VTA_OK) {
     vta_regress_results_free(&res);

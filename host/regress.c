@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "host/cli.h"
+#include "host/executor.h"
 #include "vta/device.h"
 
 static double now_s(void) {
@@ -389,8 +390,8 @@ static const char *session_options(const vta_regress_plan *p, const vta_regress_
                                    size_t n) {
   if (!o->coverage_dir || strcmp(p->backends[c->backend], "rtl") != 0) return NULL;
   char cfgname[256];
-  snprintf(buf, n, "coverage=%s/data/%s.%llu.dat", o->coverage_dir,
-           base_name(p->configs[c->config], cfgname, sizeof cfgname),
+  snprintf(buf, n, "coverage=%s/data/%s.%d.%llu.dat", o->coverage_dir,
+           base_name(p->configs[c->config], cfgname, sizeof cfgname), (int)getpid(),
            (unsigned long long)session);
   return buf;
 }
@@ -399,6 +400,7 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
                     vta_regress_results *res, vta_error *err) {
   double t0 = now_s(), last_progress = 0;
   int tty = isatty(2);
+  double t_start = (double)time(NULL);
   vta_diff *d = NULL;
   int64_t open_key = -1; /* config * MAX + backend of the open session */
   char open_error[VTA_ERROR_MSG_MAX] = "";
@@ -427,9 +429,10 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
                (unsigned long long)o->fail_max);
       continue;
     }
-    if (o->time_budget > 0 && now_s() - t0 > o->time_budget) {
+    if ((o->time_budget > 0 && now_s() - t0 > o->time_budget) ||
+        (o->deadline > 0 && (double)time(NULL) > o->deadline)) {
       snprintf(r->message, sizeof r->message, "not run: the time budget of %.0f s was spent",
-               o->time_budget);
+               o->time_budget > 0 ? o->time_budget : o->deadline - t_start);
       continue;
     }
     int64_t key = (int64_t)c->config * VTA_REGRESS_MAX_AXIS + c->backend;
@@ -770,4 +773,290 @@ int vta_regress_coverage(const char *dir, FILE *out, vta_error *err) {
     return vta_error_set(err, VTA_ERR_IO, "cannot write %s", path);
   if (out) fprintf(out, "coverage: %s/summary.txt, annotated sources in %s/annotated/\n", dir, dir);
   return VTA_OK;
+}
+
+/* ---- Jobs ---- */
+
+/* Text fields of the case and result files: tab-separated, with \t, \n and \\ escaped. */
+static void put_field(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '\t') fputs("\\t", f);
+    else if (*s == '\n') fputs("\\n", f);
+    else if (*s == '\\') fputs("\\\\", f);
+    else fputc(*s, f);
+  }
+}
+
+/* Splits line in place into at most max fields, unescaping them. Returns the count. */
+static int split_fields(char *line, char **fields, int max) {
+  int n = 0;
+  char *w = line, *start = line;
+  for (char *r = line;; r++) {
+    if (*r == '\t' || *r == '\n' || *r == 0) {
+      int end = *r != '\t';
+      *w++ = 0;
+      if (n < max) fields[n++] = start;
+      if (end) break;
+      start = w;
+    } else if (*r == '\\' && r[1]) {
+      r++;
+      *w++ = *r == 't' ? '\t' : *r == 'n' ? '\n' : *r;
+    } else {
+      *w++ = *r;
+    }
+  }
+  return n;
+}
+
+static int write_atomic_begin(const char *path, char *tmp, size_t n, FILE **f, vta_error *err) {
+  snprintf(tmp, n, "%s.tmp.%d", path, (int)getpid());
+  *f = fopen(tmp, "w");
+  if (!*f) return vta_error_set(err, VTA_ERR_IO, "cannot write %s: %s", tmp, strerror(errno));
+  return VTA_OK;
+}
+
+static int write_atomic_end(const char *path, const char *tmp, FILE *f, vta_error *err) {
+  int bad = ferror(f);
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    remove(tmp);
+    return vta_error_set(err, VTA_ERR_IO, "cannot write %s", path);
+  }
+  return VTA_OK;
+}
+
+int vta_regress_job(const char *cases_path, const char *results_path,
+                    const vta_regress_options *o, double deadline, vta_error *err) {
+  FILE *f = fopen(cases_path, "r");
+  if (!f) return vta_error_set(err, VTA_ERR_IO, "%s: %s", cases_path, strerror(errno));
+  vta_regress_plan plan;
+  vta_regress_plan_init(&plan);
+  snprintf(plan.name, sizeof plan.name, "job");
+  size_t *index = NULL, cap = 0;
+  char *line = NULL;
+  size_t lcap = 0;
+  int rc = VTA_OK, lineno = 0;
+  while (rc == VTA_OK && getline(&line, &lcap, f) > 0) {
+    lineno++;
+    char *fl[5]; /* index, config, backend, workload, seed */
+    if (split_fields(line, fl, 5) != 5) {
+      rc = vta_error_set(err, VTA_ERR_INVALID,
+                         "%s:%d: not 'index<TAB>config<TAB>backend<TAB>workload<TAB>seed'",
+                         cases_path, lineno);
+      break;
+    }
+    int ci = vta_regress_plan_config(&plan, fl[1], err);
+    int bi = ci >= 0 ? vta_regress_plan_backend(&plan, fl[2], err) : -1;
+    int wk = vta_diff_workload_find(fl[3]);
+    if (ci < 0 || bi < 0 || wk < 0) {
+      if (wk < 0 && ci >= 0 && bi >= 0)
+        vta_error_set(err, VTA_ERR_INVALID, "%s:%d: unknown workload '%s'", cases_path, lineno,
+                      fl[3]);
+      rc = VTA_ERR_INVALID;
+      break;
+    }
+    if (plan.ncases == cap) {
+      cap = cap ? 2 * cap : 256;
+      size_t *x = realloc(index, cap * sizeof *x);
+      if (!x) {
+        rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+        break;
+      }
+      index = x;
+    }
+    index[plan.ncases] = strtoull(fl[0], NULL, 10);
+    rc = vta_regress_plan_add(&plan, (uint32_t)ci, (uint32_t)bi, (vta_diff_workload)wk,
+                              strtoull(fl[4], NULL, 10), err);
+  }
+  free(line);
+  fclose(f);
+  vta_regress_results res = {0};
+  vta_regress_options jo = *o;
+  jo.deadline = deadline;
+  jo.progress = 0;
+  if (rc == VTA_OK) rc = vta_regress_results_init(&res, &plan, err);
+  if (rc == VTA_OK) rc = vta_regress_run(&plan, &jo, &res, err);
+  FILE *out = NULL;
+  char tmp[4200];
+  if (rc == VTA_OK) rc = write_atomic_begin(results_path, tmp, sizeof tmp, &out, err);
+  if (rc == VTA_OK) {
+    for (size_t i = 0; i < plan.ncases; i++) {
+      const vta_regress_result *r = &res.r[i];
+      fprintf(out, "%zu\t%d\t%.6f\t%u\t%llu\t", index[i], (int)r->outcome, r->seconds, r->insns,
+              (unsigned long long)r->cycles);
+      put_field(out, r->message);
+      fputc('\t', out);
+      put_field(out, r->detail);
+      fputc('\t', out);
+      put_field(out, r->wave);
+      fputc('\n', out);
+    }
+    rc = write_atomic_end(results_path, tmp, out, err);
+  }
+  free(index);
+  vta_regress_results_free(&res);
+  vta_regress_plan_free(&plan);
+  return rc;
+}
+
+static void job_progress(void *ctx, size_t done, size_t failed, size_t total, size_t index,
+                         const struct vta_job_result *r) {
+  (void)index;
+  (void)r;
+  const double *t0 = ctx;
+  fprintf(stderr, "%s[jobs %zu/%zu] %zu failed  %.0fs%s", isatty(2) ? "\r" : "", done, total,
+          failed, now_s() - *t0, isatty(2) ? "" : "\n");
+}
+
+int vta_regress_run_jobs(const vta_regress_plan *p, const vta_regress_options *o,
+                         const struct vta_executor_opts *eo, const char *work_dir,
+                         const char *self, vta_regress_results *res, vta_error *err) {
+  double t0 = now_s();
+  if (mkdir(work_dir, 0777) != 0 && errno != EEXIST)
+    return vta_error_set(err, VTA_ERR_IO, "cannot create the job folder %s: %s", work_dir,
+                         strerror(errno));
+  if (o->wave_dir && mkdir(o->wave_dir, 0777) != 0 && errno != EEXIST)
+    return vta_error_set(err, VTA_ERR_IO, "cannot create the waveform folder %s: %s",
+                         o->wave_dir, strerror(errno));
+  if (o->coverage_dir) {
+    char data[2048];
+    snprintf(data, sizeof data, "%s/data", o->coverage_dir);
+    if ((mkdir(o->coverage_dir, 0777) != 0 && errno != EEXIST) ||
+        (mkdir(data, 0777) != 0 && errno != EEXIST))
+      return vta_error_set(err, VTA_ERR_IO, "cannot create the coverage folder %s: %s", data,
+                           strerror(errno));
+  }
+  unsigned workers = eo->jobs ? eo->jobs : 1;
+  if (eo->kind == VTA_EXECUTOR_SLURM && workers < 16) workers = 16;
+  size_t chunk = p->ncases / (4 * (size_t)workers) + 1;
+  if (chunk > 5000) chunk = 5000;
+  /* Jobs: runs of consecutive cases with one configuration and backend, at most chunk long. */
+  size_t njobs = 0, *first = calloc(p->ncases + 1, sizeof *first);
+  if (!first) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  for (size_t i = 0; i < p->ncases; i++)
+    if (i == 0 || i - first[njobs - 1] >= chunk ||
+        p->cases[i].config != p->cases[i - 1].config ||
+        p->cases[i].backend != p->cases[i - 1].backend)
+      first[njobs++] = i;
+  first[njobs] = p->ncases;
+  struct vta_job *jobs = calloc(njobs ? njobs : 1, sizeof *jobs);
+  struct vta_job_result *jr = calloc(njobs ? njobs : 1, sizeof *jr);
+  char (*names)[32] = calloc(njobs ? njobs : 1, sizeof *names);
+  char (*paths)[2][2048] = calloc(njobs ? njobs : 1, sizeof *paths);
+  char **argvs = calloc((njobs ? njobs : 1) * 24, sizeof *argvs);
+  char deadline[32], window[32], inject[32];
+  int rc = jobs && jr && names && paths && argvs ? VTA_OK
+                                                 : vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  snprintf(deadline, sizeof deadline, "%.0f",
+           o->time_budget > 0 ? (double)time(NULL) + o->time_budget
+                              : o->deadline > 0 ? o->deadline : 0);
+  snprintf(window, sizeof window, "%llu", (unsigned long long)o->wave_window);
+  char fail_max[32];
+  snprintf(fail_max, sizeof fail_max, "%llu", (unsigned long long)o->fail_max);
+  for (size_t j = 0; j < njobs && rc == VTA_OK; j++) {
+    snprintf(names[j], sizeof names[j], "case%zu", first[j]);
+    snprintf(paths[j][0], sizeof paths[j][0], "%s/%s.cases", work_dir, names[j]);
+    snprintf(paths[j][1], sizeof paths[j][1], "%s/%s.results", work_dir, names[j]);
+    remove(paths[j][1]);
+    FILE *f = NULL;
+    char tmp[2200];
+    rc = write_atomic_begin(paths[j][0], tmp, sizeof tmp, &f, err);
+    if (rc != VTA_OK) break;
+    for (size_t i = first[j]; i < first[j + 1]; i++) {
+      const vta_regress_case *c = &p->cases[i];
+      fprintf(f, "%zu\t", i);
+      put_field(f, p->configs[c->config]);
+      fputc('\t', f);
+      put_field(f, p->backends[c->backend]);
+      fprintf(f, "\t%s\t%llu\n", vta_diff_workload_name(c->workload),
+              (unsigned long long)c->seed);
+    }
+    rc = write_atomic_end(paths[j][0], tmp, f, err);
+    char **a = argvs + j * 24;
+    int k = 0;
+    a[k++] = (char *)self;
+    a[k++] = "regress";
+    a[k++] = "--job";
+    a[k++] = paths[j][0];
+    a[k++] = "--job-results";
+    a[k++] = paths[j][1];
+    a[k++] = "--deadline";
+    a[k++] = deadline;
+    a[k++] = "--fail-max";
+    a[k++] = fail_max;
+    if (o->wave_dir) {
+      a[k++] = "--wave-dir";
+      a[k++] = (char *)o->wave_dir;
+      a[k++] = "--wave-window";
+      a[k++] = window;
+    } else {
+      a[k++] = "--no-waves";
+    }
+    if (o->coverage_dir) {
+      a[k++] = "--coverage-data";
+      a[k++] = (char *)o->coverage_dir;
+    }
+    if (o->inject_fault >= 0 && (size_t)o->inject_fault >= first[j] &&
+        (size_t)o->inject_fault < first[j + 1]) {
+      snprintf(inject, sizeof inject, "%zu", (size_t)o->inject_fault - first[j]);
+      a[k++] = "--inject-fault";
+      a[k++] = inject;
+    }
+    a[k] = NULL;
+    jobs[j] = (struct vta_job){names[j], a, work_dir, 0};
+  }
+  if (rc == VTA_OK) {
+    struct vta_executor_opts x = *eo;
+    x.progress = o->progress ? job_progress : NULL;
+    x.progress_ctx = &t0;
+    if (!x.shared_dir) x.shared_dir = work_dir;
+    char msg[1024] = "";
+    int er = vta_executor_run(&x, jobs, njobs, jr, msg, sizeof msg);
+    if (o->progress && isatty(2)) fputc('\n', stderr);
+    if (er < 0) rc = vta_error_set(err, VTA_ERR_IO, "job executor: %s", msg);
+  }
+  /* Results back into plan order; a job that left none turns its cases into errors. */
+  memset(res->count, 0, sizeof res->count);
+  for (size_t j = 0; j < njobs && rc == VTA_OK; j++) {
+    FILE *f = fopen(paths[j][1], "r");
+    size_t got = 0;
+    char *line = NULL;
+    size_t lcap = 0;
+    while (f && getline(&line, &lcap, f) > 0) {
+      char *fl[8];
+      if (split_fields(line, fl, 8) != 8) continue;
+      size_t i = strtoull(fl[0], NULL, 10);
+      int out = atoi(fl[1]);
+      if (i < first[j] || i >= first[j + 1] || out < 0 || out >= VTA_REGRESS_OUTCOME_COUNT)
+        continue;
+      vta_regress_result *r = &res->r[i];
+      r->outcome = (vta_regress_outcome)out;
+      r->seconds = strtod(fl[2], NULL);
+      r->insns = (uint32_t)strtoul(fl[3], NULL, 10);
+      r->cycles = strtoull(fl[4], NULL, 10);
+      snprintf(r->message, sizeof r->message, "%s", fl[5]);
+      snprintf(r->detail, sizeof r->detail, "%s", fl[6]);
+      snprintf(r->wave, sizeof r->wave, "%s", fl[7]);
+      got++;
+    }
+    free(line);
+    if (f) fclose(f);
+    if (got != first[j + 1] - first[j])
+      for (size_t i = first[j]; i < first[j + 1]; i++) {
+        vta_regress_result *r = &res->r[i];
+        if (r->outcome != VTA_REGRESS_SKIPPED || r->message[0]) continue;
+        r->outcome = VTA_REGRESS_ERROR;
+        snprintf(r->message, sizeof r->message, "job %s left no result for this case (exit %d%s%s; log %s)",
+                 names[j], jr[j].exit_code, jr[j].reason[0] ? ": " : "", jr[j].reason, jr[j].log);
+      }
+  }
+  for (size_t i = 0; i < p->ncases; i++) res->count[res->r[i].outcome]++;
+  res->seconds = now_s() - t0;
+  free(first);
+  free(jobs);
+  free(jr);
+  free(names);
+  free(paths);
+  free(argvs);
+  return rc;
 }

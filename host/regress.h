@@ -102,6 +102,7 @@ typedef struct vta_regress_options {
    * rtl-cov-models) and write their data under this folder; vta_regress_coverage merges it.
    * NULL = no coverage. */
   const char *coverage_dir;
+  double deadline;         /* CLOCK_REALTIME seconds after which no case starts; 0 = none */
 } vta_regress_options;
 
 void vta_regress_options_default(vta_regress_options *o);
@@ -124,6 +125,21 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
  * coverage_dir/coverage.dat, writes annotated sources to coverage_dir/annotated/ and a
  * per-module table (line and toggle points covered) to coverage_dir/summary.txt and `out`. */
 int vta_regress_coverage(const char *coverage_dir, FILE *out, vta_error *err);
+
+/* ---- Parallel and cluster runs through the job executor (host/executor.h) ----
+ * The cases are cut into jobs of consecutive cases of one configuration and backend (about four
+ * jobs per worker, so that workers finish together); each job is the command
+ * `vta regress --job CASES --job-results RESULTS` run by the executor, which runs its cases in
+ * its process and writes one line per case; the results are read back into res in plan order.
+ * With jobs, --fail-max counts per job and the time budget is a deadline every job obeys. */
+struct vta_executor_opts;
+int vta_regress_run_jobs(const vta_regress_plan *p, const vta_regress_options *o,
+                         const struct vta_executor_opts *eo, const char *work_dir,
+                         const char *self, vta_regress_results *res, vta_error *err);
+/* The job side: runs the cases listed in cases_path and writes results_path (temp + rename).
+ * deadline: CLOCK_REALTIME seconds after which no case starts (0 = none). */
+int vta_regress_job(const char *cases_path, const char *results_path,
+                    const vta_regress_options *o, double deadline, vta_error *err);
 
 /* The command that reproduces one case. */
 void vta_regress_case_command(const vta_regress_plan *p, const vta_regress_case *c,

@@ -116,6 +116,36 @@ static void test_regress_failure_names_address_instruction_waveform_and_command(
   assert_int_equal(validate(rerun), 0);
 }
 
+/* -j 2 hands jobs to the executor shared with vta sweep: the same cases, the same verdicts, the
+ * failure report (waveform included) written by the job that ran the case. */
+static void test_regress_parallel_jobs_give_the_same_report(void **state) {
+  (void)state;
+  char xml[512], waves[512], work[512];
+  path(xml, sizeof xml, "par.xml");
+  path(waves, sizeof waves, "parwaves");
+  path(work, sizeof work, "parjobs");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--config",
+          "sim/rtl/configs/rtl_wide.json", "--backend", "rtl", "--backend", "fsim",
+          "--seed-start", "40", "--seeds", "30", "--inject-fault", "31", "-j", "2", "--junit", xml,
+          "--wave-dir", waves, "--work-dir", work, "-q");
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.out, "240 cases: 239 passed, 1 failed, 0 errors, 0 skipped"));
+  /* Case 31 is conc seed 41 on vta_default/rtl, as in the serial test above. */
+  assert_non_null(strstr(r.out, "FAIL conc seed=41 on rtl: device memory differs at 0x"));
+  cli_result_free(&r);
+  assert_int_equal(validate(xml), 0);
+  char *x = cli_slurp(xml, NULL);
+  assert_non_null(x);
+  assert_int_equal(count(x, "<testcase "), 240);
+  assert_int_equal(count(x, "<testsuite "), 4);
+  assert_non_null(strstr(x, "the RTL last wrote the address at cycle "));
+  free(x);
+  char fst[1024];
+  snprintf(fst, sizeof fst, "%s/vta_default.rtl.conc.41.fst", waves);
+  assert_true(cli_exists(fst));
+}
+
 static void test_regress_fail_max_skips_the_rest(void **state) {
   (void)state;
   char xml[512];
@@ -232,6 +262,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_regress_quick_suite_passes_with_valid_junit),
       cmocka_unit_test(test_regress_failure_names_address_instruction_waveform_and_command),
+      cmocka_unit_test(test_regress_parallel_jobs_give_the_same_report),
       cmocka_unit_test(test_regress_fail_max_skips_the_rest),
       cmocka_unit_test(test_regress_backend_not_built_is_skipped_by_name),
       cmocka_unit_test(test_regress_suite_file),
