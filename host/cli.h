@@ -43,6 +43,11 @@ int vta_cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64
                       uint64_t *out);
 /* Reads a whole file (binary). Prints the error and returns -1 on failure. */
 int vta_cli_read_file(const char *cmd, const char *path, unsigned char **data, size_t *size);
+/* The backend options with "timeline=FILE" added for --timeline FILE (NULL: options unchanged).
+ * Only the cycle-level backends (rtl, sc) record timelines; otherwise, or when the result does
+ * not fit buf, prints the error and returns NULL. */
+const char *vta_cli_timeline_options(const char *cmd, const char *backend, const char *timeline,
+                                     const char *options, char *buf, size_t n);
 /* Writes a whole file atomically (temporary file in the same folder, then rename): nothing
  * half-written on failure. "-" writes to stdout. */
 int vta_cli_write_file(const char *cmd, const char *path, const void *data, size_t size);

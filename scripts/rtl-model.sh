@@ -25,7 +25,7 @@ verilator --cc --exe --build -j "$jobs" $cov \
   -LDFLAGS "-shared -Wl,-Bsymbolic -lz" \
   -MAKEFLAGS "OPT_FAST=-O3 OPT_SLOW=-O1" \
   -o "$dir/libvta_rtl_model.so.tmp" \
-  "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo/sim/rtl/harness.cpp" > "$dir/build.log" 2>&1 || {
+  "$repo/sim/rtl/trace.vlt" "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo/sim/rtl/harness.cpp" > "$dir/build.log" 2>&1 || {
   tail -30 "$dir/build.log" >&2
   echo "rtl-model.sh: Verilator build of $key failed (full log: $dir/build.log)" >&2
   exit 1

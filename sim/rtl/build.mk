@@ -14,7 +14,7 @@ RTL_TEST_CONFIGS := configs/vta_default.json sim/rtl/configs/rtl_wide.json
 RTL_TEST_STAMPS := $(RTL_TEST_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
 # A model depends on the RTL, the harness and whatever shapes the generated package (the field
 # table and configuration code of isa/), not on the rest of libvta.
-RTL_MODEL_DEPS := $(wildcard hw/rtl/*.sv) sim/rtl/harness.cpp sim/rtl/rtl_model.h \
+RTL_MODEL_DEPS := $(wildcard hw/rtl/*.sv) sim/rtl/harness.cpp sim/rtl/rtl_model.h sim/rtl/trace.vlt \
   scripts/rtl-model.sh isa/svgen.c isa/svgen.h $(wildcard isa/config.c isa/fields.c) \
   include/vta/isa.h include/vta/config.h
 # The rtl tests, and the integration tests that also run their programs on the rtl backend.

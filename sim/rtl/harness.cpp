@@ -25,6 +25,7 @@
 #include <string>
 
 #include "Vvta_top.h"
+#include "Vvta_top___024root.h"
 #include "verilated.h"
 #if VM_TRACE
 #include "verilated_fst_c.h"
@@ -119,6 +120,38 @@ class Model {
   void reset();
   void cycle();
   void drive();
+  // Reports this cycle's activity (before the edge, as the counters see it) when it differs.
+  void sample(bool r, bool w) {
+    const auto *root = top_->rootp;
+    if (!root->vta_top__DOT__u_ctrl__DOT__running_q) {
+      run_cycle_ = 0;
+      return;
+    }
+    vta_rtl_sample s{};
+    s.cycle = run_cycle_++;
+    s.busy = root->vta_top__DOT__busy;
+    s.done = root->vta_top__DOT__insn_done;
+    s.dispatch = (root->vta_top__DOT__f_load_valid && root->vta_top__DOT__f_load_ready) |
+                 (root->vta_top__DOT__f_comp_valid && root->vta_top__DOT__f_comp_ready) << 1 |
+                 (root->vta_top__DOT__f_store_valid && root->vta_top__DOT__f_store_ready) << 2;
+    s.fetch_done = root->vta_top__DOT__fetch_done;
+    s.queue[0] = root->vta_top__DOT__lq_count;
+    s.queue[1] = root->vta_top__DOT__cq_count;
+    s.queue[2] = root->vta_top__DOT__sq_count;
+    s.tokens[0] = root->vta_top__DOT__u_l2c__DOT__count_q;
+    s.tokens[1] = root->vta_top__DOT__u_c2l__DOT__count_q;
+    s.tokens[2] = root->vta_top__DOT__u_c2s__DOT__count_q;
+    s.tokens[3] = root->vta_top__DOT__u_s2c__DOT__count_q;
+    for (const ReadBurst &b : rq_) s.rd_bytes += uint64_t(b.beats - b.done) * bus_bytes_;
+    for (const WriteBurst &b : wq_) s.wr_bytes += uint64_t(b.beats - b.done) * bus_bytes_;
+    (void)r;
+    (void)w;
+    vta_rtl_sample cmp = s;
+    cmp.cycle = last_sample_.cycle;
+    if (s.done || s.dispatch || s.cycle == 0 || std::memcmp(&cmp, &last_sample_, sizeof cmp) != 0)
+      opts_.sample(opts_.sample_ctx, &s);
+    last_sample_ = s;
+  }
   bool in_window() const {
     return cycle_ >= opts_.wave_from && (opts_.wave_to == 0 || cycle_ < opts_.wave_to);
   }
@@ -132,7 +165,8 @@ class Model {
   std::unique_ptr<VerilatedFstC> tfp_;
 #endif
   size_t bus_bytes_ = 8;
-  uint64_t cycle_ = 0, time_ = 0, watch_cycle_ = 0;
+  uint64_t cycle_ = 0, time_ = 0, watch_cycle_ = 0, run_cycle_ = 0;
+  vta_rtl_sample last_sample_{};
   std::deque<ReadBurst> rq_;
   std::deque<WriteBurst> wq_;
   std::deque<uint64_t> bq_;  // cycles at which write responses become valid
@@ -189,6 +223,8 @@ void Model::cycle() {
     get_bytes(t.m_axi_wstrb_o, wstrb, (bus_bytes_ + 7) / 8);
     wlast = t.m_axi_wlast_o;
   }
+
+  if (opts_.sample) sample(r, w);
 
   t.clk_i = 1;
   t.eval();

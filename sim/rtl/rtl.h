@@ -45,13 +45,16 @@ typedef struct vta_rtl_options {
   /* Coverage data written when the simulator is destroyed, for models built with line and
    * toggle coverage (`make rtl-cov-models`, models=$(BUILD)/rtl-cov); NULL = none. */
   const char *coverage_path;
+  /* Timeline of every run (Chrome trace-event JSON, sim/trace/trace.h), written when the
+   * simulator is destroyed or vta_rtl_timeline_close is called; NULL = none. */
+  const char *timeline_path;
 } vta_rtl_options;
 
 /* Defaults from the configuration (latencies = cfg->dram_latency, full bandwidth). */
 void vta_rtl_options_default(const vta_config *cfg, vta_rtl_options *o);
 /* Parses "key=value,key=value": latency=N (both directions), read_latency=N, write_latency=N,
  * bandwidth=BYTES_PER_CYCLE, wave=FILE, wave_from=CYCLE, wave_to=CYCLE, watch=ADDR, coverage=FILE,
- * models=DIR. Strings point into `text`, which must
+ * timeline=FILE.json, models=DIR. Strings point into `text`, which must
  * outlive the options. NULL or "" leaves the defaults. */
 int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err);
 
@@ -80,6 +83,11 @@ uint64_t vta_rtl_last_dual_cycles(const vta_rtl *r);
 /* The cycle (since the model's reset) of the last AXI write beat of the last run that wrote the
  * byte at options.watch_addr; 0 when none did. */
 uint64_t vta_rtl_last_watch_cycle(const vta_rtl *r);
+/* Writes the timeline (options.timeline_path) now; later runs are not recorded. */
+int vta_rtl_timeline_close(vta_rtl *r, vta_error *err);
+/* Cycles covered by the timeline's spans of module m so far (its tracks added up): equal to the
+ * runs' busy counter of m (the test of the timeline). 0 without a timeline. */
+uint64_t vta_rtl_timeline_busy(const vta_rtl *r, vta_module m);
 
 #ifdef __cplusplus
 }

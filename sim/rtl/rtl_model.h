@@ -39,6 +39,22 @@ typedef enum vta_rtl_counter {
   VTA_RTL_CNT_COUNT
 } vta_rtl_counter;
 
+/* What the design did in one cycle of a run, for timelines (vta_rtl_model_opts.sample): sampled
+ * at the clock edge, as the control slave's counters see it, in every cycle in which the run is
+ * in progress and something differs from the cycle before. */
+typedef struct vta_rtl_sample {
+  uint64_t cycle;     /* cycles since the run started (the cycle counter's value) */
+  uint8_t busy;       /* bit m: module m (load, compute, store) busy: its busy counter counts */
+  uint8_t done;       /* bit m: module m completed an instruction (its instruction counter) */
+  uint8_t dispatch;   /* bit m: fetch handed an instruction to module m's command queue */
+  uint8_t fetch_done; /* every instruction has been fetched */
+  uint32_t queue[3];  /* command queue occupancy: load, compute, store */
+  uint32_t tokens[4]; /* dependency tokens: load->compute, compute->load, compute->store,
+                         store->compute */
+  uint64_t rd_bytes;  /* AXI bytes requested by read bursts and not yet returned */
+  uint64_t wr_bytes;  /* AXI bytes of accepted write bursts not yet transferred */
+} vta_rtl_sample;
+
 typedef struct vta_rtl_model_opts {
   /* Device memory: host pointer of physical address 0 and the size of the reservation. */
   uint8_t *mem_base;
@@ -55,6 +71,9 @@ typedef struct vta_rtl_model_opts {
   /* Coverage data file written when the model is destroyed (models built with coverage,
    * `make rtl-cov-models`), or NULL. */
   const char *coverage_path;
+  /* Called with each sample (see vta_rtl_sample) when not NULL. */
+  void (*sample)(void *ctx, const vta_rtl_sample *s);
+  void *sample_ctx;
 } vta_rtl_model_opts;
 
 typedef struct vta_rtl_result {
