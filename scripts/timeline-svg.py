@@ -66,7 +66,9 @@ def main():
         pts = sorted(counters[name])
         top = max(v for _, v in pts) or 1
         out.append(f'<text x="8" y="{y + 22}">{escape(name)} (max {top:g})</text>')
-        path, last = [], 0.0
+        # One column per pixel: the value entering it, its extremes (a one-cycle token shows as
+        # a spike) and the value leaving it, so the drawing stays small however many changes.
+        cols, last = {}, 0.0
         for ts, v in pts:
             c = ts / us_per_cycle
             if c < lo:
@@ -74,13 +76,19 @@ def main():
                 continue
             if c > hi:
                 break
-            x = left + (c - lo) * scale
-            path.append((x, last))
-            path.append((x, v))
-            last = v
-        path.append((width - 10, last))
-        d = " ".join(f"{x:.2f},{y + 36 - 32 * v / top:.2f}" for x, v in
-                     [(left, path[0][1] if path else 0)] + path)
+            col = int((c - lo) * scale)
+            if col not in cols:
+                cols[col] = [v, v, v, v]
+            e = cols[col]
+            e[1], e[2], e[3] = min(e[1], v), max(e[2], v), v
+        path, prev = [(left, last)], last
+        for col in sorted(cols):
+            first, mn, mx, fin = cols[col]
+            x = left + col
+            path += [(x, prev), (x, first), (x, mx), (x, mn), (x, fin)]
+            prev = fin
+        path.append((width - 10, prev))
+        d = " ".join(f"{x:.1f},{y + 36 - 32 * v / top:.1f}" for x, v in path)
         out.append(f'<polyline points="{d}" fill="none" stroke="#444" stroke-width="1"/>')
         y += 42
     out.append("</svg>")
