@@ -52,6 +52,15 @@ static int axis_add(char **axis, uint32_t *n, const char *what, const char *valu
 int vta_regress_plan_config(vta_regress_plan *p, const char *path, vta_error *err) {
   return axis_add(p->configs, &p->nconfigs, "configurations", path, err);
 }
+
+/* A backend of the matrix is NAME or NAME@OPTIONS (the backend's option string, e.g.
+ * rtl@latency=1,bandwidth=3: the same RTL behind a slow memory). */
+static void backend_split(const char *spec, char *name, size_t n, const char **options) {
+  const char *at = strchr(spec, '@');
+  snprintf(name, n, "%.*s", at ? (int)(at - spec) : (int)strlen(spec), spec);
+  *options = at ? at + 1 : NULL;
+}
+
 /* Backends being built in other work: a suite may name them before they exist. */
 static const char *const k_planned[] = {"sc", "xrt"};
 
@@ -65,9 +74,12 @@ int vta_regress_backend_known(const char *name, char *list, size_t n) {
       if (!vta_backend_find(k_planned[i]))
         snprintf(list + strlen(list), n - strlen(list), " %s", k_planned[i]);
   }
-  if (vta_backend_find(name)) return 1;
+  char base[64];
+  const char *opts;
+  backend_split(name, base, sizeof base, &opts);
+  if (vta_backend_find(base)) return 1;
   for (size_t i = 0; i < sizeof k_planned / sizeof k_planned[0]; i++)
-    if (strcmp(k_planned[i], name) == 0) return 2;
+    if (strcmp(k_planned[i], base) == 0) return 2;
   return 0;
 }
 
@@ -124,15 +136,29 @@ static const char *base_name(const char *path, char *buf, size_t n) {
   return buf;
 }
 
+/* A backend spec as a file name part: rtl@latency=1,bandwidth=3 -> rtl_latency_1_bandwidth_3. */
+static const char *safe_name(const char *spec, char *buf, size_t n) {
+  size_t k = 0;
+  for (; *spec && k + 1 < n; spec++)
+    buf[k++] = (char)(((*spec >= 'a' && *spec <= 'z') || (*spec >= 'A' && *spec <= 'Z') ||
+                       (*spec >= '0' && *spec <= '9') || *spec == '-' || *spec == '.')
+                          ? *spec
+                          : '_');
+  buf[k] = 0;
+  return buf;
+}
+
 /* ---- Suites ---- */
 
-/* The quick suite runs in `make test` (1,600 cases: about 30 s with the sanitizers); the nightly one in
+/* The quick suite runs in `make test` (1,440 cases, a third of them on the RTL behind a slow
+ * memory, a third of a bus beat per cycle, which changes every interleaving of the modules:
+ * about 30 s with the sanitizers); the nightly one in
  * `make regress`: 12,500 + 12,500 programs per configuration and backend, so that the rtl
  * backend alone sees 100,000 programs over four configurations. sc joins by name. */
 static const char *const k_quick_configs[] = {"configs/vta_default.json",
                                               "sim/rtl/configs/rtl_wide.json"};
-static const char *const k_quick_backends[] = {"fsim", "rtl"};
-static const uint64_t k_quick_seeds[] = {200, 200};
+static const char *const k_quick_backends[] = {"fsim", "rtl", "rtl@latency=1,bandwidth=3"};
+static const uint64_t k_quick_seeds[] = {120, 120};
 static const char *const k_nightly_configs[] = {"configs/vta_default.json",
                                                 "sim/rtl/configs/rtl_wide.json",
                                                 "configs/batch4.json", "configs/block8.json"};
@@ -388,11 +414,14 @@ static void progress(const vta_regress_plan *p, const vta_regress_results *res, 
 static const char *session_options(const vta_regress_plan *p, const vta_regress_case *c,
                                    const vta_regress_options *o, uint64_t session, char *buf,
                                    size_t n) {
-  if (!o->coverage_dir || strcmp(p->backends[c->backend], "rtl") != 0) return NULL;
+  char name[64];
+  const char *opts;
+  backend_split(p->backends[c->backend], name, sizeof name, &opts);
+  if (!o->coverage_dir || strcmp(name, "rtl") != 0) return opts;
   char cfgname[256];
-  snprintf(buf, n, "coverage=%s/data/%s.%d.%llu.dat", o->coverage_dir,
-           base_name(p->configs[c->config], cfgname, sizeof cfgname), (int)getpid(),
-           (unsigned long long)session);
+  snprintf(buf, n, "%s%scoverage=%s/data/%s.%d.%llu.dat", opts ? opts : "", opts ? "," : "",
+           o->coverage_dir, base_name(p->configs[c->config], cfgname, sizeof cfgname),
+           (int)getpid(), (unsigned long long)session);
   return buf;
 }
 
@@ -405,7 +434,8 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
   int64_t open_key = -1; /* config * MAX + backend of the open session */
   char open_error[VTA_ERROR_MSG_MAX] = "";
   uint64_t bad = 0, sessions = 0;
-  char opts[2048];
+  char opts[2048], be_name[64] = "";
+  const char *be_opts = NULL;
   memset(res->count, 0, sizeof res->count);
   res->count[VTA_REGRESS_SKIPPED] = p->ncases;
   if (o->wave_dir && mkdir(o->wave_dir, 0777) != 0 && errno != EEXIST)
@@ -442,10 +472,11 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
       open_key = key;
       open_error[0] = 0;
       vta_error e;
-      if (!vta_backend_find(p->backends[c->backend])) {
+      backend_split(p->backends[c->backend], be_name, sizeof be_name, &be_opts);
+      if (!vta_backend_find(be_name)) {
         snprintf(open_error, sizeof open_error, "backend %s is not built in this version",
-                 p->backends[c->backend]);
-      } else if (vta_diff_open(p->configs[c->config], p->backends[c->backend],
+                 be_name);
+      } else if (vta_diff_open(p->configs[c->config], be_name,
                                session_options(p, c, o, ++sessions, opts, sizeof opts), &d,
                                &e) != VTA_OK) {
         snprintf(open_error, sizeof open_error, "%s: %s", p->configs[c->config], e.msg);
@@ -454,7 +485,7 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
     }
     res->count[VTA_REGRESS_SKIPPED]--;
     double c0 = now_s();
-    if (!d && !vta_backend_find(p->backends[c->backend])) {
+    if (!d && !vta_backend_find(be_name)) {
       snprintf(r->message, sizeof r->message, "not run: %s", open_error);
     } else if (!d) {
       r->outcome = VTA_REGRESS_ERROR;
@@ -481,12 +512,13 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
                    (unsigned long long)dr.addr, dr.want, p->backends[c->backend], dr.got,
                    dr.insn_index >= 0 ? "" : "none (", idx, dr.disasm,
                    dr.insn_index >= 0 ? "" : ")");
-        if (dr.has_addr && o->wave_dir && strcmp(p->backends[c->backend], "rtl") == 0) {
-          char cfgname[256];
+        if (dr.has_addr && o->wave_dir && strcmp(be_name, "rtl") == 0) {
+          char cfgname[256], bename[128];
           uint64_t cyc = 0;
           vta_error e;
-          snprintf(r->wave, sizeof r->wave, "%s/%s.rtl.%s.%llu.fst", o->wave_dir,
+          snprintf(r->wave, sizeof r->wave, "%s/%s.%s.%s.%llu.fst", o->wave_dir,
                    base_name(p->configs[c->config], cfgname, sizeof cfgname),
+                   safe_name(p->backends[c->backend], bename, sizeof bename),
                    vta_diff_workload_name(c->workload), (unsigned long long)c->seed);
           /* One Verilator model at a time: the session's is closed before the reruns (and
            * reopened for the next case); Verilator 5.006 deadlocks destroying a model created
@@ -494,7 +526,7 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
           vta_diff_close(d);
           d = NULL;
           open_key = -1;
-          if (vta_diff_wave(p->configs[c->config], NULL, c->workload, c->seed, dr.addr,
+          if (vta_diff_wave(p->configs[c->config], be_opts, c->workload, c->seed, dr.addr,
                             o->wave_window, r->wave, &cyc, &e) == VTA_OK) {
             size_t l = strlen(where);
             snprintf(where + l, sizeof where - l,
@@ -652,7 +684,7 @@ int vta_regress_junit_write(const vta_regress_plan *p, const vta_regress_results
 }
 
 void vta_regress_summary(const vta_regress_plan *p, const vta_regress_results *res, FILE *out) {
-  fprintf(out, "%-24s %-8s %9s %9s %7s %7s %8s %12s %9s\n", "configuration", "backend", "cases",
+  fprintf(out, "%-20s %-26s %7s %7s %7s %7s %8s %12s %9s\n", "configuration", "backend", "cases",
           "passed", "failed", "errors", "skipped", "instructions", "seconds");
   for (uint32_t c = 0; c < p->nconfigs; c++)
     for (uint32_t b = 0; b < p->nbackends; b++) {
@@ -660,7 +692,7 @@ void vta_regress_summary(const vta_regress_plan *p, const vta_regress_results *r
       sum_suite(p, res, c, b, &s);
       if (!s.tests) continue;
       char cfgname[256];
-      fprintf(out, "%-24s %-8s %9llu %9llu %7llu %7llu %8llu %12llu %9.1f\n",
+      fprintf(out, "%-20s %-26s %7llu %7llu %7llu %7llu %8llu %12llu %9.1f\n",
               base_name(p->configs[c], cfgname, sizeof cfgname), p->backends[b],
               (unsigned long long)s.tests, (unsigned long long)s.n[VTA_REGRESS_PASS],
               (unsigned long long)s.n[VTA_REGRESS_FAIL], (unsigned long long)s.n[VTA_REGRESS_ERROR],
