@@ -10,6 +10,7 @@
 #include "host/regress.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "host/cli.h"
+#include "host/cli_args.h"
 #include "host/executor.h"
 #include "vta/device.h"
 
@@ -734,13 +736,22 @@ static int cov_entry(const char *line, char *module, size_t n, int *kind, uint64
 int vta_regress_coverage(const char *dir, FILE *out, vta_error *err) {
   char cmd[8192], path[4096];
   snprintf(cmd, sizeof cmd,
-           "set -e; cd '%s'; ls data/*.dat >/dev/null 2>&1 || { echo 'no coverage data in "
-           "data/ (no rtl case ran)' >&2; exit 3; }; verilator_coverage --write coverage.dat.tmp "
+           "set -e; cd '%s'; verilator_coverage --write coverage.dat.tmp "
            "data/*.dat && mv coverage.dat.tmp coverage.dat && rm -rf annotated && "
            "verilator_coverage --annotate annotated --annotate-min 1 coverage.dat",
            dir);
   if (strchr(dir, '\''))
     return vta_error_set(err, VTA_ERR_INVALID, "coverage folder '%s': no quotes, please", dir);
+  snprintf(path, sizeof path, "%s/data", dir);
+  DIR *dd = opendir(path);
+  int ndat = 0;
+  for (struct dirent *de; dd && (de = readdir(dd));)
+    ndat += vta_cli_has_suffix(de->d_name, ".dat");
+  if (dd) closedir(dd);
+  if (!ndat)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "no coverage data in %s (no rtl case ran on a model built with coverage)",
+                         path);
   int rc = system(cmd);
   if (rc != 0)
     return vta_error_set(err, VTA_ERR_IO,

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "cli_run.h"
+#include "host/regress.h"
 
 static char g_dir[] = "/tmp/vta_test_regress.XXXXXX";
 
@@ -194,6 +195,58 @@ static void test_regress_backend_not_built_is_skipped_by_name(void **state) {
   cli_result_free(&r);
 }
 
+/* Coverage data as Verilator's models write it (VerilatedCov): two sessions' files are merged
+ * by verilator_coverage, the per-module table adds up points and hits of both. */
+static void test_regress_coverage_merges_and_summarises(void **state) {
+  (void)state;
+  char dir[512], data[600], file[700], cwd[400];
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  path(dir, sizeof dir, "cov");
+  snprintf(data, sizeof data, "%s/data", dir);
+  vta_error err;
+  /* No data yet: the merge says so. */
+  assert_int_equal(mkdir(dir, 0777), 0);
+  assert_int_equal(mkdir(data, 0777), 0);
+  assert_int_not_equal(vta_regress_coverage(dir, NULL, &err), VTA_OK);
+  assert_non_null(strstr(err.msg, "no coverage data in "));
+  char a[2048], b[1024];
+  snprintf(a, sizeof a,
+           "# SystemC::Coverage-3\n"
+           "C '\001t\002line\001page\002v_line/vta_alu\001f\002%s/hw/rtl/vta_alu.sv\001l\00230"
+           "\001n\0020\001o\002block\001S\00230-31\001h\002TOP.vta_top.u_alu' 5\n"
+           "C '\001t\002line\001page\002v_line/vta_alu\001f\002%s/hw/rtl/vta_alu.sv\001l\00240"
+           "\001n\0020\001o\002block\001S\00240\001h\002TOP.vta_top.u_alu' 0\n"
+           "C '\001t\002toggle\001page\002v_toggle/vta_fifo\001f\002%s/hw/rtl/vta_fifo.sv"
+           "\001l\00212\001n\0020\001o\002count_q[0]\001h\002TOP.vta_top.u_lq' 0\n",
+           cwd, cwd, cwd);
+  snprintf(b, sizeof b,
+           "# SystemC::Coverage-3\n"
+           "C '\001t\002line\001page\002v_line/vta_alu\001f\002%s/hw/rtl/vta_alu.sv\001l\00240"
+           "\001n\0020\001o\002block\001S\00240\001h\002TOP.vta_top.u_alu' 2\n",
+           cwd);
+  snprintf(file, sizeof file, "%s/a.dat", data);
+  cli_spit_text(file, a);
+  snprintf(file, sizeof file, "%s/b.dat", data);
+  cli_spit_text(file, b);
+  if (vta_regress_coverage(dir, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  snprintf(file, sizeof file, "%s/summary.txt", dir);
+  char *sum = cli_slurp(file, NULL);
+  assert_non_null(sum);
+  /* Line 40 was missed by one session and hit by the other: covered. */
+  const char *alu = strstr(sum, "vta_alu");
+  assert_non_null(alu);
+  assert_non_null(strstr(alu, "2/2"));
+  const char *fifo = strstr(sum, "vta_fifo");
+  assert_non_null(fifo);
+  assert_non_null(strstr(fifo, "0/1"));
+  assert_non_null(strstr(sum, "total"));
+  free(sum);
+  snprintf(file, sizeof file, "%s/coverage.dat", dir);
+  assert_true(cli_exists(file));
+  snprintf(file, sizeof file, "%s/annotated/vta_fifo.sv", dir);
+  assert_true(cli_exists(file));
+}
+
 static void test_regress_suite_file(void **state) {
   (void)state;
   char suite[512], xml[512];
@@ -268,6 +321,7 @@ int main(void) {
       cmocka_unit_test(test_regress_parallel_jobs_give_the_same_report),
       cmocka_unit_test(test_regress_fail_max_skips_the_rest),
       cmocka_unit_test(test_regress_backend_not_built_is_skipped_by_name),
+      cmocka_unit_test(test_regress_coverage_merges_and_summarises),
       cmocka_unit_test(test_regress_suite_file),
       cmocka_unit_test(test_regress_bad_input_is_named),
   };
