@@ -315,8 +315,8 @@ int vta_cmd_regress(int argc, char **argv) {
     printf("%s %s seed=%llu on %s: %s", r->outcome == VTA_REGRESS_FAIL ? "FAIL" : "ERROR",
            vta_diff_workload_name(plan.cases[i].workload),
            (unsigned long long)plan.cases[i].seed, plan.backends[plan.cases[i].backend],
-           r->detail[0] ? r->detail : r->message);
-    if (!r->detail[0]) printf("\n");
+           r->detail ? r->detail : r->message);
+    if (!r->detail) printf("\n");
   }
   printf("JUnit: %s\n", junit);
   int bad = res.count[VTA_REGRESS_FAIL] || res.count[VTA_REGRESS_ERROR] || cov_bad;

@@ -388,6 +388,10 @@ int vta_regress_results_init(vta_regress_results *res, const vta_regress_plan *p
 }
 
 void vta_regress_results_free(vta_regress_results *res) {
+  for (size_t i = 0; res->r && i < res->n; i++) {
+    free(res->r[i].detail);
+    free(res->r[i].wave);
+  }
   free(res->r);
   memset(res, 0, sizeof *res);
 }
@@ -503,7 +507,7 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
       r->cycles = dr.cycles;
       snprintf(r->message, sizeof r->message, "%s", dr.message);
       if (r->outcome != VTA_REGRESS_PASS) {
-        char cmd[1536], where[512] = "";
+        char cmd[1536], where[1536] = "", wave[512] = "";
         vta_regress_case_command(p, c, o->argv0, cmd, sizeof cmd);
         char idx[32] = "";
         if (dr.insn_index >= 0) snprintf(idx, sizeof idx, "#%lld: ", (long long)dr.insn_index);
@@ -518,7 +522,7 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
           char cfgname[256], bename[128];
           uint64_t cyc = 0;
           vta_error e;
-          snprintf(r->wave, sizeof r->wave, "%s/%s.%s.%s.%llu.fst", o->wave_dir,
+          snprintf(wave, sizeof wave, "%s/%s.%s.%s.%llu.fst", o->wave_dir,
                    base_name(p->configs[c->config], cfgname, sizeof cfgname),
                    safe_name(p->backends[c->backend], bename, sizeof bename),
                    vta_diff_workload_name(c->workload), (unsigned long long)c->seed);
@@ -529,22 +533,25 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
           d = NULL;
           open_key = -1;
           if (vta_diff_wave(p->configs[c->config], be_opts, c->workload, c->seed, dr.addr,
-                            o->wave_window, r->wave, &cyc, &e) == VTA_OK) {
+                            o->wave_window, wave, &cyc, &e) == VTA_OK) {
             size_t l = strlen(where);
             snprintf(where + l, sizeof where - l,
                      "waveform: %s (cycles %llu to %llu; the RTL last wrote the address at cycle "
                      "%llu)\n",
-                     r->wave, (unsigned long long)(cyc > o->wave_window ? cyc - o->wave_window : 0),
+                     wave, (unsigned long long)(cyc > o->wave_window ? cyc - o->wave_window : 0),
                      (unsigned long long)((cyc > o->wave_window ? cyc : o->wave_window) +
                                           o->wave_window),
                      (unsigned long long)cyc);
           } else {
             size_t l = strlen(where);
             snprintf(where + l, sizeof where - l, "waveform: not written: %s\n", e.msg);
-            r->wave[0] = 0;
+            wave[0] = 0;
           }
         }
-        snprintf(r->detail, sizeof r->detail, "%s\n%sreproduce: %s\n", dr.message, where, cmd);
+        char detail[4096];
+        snprintf(detail, sizeof detail, "%s\n%sreproduce: %s\n", dr.message, where, cmd);
+        r->detail = strdup(detail);
+        r->wave = wave[0] ? strdup(wave) : NULL;
         bad++;
       }
     }
@@ -660,9 +667,9 @@ int vta_regress_junit_write(const vta_regress_plan *p, const vta_regress_results
           fprintf(f, "      <%s message=\"", tag);
           xml_text(f, r->message);
           fprintf(f, "\" type=\"%s\">", r->outcome == VTA_REGRESS_FAIL ? "mismatch" : "run");
-          xml_text(f, r->detail);
+          xml_text(f, r->detail ? r->detail : "");
           fprintf(f, "</%s>\n", tag);
-          if (r->wave[0]) {
+          if (r->wave && r->wave[0]) {
             /* The attachment convention of Jenkins' JUnit attachments plugin; GitLab shows it
              * as text. */
             fprintf(f, "      <system-out>[[ATTACHMENT|");
@@ -929,9 +936,9 @@ int vta_regress_job(const char *cases_path, const char *results_path,
               (unsigned long long)r->cycles);
       put_field(out, r->message);
       fputc('\t', out);
-      put_field(out, r->detail);
+      put_field(out, r->detail ? r->detail : "");
       fputc('\t', out);
-      put_field(out, r->wave);
+      put_field(out, r->wave ? r->wave : "");
       fputc('\n', out);
     }
     rc = write_atomic_end(results_path, tmp, out, err);
@@ -1078,8 +1085,10 @@ int vta_regress_run_jobs(const vta_regress_plan *p, const vta_regress_options *o
       r->insns = (uint32_t)strtoul(fl[3], NULL, 10);
       r->cycles = strtoull(fl[4], NULL, 10);
       snprintf(r->message, sizeof r->message, "%s", fl[5]);
-      snprintf(r->detail, sizeof r->detail, "%s", fl[6]);
-      snprintf(r->wave, sizeof r->wave, "%s", fl[7]);
+      free(r->detail);
+      free(r->wave);
+      r->detail = fl[6][0] ? strdup(fl[6]) : NULL;
+      r->wave = fl[7][0] ? strdup(fl[7]) : NULL;
       got++;
     }
     free(line);

@@ -46,9 +46,10 @@ typedef struct vta_regress_result {
   double seconds;
   uint32_t insns;      /* instructions of the program run */
   uint64_t cycles;     /* device cycles (cycle-level backends) */
-  char message[512];   /* one line */
-  char detail[2048];   /* failure text: address, instruction, disassembly, command */
-  char wave[512];      /* waveform file written for a failing rtl case, or "" */
+  char message[384];   /* one line */
+  /* Owned, NULL when none (kept off the array: a nightly has hundreds of thousands of cases). */
+  char *detail;        /* failure text: address, instruction, disassembly, command */
+  char *wave;          /* waveform file written for a failing rtl case */
 } vta_regress_result;
 
 #define VTA_REGRESS_MAX_AXIS 32
