@@ -8,6 +8,9 @@
  */
 #include <time.h>
 
+/* The quick suite takes about half a minute; on a machine shared by many builds, several times
+ * that. */
+#define CLI_RUN_TIMEOUT 600
 #include "cli_run.h"
 #include "host/regress.h"
 
@@ -145,6 +148,53 @@ static void test_regress_parallel_jobs_give_the_same_report(void **state) {
   assert_int_equal(count(x, "<testsuite "), 4);
   assert_non_null(strstr(x, "the RTL last wrote the address at cycle "));
   free(x);
+  char fst[1024];
+  snprintf(fst, sizeof fst, "%s/vta_default.rtl.conc.41.fst", waves);
+  assert_true(cli_exists(fst));
+}
+
+/* --executor slurm: the same jobs as Slurm job arrays, on a throw-away single-node cluster
+ * (scripts/slurm-local.sh, as the executor's own test uses). */
+static char g_slurm[600];
+
+static int slurm_setup(void **state) {
+  (void)state;
+  char cmd[1400];
+  snprintf(g_slurm, sizeof g_slurm, "%s/slurm", g_dir);
+  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh start %s %d > %s.log 2>&1", g_slurm,
+           (int)getpid(), g_slurm);
+  if (system(cmd) != 0) {
+    fprintf(stderr, "the local Slurm did not start (%s.log)\n", g_slurm);
+    return -1;
+  }
+  snprintf(cmd, sizeof cmd, "%s/slurm.conf", g_slurm);
+  setenv("SLURM_CONF", cmd, 1);
+  return 0;
+}
+
+static int slurm_teardown(void **state) {
+  (void)state;
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh stop %s >/dev/null 2>&1", g_slurm);
+  unsetenv("SLURM_CONF");
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_regress_slurm_job_arrays(void **state) {
+  (void)state;
+  char xml[512], work[512], waves[512];
+  path(xml, sizeof xml, "slurm.xml");
+  path(work, sizeof work, "slurmwork");
+  path(waves, sizeof waves, "slurmwaves");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "rtl",
+          "--backend", "fsim", "--seed-start", "40", "--seeds", "10", "--inject-fault", "11",
+          "--executor", "slurm", "--junit", xml, "--work-dir", work, "--wave-dir", waves, "-q");
+  if (r.status != 1) fail_msg("status %d:\n%s\n%s", r.status, r.out, r.err);
+  assert_non_null(strstr(r.out, "40 cases: 39 passed, 1 failed, 0 errors, 0 skipped"));
+  assert_non_null(strstr(r.out, "FAIL conc seed=41 on rtl"));
+  cli_result_free(&r);
+  assert_int_equal(validate(xml), 0);
   char fst[1024];
   snprintf(fst, sizeof fst, "%s/vta_default.rtl.conc.41.fst", waves);
   assert_true(cli_exists(fst));
@@ -319,6 +369,7 @@ int main(void) {
       cmocka_unit_test(test_regress_quick_suite_passes_with_valid_junit),
       cmocka_unit_test(test_regress_failure_names_address_instruction_waveform_and_command),
       cmocka_unit_test(test_regress_parallel_jobs_give_the_same_report),
+      cmocka_unit_test_setup_teardown(test_regress_slurm_job_arrays, slurm_setup, slurm_teardown),
       cmocka_unit_test(test_regress_fail_max_skips_the_rest),
       cmocka_unit_test(test_regress_backend_not_built_is_skipped_by_name),
       cmocka_unit_test(test_regress_coverage_merges_and_summarises),
