@@ -276,3 +276,27 @@ int vta_cli_assemble_file(const char *cmd, const vta_config *cfg, const char *pa
   *nbytes = count * VTA_INSN_BYTES;
   return 0;
 }
+
+const char *vta_cli_timeline_options(const char *cmd, const char *backend, const char *timeline,
+                                     const char *options, char *buf, size_t n) {
+  if (!timeline) return options;
+  /* Only the cycle-level simulators record what happens cycle by cycle. */
+  if (strcmp(backend, "rtl") != 0 && strcmp(backend, "sc") != 0) {
+    fprintf(stderr,
+            "vta %s: --timeline %s: the %s backend has no cycles to draw; timelines come from "
+            "the cycle-level backends (rtl, sc)\n",
+            cmd, timeline, backend);
+    return NULL;
+  }
+  if (strchr(timeline, ',')) {
+    fprintf(stderr, "vta %s: --timeline %s: the file name may not contain ','\n", cmd, timeline);
+    return NULL;
+  }
+  int k = snprintf(buf, n, "%s%stimeline=%s", options ? options : "", options && *options ? "," : "",
+                   timeline);
+  if (k < 0 || (size_t)k >= n) {
+    fprintf(stderr, "vta %s: --timeline and the backend options are too long together\n", cmd);
+    return NULL;
+  }
+  return buf;
+}

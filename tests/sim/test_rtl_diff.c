@@ -4,7 +4,7 @@
  * Two generators: fsim_prog's programs (every LOAD type with padding and strides, GEMM with
  * and without reset, every ALU opcode with immediates and vectors, STOREs, loops) carry no
  * tokens and are serialised by rtl_pair.h, so they test the datapaths one instruction at a
- * time; conc_prog's programs are software pipelines whose tokens only order what must be
+ * time; sim/gen/conc.c's programs are software pipelines whose tokens only order what must be
  * ordered, so load, compute and store run at once on the RTL (the tests check that they do) and
  * a wrong handshake, a token pushed too early or a buffer port conflict shows up as a
  * difference. Each concurrent program is first proven race-free by cp_check, whose own test is
