@@ -132,6 +132,9 @@ static int copy_attrs(importer *im, int ni, const Onnx__NodeProto *np, const cha
   for (size_t k = 0; k < np->n_attribute; k++) {
     const Onnx__AttributeProto *a = np->attribute[k];
     int rc = 0;
+    /* protobuf-c leaves an absent name NULL (found by fuzz_onnx: strcmp on it). */
+    if (!a->name || !a->name[0])
+      return vta_error_set(im->err, VTA_ERR_INVALID, "%s: attribute %zu has no name", where, k);
     switch (a->type) {
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
       rc = vta_attrs_set_int(&nd->n_attrs, &nd->attrs, a->name, a->i);
@@ -203,6 +206,8 @@ static int import_constant(importer *im, const Onnx__NodeProto *np, const char *
                          where);
   const Onnx__AttributeProto *a = np->attribute[0];
   int64_t n;
+  if (!a->name || !a->name[0])
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: the Constant's attribute has no name", where);
   if (strcmp(a->name, "value") == 0 && a->t) return decode_tensor(a->t, val, where, im->err);
   if (strcmp(a->name, "value_float") == 0 || strcmp(a->name, "value_int") == 0) {
     int is_f = a->name[6] == 'f';
