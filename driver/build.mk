@@ -33,5 +33,5 @@ endif
 
 # The xrt tests know whether the backend is built (without it they check the refusal's words).
 ifneq ($(XRT_FOUND),)
-$(BUILD)/san/tests/driver/test_xrt.o: SAN_CFLAGS += -DVTA_TEST_HAVE_XRT
+$(BUILD)/san/tests/driver/test_xrt.o $(BUILD)/san/tests/host/test_cli_xrt.o: SAN_CFLAGS += -DVTA_TEST_HAVE_XRT
 endif

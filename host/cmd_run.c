@@ -39,6 +39,8 @@ static void run_help(void) {
          "                           on that simulator (the rest on the CPU), and the\n"
          "                           accelerator's statistics are printed\n"
          "  --backend-options S      options for the backend (see vta exec --help)\n"
+         "  --xclbin FILE            with --backend xrt: the FPGA image to load (make xclbin)\n"
+         "  --device N               with --backend xrt: the card's index (default 0)\n"
          "  -h, --help               show this help\n"
          "\nexit status: 0 ran, 1 model, input or output problem, 2 bad command line.\n");
 }
@@ -119,7 +121,7 @@ static void safe_name(const char *s, char *out, size_t size) {
 
 int vta_cmd_run(int argc, char **argv) {
   const char *cmd = "run", *model = NULL, *outdir = NULL, *inputs[64], *backend = NULL;
-  const char *label_spec = NULL, *backend_opts = NULL;
+  const char *label_spec = NULL, *backend_opts = NULL, *xclbin = NULL, *device = NULL;
   int n_in = 0, r;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -143,6 +145,12 @@ int vta_cmd_run(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend-options", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       backend_opts = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--xclbin", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      xclbin = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--device", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      device = val;
     } else if (a[0] == '-' && a[1]) {
       return vta_cli_usage_error(cmd, "unknown option '%s'", a);
     } else if (model) {
@@ -152,6 +160,11 @@ int vta_cmd_run(int argc, char **argv) {
     }
   }
   if (!model) return vta_cli_usage_error(cmd, "no MODEL given");
+  char xrt_opts[4096];
+  int bad_opts;
+  backend_opts = vta_cli_xrt_options(cmd, backend, xclbin, device, backend_opts, xrt_opts,
+                                     sizeof xrt_opts, &bad_opts);
+  if (bad_opts) return VTA_EXIT_USAGE;
   static const char *labels[MAX_LABELS];
   char *label_store = NULL;
   int n_labels = 0;
