@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -248,9 +249,46 @@ static int x_copy_from(void *state, void *dst, uint64_t phys, uint64_t n, vta_er
 
 /* ---- open / close ---- */
 
+/* Devices still open when the process exits (the published driver.h API keeps its one device
+ * until then) are closed by an atexit handler: XRT's own static tables are destroyed after the
+ * handlers run, and releasing a kernel or buffer after them frees memory twice. */
+static pthread_mutex_t g_open_lock = PTHREAD_MUTEX_INITIALIZER;
+static xrt_dev *g_open[64];
+static int g_atexit;
+
+static void x_close(void *state);
+
+static void close_all_at_exit(void) {
+  for (;;) {
+    pthread_mutex_lock(&g_open_lock);
+    xrt_dev *d = NULL;
+    for (int i = 0; i < 64 && !d; i++) d = g_open[i];
+    pthread_mutex_unlock(&g_open_lock);
+    if (!d) return;
+    x_close(d);
+  }
+}
+
+static void track(xrt_dev *d, int add) {
+  pthread_mutex_lock(&g_open_lock);
+  if (add && !g_atexit) g_atexit = atexit(close_all_at_exit) == 0;
+  for (int i = 0; i < 64; i++) {
+    if (add && !g_open[i]) {
+      g_open[i] = d;
+      break;
+    }
+    if (!add && g_open[i] == d) {
+      g_open[i] = NULL;
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g_open_lock);
+}
+
 static void x_close(void *state) {
   xrt_dev *d = state;
   if (!d) return;
+  track(d, 0);
   for (size_t i = 0; i < d->n; i++) xrtBOFree(d->bos[i].bo);
   free(d->bos);
   if (d->run) xrtRunClose(d->run);
@@ -423,6 +461,7 @@ static int x_open(const vta_config *cfg, const char *options, void **state, vta_
                   id, key, vta_regmap_config_id(cfg), d->xclbin);
     return open_fail(d, VTA_ERR_UNSUPPORTED);
   }
+  track(d, 1);
   *state = d;
   return VTA_OK;
 }

@@ -30,6 +30,11 @@
 #include "driver/xrt/xclbin_file.h"
 #endif
 
+/* The published-API example, compiled in unchanged (as tests/jit/test_gemm_published.c does). */
+#define main gemm_published_main
+#include "../../examples/gemm_published.c"
+#undef main
+
 #define DEFAULT_CFG "configs/vta_default.json"
 #define WIDE_CFG "sim/rtl/configs/rtl_wide.json"
 
@@ -483,7 +488,29 @@ static void test_xrt_refuses_without_runtime_or_device(void **state) {
   if (!strstr(msg, "XRT finds no device 0") || !strstr(msg, "xbutil examine")) fail_msg("%s", msg);
 }
 
-/* The published driver.h API on top: VTA_BACKEND=xrt with the xclbin from the environment. */
+/* The published driver.h API on top: examples/gemm_published.c with VTA_BACKEND=xrt, the
+ * xclbin and the emulation from the environment, in a fresh process (the published API opens
+ * its one device at the first call); it checks its GEMM against a C reference. */
+static void test_xrt_published_api_gemm(void **state) {
+  (void)state;
+  const char *x = write_xclbin("published.xclbin", DEFAULT_CFG, NULL);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    setenv("VTA_BACKEND", "xrt", 1);
+    setenv("VTA_XRT_XCLBIN", x, 1);
+    setenv("VTA_XRT_EMULATE", "rtl", 1);
+    unsetenv("VTA_CONFIG");
+    execl("/proc/self/exe", "test_xrt", "--published", (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_xrt_table_lists_it(void **state) {
   (void)state;
   assert_non_null(vta_backend_find("xrt"));
@@ -519,6 +546,7 @@ int main(int argc, char **argv) {
     printf("%s", err.msg);
     return 0;
   }
+  if (argc == 2 && strcmp(argv[1], "--published") == 0) return gemm_published_main();
 #endif
   (void)argc;
   (void)argv;
@@ -528,6 +556,7 @@ int main(int argc, char **argv) {
       cmocka_unit_test(test_xrt_noop_host_flow),
       cmocka_unit_test(test_xrt_emulated_gemm_bit_identical_with_fsim),
       cmocka_unit_test(test_xrt_run_timeout),
+      cmocka_unit_test(test_xrt_published_api_gemm),
       cmocka_unit_test(test_xrt_refuses_bad_xclbins),
       cmocka_unit_test(test_xrt_refuses_without_runtime_or_device),
 #else
