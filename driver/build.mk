@@ -33,5 +33,6 @@ endif
 
 # The xrt tests know whether the backend is built (without it they check the refusal's words).
 ifneq ($(XRT_FOUND),)
-$(BUILD)/san/tests/driver/test_xrt.o $(BUILD)/san/tests/host/test_cli_xrt.o: SAN_CFLAGS += -DVTA_TEST_HAVE_XRT
+$(BUILD)/san/tests/driver/test_xrt.o $(BUILD)/san/tests/host/test_cli_xrt.o $(BUILD)/san/tests/hw/test_xclbin_flow.o: SAN_CFLAGS += -DVTA_TEST_HAVE_XRT
+$(BUILD)/san/tests/hw/test_xclbin_flow: $(XRT_TOOL) $(BUILD)/bin/vta-svgen
 endif

@@ -122,6 +122,32 @@ int vta_regmap_xclbin_xml(const vta_config *cfg, const char *platform, FILE *out
   return io_check(out, err);
 }
 
+int vta_regmap_kernel_tcl(FILE *out, vta_error *err) {
+  fprintf(out,
+          "# Generated from include/vta/regmap.h: do not edit. Sourced by hw/vitis/package_xo.tcl\n"
+          "# with $core the IP being packaged: the register map of s_axi_control in IP-XACT,\n"
+          "# each pointer argument associated with m_axi_gmem.\n"
+          "set mm [ipx::get_memory_maps s_axi_control -of_objects $core]\n"
+          "set ab [ipx::get_address_blocks -of_objects $mm]\n"
+          "if {[llength $ab] == 0} { set ab [ipx::add_address_block reg0 $mm] }\n"
+          "set ab [lindex $ab 0]\n"
+          "set_property range 0x%x $ab\n",
+          VTA_REG_WINDOW);
+  for (int r = 0; r < VTA_REG_COUNT; r++) {
+    const vta_reg_info *g = &vta_regs[r];
+    if (g->kind != VTA_REGK_CONTROL && g->kind != VTA_REGK_ARG) continue;
+    fprintf(out,
+            "set r [ipx::add_register %s $ab]\n"
+            "set_property address_offset 0x%03x $r\n"
+            "set_property size %u $r\n"
+            "set_property description {%s} $r\n",
+            g->name, g->offset, g->bits, g->desc);
+    if (g->is_pointer)
+      fprintf(out, "set_property value m_axi_gmem [ipx::add_register_parameter ASSOCIATED_BUSIF $r]\n");
+  }
+  return io_check(out, err);
+}
+
 void vta_regmap_markdown(FILE *out) {
   static const char *const access[VTA_REGK_COUNT] = {"RW", "RW (argument)", "RO", "RO"};
   fprintf(out, "| offset | name | bits | access | meaning |\n|---|---|---|---|---|\n");

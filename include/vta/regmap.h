@@ -143,6 +143,9 @@ int vta_regmap_kernel_xml(const vta_config *cfg, FILE *out, vta_error *err);
  * as read by XRT; platform names the platform (VBNV). */
 int vta_regmap_xclbin_xml(const vta_config *cfg, const char *platform, FILE *out,
                           vta_error *err);
+/* The IP-XACT register map of s_axi_control for Vivado's IP packager (Tcl sourced by
+ * hw/vitis/package_xo.tcl with $core set). */
+int vta_regmap_kernel_tcl(FILE *out, vta_error *err);
 /* The register table of docs/hw.md (markdown). */
 void vta_regmap_markdown(FILE *out);
 
