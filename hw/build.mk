@@ -17,15 +17,15 @@ synth-check: $(BUILD)/bin/vta-svgen
 
 # ---- FPGA deployment (hw/vitis/, docs/user-guide/deploy.md) ----
 #   make xclbin BOARD=u250 [VTA_CONFIG=file.json] [PLATFORM=name|xpfm] [XCLBIN_ESTIMATE=0]
+#     (the configuration defaults to the board's, hw/vitis/boards/<board>.mk)
 #     writes and checks build/xclbin/<board>/ (kernel.xml, Tcl, link.cfg, a metadata-only
 #     xclbin, the yosys resource estimate against the board's part), then packages and links
 #     with Vivado and v++ where they are on PATH; without them it stops naming the missing tool.
 #   make resource-estimate RTL_CONFIG=file.json [FAMILY=xc7|xcup]   the estimate alone (JSON)
-XCLBIN_CONFIG = $(or $(VTA_CONFIG),configs/vta_default.json)
 .PHONY: xclbin resource-estimate
 xclbin: $(BUILD)/bin/vta-svgen $(BUILD)/bin/vta-xclbin
 	@test -n "$(BOARD)" || { echo "usage: make xclbin BOARD=<board> (boards: $(notdir $(basename $(wildcard hw/vitis/boards/*.mk))))" >&2; exit 2; }
-	$(Q)scripts/xclbin-flow.sh $(BOARD) $(XCLBIN_CONFIG) $(BUILD)/xclbin/$(BOARD) $(RTL_SVGEN) $(BUILD)/bin/vta-xclbin
+	$(Q)scripts/xclbin-flow.sh $(BOARD) "$(VTA_CONFIG)" $(BUILD)/xclbin/$(BOARD) $(RTL_SVGEN) $(BUILD)/bin/vta-xclbin
 
 resource-estimate: $(BUILD)/bin/vta-svgen
 	@test -n "$(RTL_CONFIG)" || { echo "usage: make resource-estimate RTL_CONFIG=file.json [FAMILY=xc7|xcup]" >&2; exit 2; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # xclbin-flow.sh BOARD CONFIG.json OUTDIR SVGEN XCLBIN_TOOL - `make xclbin`: from the RTL and a
-# configuration to an xclbin for one board (hw/vitis/boards/BOARD.mk and BOARD.cfg).
+# configuration to an xclbin for one board (hw/vitis/boards/BOARD.mk and BOARD.cfg). An empty
+# CONFIG.json means the board's own (BOARD_CONFIG).
 #
 # First everything that needs no Xilinx tool, each file checked as it is written:
 #   vta_pkg.sv        the RTL's parameter package (vta-svgen)
@@ -39,6 +40,7 @@ get() {
 name=$(get NAME) kind=$(get KIND) part=$(get PART) family=$(get FAMILY) memory=$(get MEMORY)
 banks=$(get BANKS)
 platform=${PLATFORM:-$(get PLATFORM)}
+[ -n "$config" ] || config=$(get CONFIG)
 [ -f "$config" ] || die "no configuration file $config"
 mkdir -p "$out"
 say "$name ($part, platform $platform), configuration $config -> $out"

@@ -6,6 +6,8 @@ BOARD_KIND := zynqmp
 BOARD_PLATFORM := kv260_custom
 BOARD_PART := xck26-sfvc784-2LV-c
 BOARD_FAMILY := xcup
+# The accelerator configuration built for the board unless VTA_CONFIG names another.
+BOARD_CONFIG := configs/vta_default.json
 BOARD_MEMORY := HP0
 BOARD_BANKS := HP0:2048
 BOARD_LUT := 117120

@@ -5,6 +5,8 @@ BOARD_KIND := alveo
 BOARD_PLATFORM := xilinx_u280_gen3x16_xdma_1_202211_1
 BOARD_PART := xcu280-fsvh2892-2L-e
 BOARD_FAMILY := xcup
+# The accelerator configuration built for the board unless VTA_CONFIG names another.
+BOARD_CONFIG := configs/vta_default.json
 BOARD_MEMORY := DDR[0]
 BOARD_BANKS := DDR[0]:16384 DDR[1]:16384
 BOARD_LUT := 1304000

@@ -5,6 +5,8 @@ BOARD_KIND := alveo
 BOARD_PLATFORM := xilinx_u50_gen3x16_xdma_5_202210_1
 BOARD_PART := xcu50-fsvh2104-2-e
 BOARD_FAMILY := xcup
+# The accelerator configuration built for the board unless VTA_CONFIG names another.
+BOARD_CONFIG := configs/vta_default.json
 BOARD_MEMORY := HBM[0]
 BOARD_BANKS := HBM[0]:256:hbm
 BOARD_LUT := 872000

@@ -6,6 +6,9 @@ BOARD_KIND := zynqmp
 BOARD_PLATFORM := xilinx_zcu104_base_202220_1
 BOARD_PART := xczu7ev-ffvc1156-2-e
 BOARD_FAMILY := xcup
+# The accelerator configuration built for the board unless VTA_CONFIG names another (128-bit
+# bus to the PS DDR, 333 MHz).
+BOARD_CONFIG := configs/zcu104.json
 BOARD_MEMORY := HP0
 BOARD_BANKS := HP0:2048
 BOARD_LUT := 230400
