@@ -37,35 +37,38 @@ int vta_bench_overhead(int argc, char **argv) {
   int r;
   for (int i = 1; i < argc; i++) {
     if (vta_cli_is_help(argv[i])) {
-      printf("usage: vta bench overhead [--backend NAME] [--runs N] [--bytes B] [--config FILE]\n"
-             "                          [--xclbin FILE] [--device N] [--device-options S]\n"
-             "\n"
-             "The host's cost of one accelerator run: each of N runs copies B bytes of input\n"
-             "and a one-instruction stream (FINISH) to the device, runs it and copies B bytes\n"
-             "back. Prints one JSON line with the median times in microseconds: per_run_us (the\n"
-             "whole), run_us (start and wait), copy_to_us, copy_from_us. Under XRT's noop\n"
-             "emulation (XCL_EMULATION_MODE=noop, docs/user-guide/deploy.md) this is the xrt\n"
-             "backend's host overhead per run.\n"
-             "\n"
-             "options:\n"
-             "  --backend NAME     device backend (default: $VTA_BACKEND, else fsim)\n"
-             "  --runs N           runs measured (default 1000, at most 1000000)\n"
-             "  --bytes B          bytes copied each way per run (default 4096)\n"
-             "  --config FILE      hardware configuration (default: $VTA_CONFIG, else built-in)\n"
-             "  --xclbin FILE      xrt: the xclbin to load\n"
-             "  --device N         xrt: the device index\n"
-             "  --device-options S backend options\n"
-             "\nexit status: 0 measured, 1 device failure, 2 bad command line.\n");
+      printf(
+          "usage: vta bench overhead [--backend NAME] [--runs N] [--bytes B] [--config FILE]\n"
+          "                          [--xclbin FILE] [--device N] [--device-options S]\n"
+          "\n"
+          "The host's cost of one accelerator run: each of N runs copies B bytes of input\n"
+          "and a one-instruction stream (FINISH) to the device, runs it and copies B bytes\n"
+          "back. Prints one JSON line with the median times in microseconds: per_run_us (the\n"
+          "whole), run_us (start and wait), copy_to_us, copy_from_us. Under XRT's noop\n"
+          "emulation (XCL_EMULATION_MODE=noop, docs/user-guide/deploy.md) this is the xrt\n"
+          "backend's host overhead per run.\n"
+          "\n"
+          "options:\n"
+          "  --backend NAME     device backend (default: $VTA_BACKEND, else fsim)\n"
+          "  --runs N           runs measured (default 1000, at most 1000000)\n"
+          "  --bytes B          bytes copied each way per run (default 4096)\n"
+          "  --config FILE      hardware configuration (default: $VTA_CONFIG, else built-in)\n"
+          "  --xclbin FILE      xrt: the xclbin to load\n"
+          "  --device N         xrt: the device index\n"
+          "  --device-options S backend options\n"
+          "\nexit status: 0 measured, 1 device failure, 2 bad command line.\n");
       return VTA_EXIT_OK;
     }
     if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &backend_name))) {
       if (r < 0) return VTA_EXIT_USAGE;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--runs", NULL, &v))) {
       if (r < 0 || vta_cli_parse_u64(cmd, "--runs", v, 1000000, &runs) || runs == 0)
-        return r < 0 || runs ? VTA_EXIT_USAGE : vta_cli_usage_error(cmd, "--runs must be at least 1");
+        return r < 0 || runs ? VTA_EXIT_USAGE
+                             : vta_cli_usage_error(cmd, "--runs must be at least 1");
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--bytes", NULL, &v))) {
       if (r < 0 || vta_cli_parse_u64(cmd, "--bytes", v, 1ull << 30, &bytes) || bytes == 0)
-        return r < 0 || bytes ? VTA_EXIT_USAGE : vta_cli_usage_error(cmd, "--bytes must be at least 1");
+        return r < 0 || bytes ? VTA_EXIT_USAGE
+                              : vta_cli_usage_error(cmd, "--bytes must be at least 1");
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--config", NULL, &cfg_path))) {
       if (r < 0) return VTA_EXIT_USAGE;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--xclbin", NULL, &xclbin))) {
@@ -81,7 +84,8 @@ int vta_bench_overhead(int argc, char **argv) {
   const char *backend = vta_cli_backend(backend_name);
   char buf[4096];
   int bad;
-  const char *options = vta_cli_xrt_options(cmd, backend, xclbin, device, dev_opts, buf, sizeof buf, &bad);
+  const char *options =
+      vta_cli_xrt_options(cmd, backend, xclbin, device, dev_opts, buf, sizeof buf, &bad);
   if (bad) return VTA_EXIT_USAGE;
   vta_config cfg;
   if (vta_cli_config(cmd, cfg_path, &cfg) != 0) return VTA_EXIT_FAIL;
@@ -93,7 +97,8 @@ int vta_bench_overhead(int argc, char **argv) {
   uint64_t insn = 0, din = 0, dout = 0;
   int status = VTA_EXIT_FAIL;
   if (!in || !out || !t_all || !t_run || !t_to || !t_from) {
-    fprintf(stderr, "vta %s: out of memory for %" PRIu64 " runs of %" PRIu64 " bytes\n", cmd, runs, bytes);
+    fprintf(stderr, "vta %s: out of memory for %" PRIu64 " runs of %" PRIu64 " bytes\n", cmd, runs,
+            bytes);
     goto out;
   }
   for (uint64_t i = 0; i < bytes; i++) in[i] = (uint8_t)(i * 13 + 1);
@@ -102,12 +107,14 @@ int vta_bench_overhead(int argc, char **argv) {
   uint8_t word[VTA_INSN_BYTES];
   if (vta_insn_encode(&cfg, &fin, &w, &err) != VTA_OK) goto fail;
   vta_insn_word_store(&w, word);
-  if (vta_device_open(backend, &cfg, options, &dev, &err) || vta_device_alloc(dev, VTA_INSN_BYTES, &insn, &err) ||
+  if (vta_device_open(backend, &cfg, options, &dev, &err) ||
+      vta_device_alloc(dev, VTA_INSN_BYTES, &insn, &err) ||
       vta_device_alloc(dev, bytes, &din, &err) || vta_device_alloc(dev, bytes, &dout, &err))
     goto fail;
   for (uint64_t k = 0; k < runs; k++) {
     double t0 = now_s();
-    if (vta_device_copy_to(dev, din, in, bytes, &err) || vta_device_copy_to(dev, insn, word, sizeof word, &err))
+    if (vta_device_copy_to(dev, din, in, bytes, &err) ||
+        vta_device_copy_to(dev, insn, word, sizeof word, &err))
       goto fail;
     double t1 = now_s();
     if (vta_device_run(dev, insn, 1, 0, NULL, &err)) goto fail;
@@ -126,7 +133,8 @@ int vta_bench_overhead(int argc, char **argv) {
   char shape[64];
   vta_config_shape_name(&cfg, shape, sizeof shape);
   printf("{\"bench\":\"overhead\",\"backend\":\"%s\",\"config\":\"%s\",\"runs\":%" PRIu64
-         ",\"bytes\":%" PRIu64 ",\"per_run_us\":%.2f,\"run_us\":%.2f,\"copy_to_us\":%.2f,"
+         ",\"bytes\":%" PRIu64
+         ",\"per_run_us\":%.2f,\"run_us\":%.2f,\"copy_to_us\":%.2f,"
          "\"copy_from_us\":%.2f}\n",
          backend, shape, runs, bytes, 1e6 * t_all[runs / 2], 1e6 * t_run[runs / 2],
          1e6 * t_to[runs / 2], 1e6 * t_from[runs / 2]);

@@ -43,13 +43,12 @@ static int io_check(FILE *out, vta_error *err) {
 }
 
 /* Attributes common to both XML forms of an argument. */
-static void arg_attrs(FILE *out, int id, const vta_reg_info *r, const char *ctl,
-                      const char *gmem) {
+static void arg_attrs(FILE *out, int id, const vta_reg_info *r, const char *ctl, const char *gmem) {
   fprintf(out,
           "name=\"%s\" addressQualifier=\"%d\" id=\"%d\" port=\"%s\" size=\"0x%x\" "
           "offset=\"0x%x\" hostOffset=\"0x0\" hostSize=\"0x%x\" type=\"%s\"",
-          r->name, r->is_pointer ? 1 : 0, id, r->is_pointer ? gmem : ctl, r->bits / 8,
-          r->offset, r->bits / 8, r->ctype);
+          r->name, r->is_pointer ? 1 : 0, id, r->is_pointer ? gmem : ctl, r->bits / 8, r->offset,
+          r->bits / 8, r->ctype);
 }
 
 int vta_regmap_kernel_xml(const vta_config *cfg, FILE *out, vta_error *err) {
@@ -81,8 +80,7 @@ int vta_regmap_kernel_xml(const vta_config *cfg, FILE *out, vta_error *err) {
   return io_check(out, err);
 }
 
-int vta_regmap_xclbin_xml(const vta_config *cfg, const char *platform, FILE *out,
-                          vta_error *err) {
+int vta_regmap_xclbin_xml(const vta_config *cfg, const char *platform, FILE *out, vta_error *err) {
   char key[160];
   vta_svgen_model_key(cfg, key, sizeof key);
   fprintf(out,
@@ -143,7 +141,8 @@ int vta_regmap_kernel_tcl(FILE *out, vta_error *err) {
             "set_property description {%s} $r\n",
             g->name, g->offset, g->bits, g->desc);
     if (g->is_pointer)
-      fprintf(out, "set_property value m_axi_gmem [ipx::add_register_parameter ASSOCIATED_BUSIF $r]\n");
+      fprintf(out,
+              "set_property value m_axi_gmem [ipx::add_register_parameter ASSOCIATED_BUSIF $r]\n");
   }
   return io_check(out, err);
 }

@@ -58,11 +58,11 @@ typedef struct xrt_dev {
   xrtKernelHandle kernel;
   xrtRunHandle run;
   int group;
-  int exclusive;     /* the kernel was opened exclusively (register access possible) */
-  int synthetic;     /* buffer addresses are unusable (noop): phys from `addr` */
-  vta_mem *addr;     /* synthetic addresses; with emulate=rtl also the simulated DRAM */
-  vta_rtl *emu;      /* emulate=rtl: the Verilator model that plays the kernel */
-  xbo *bos;          /* sorted by phys */
+  int exclusive; /* the kernel was opened exclusively (register access possible) */
+  int synthetic; /* buffer addresses are unusable (noop): phys from `addr` */
+  vta_mem *addr; /* synthetic addresses; with emulate=rtl also the simulated DRAM */
+  vta_rtl *emu;  /* emulate=rtl: the Verilator model that plays the kernel */
+  xbo *bos;      /* sorted by phys */
   size_t n, cap;
   uint64_t synced_to, synced_from; /* bytes synced, for the statistics of the host flow */
 } xrt_dev;
@@ -166,9 +166,9 @@ static int x_alloc(void *state, uint64_t size, uint64_t *phys, vta_error *err) {
   uint64_t p = xrtBOAddress(bo);
   int rc = VTA_OK;
   if (!map) {
-    rc = vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                       "XRT cannot map a buffer object of %" PRIu64 " bytes into host memory",
-                       size);
+    rc =
+        vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                      "XRT cannot map a buffer object of %" PRIu64 " bytes into host memory", size);
   } else if (d->synthetic) {
     rc = vta_mem_alloc(d->addr, size, &p, err);
   } else if (p == 0 || p == NOOP_ADDRESS || find(d, p) || (d->n && find(d, p + size - 1))) {
@@ -381,8 +381,8 @@ static int x_open(const vta_config *cfg, const char *options, void **state, vta_
   if (rc == VTA_OK) {
     d->dev = xrtDeviceOpen(d->index);
     if (!d->dev)
-      rc = vta_error_set(err, VTA_ERR_UNSUPPORTED, "XRT finds no device %u%s", d->index,
-                         xrt_hint());
+      rc =
+          vta_error_set(err, VTA_ERR_UNSUPPORTED, "XRT finds no device %u%s", d->index, xrt_hint());
   }
   if (rc == VTA_OK && xrtDeviceLoadXclbin(d->dev, (const struct axlf *)data) != 0)
     rc = vta_error_set(err, VTA_ERR_UNSUPPORTED,
@@ -407,8 +407,8 @@ static int x_open(const vta_config *cfg, const char *options, void **state, vta_
     if (!d->kernel) d->kernel = xrtPLKernelOpen(d->dev, d->info.uuid, VTA_KERNEL_NAME);
     if (!d->kernel)
       rc = vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                         "XRT cannot open the kernel `%s` of %s on device %u (%s)",
-                         VTA_KERNEL_NAME, d->xclbin, d->index, strerror(errno));
+                         "XRT cannot open the kernel `%s` of %s on device %u (%s)", VTA_KERNEL_NAME,
+                         d->xclbin, d->index, strerror(errno));
   }
   if (rc == VTA_OK) {
     d->group = xrtKernelArgGroupId(d->kernel, VTA_ARG_INSN_ADDR);
@@ -525,10 +525,11 @@ static int x_run(void *state, uint64_t insn_phys, uint32_t count, uint64_t timeo
     unsigned tms = ms >= 4e9 ? 4000000000u : (unsigned)ms + 1;
     enum ert_cmd_state s = xrtRunWaitFor(d->run, tms);
     if (s != ERT_CMD_STATE_COMPLETED)
-      rc = vta_error_set(err, s == ERT_CMD_STATE_RUNNING || s == ERT_CMD_STATE_TIMEOUT ||
-                                      s == ERT_CMD_STATE_NEW || s == ERT_CMD_STATE_QUEUED
-                                  ? VTA_ERR_TIMEOUT
-                                  : VTA_ERR_INVALID,
+      rc = vta_error_set(err,
+                         s == ERT_CMD_STATE_RUNNING || s == ERT_CMD_STATE_TIMEOUT ||
+                                 s == ERT_CMD_STATE_NEW || s == ERT_CMD_STATE_QUEUED
+                             ? VTA_ERR_TIMEOUT
+                             : VTA_ERR_INVALID,
                          "the kernel did not complete within %u ms (%" PRIu64
                          " cycles at %.0f MHz): run state %d",
                          tms, timeout, d->cfg.clock_mhz, (int)s);
@@ -561,9 +562,10 @@ static void x_describe(void *state, FILE *out) {
   fprintf(out, "banks:   ");
   for (int i = 0; i < d->info.nbanks; i++)
     fprintf(out, " %s%s (%" PRIu64 " MiB at 0x%" PRIx64 ")%s", d->info.banks[i].tag,
-            d->info.banks[i].hbm ? " HBM" : "", d->info.banks[i].size >> 20,
-            d->info.banks[i].base, i == d->group ? " <- m_axi_gmem" : "");
-  fprintf(out, "\nemulate:  %s\n", d->emu ? "rtl (each run executes on the Verilator model)" : "no");
+            d->info.banks[i].hbm ? " HBM" : "", d->info.banks[i].size >> 20, d->info.banks[i].base,
+            i == d->group ? " <- m_axi_gmem" : "");
+  fprintf(out, "\nemulate:  %s\n",
+          d->emu ? "rtl (each run executes on the Verilator model)" : "no");
 }
 
 const vta_backend vta_backend_xrt = {

@@ -76,8 +76,7 @@ int vta_xclbin_write_meta(const vta_config *cfg, const vta_xclbin_spec *s, const
   if (!ip || !mt || !cn || !xf) goto out;
   ip->m_count = 1;
   ip->m_ip_data[0].m_type = IP_KERNEL;
-  ip->m_ip_data[0].properties =
-      ((uint32_t)AP_CTRL_HS << IP_CONTROL_SHIFT) | IP_INT_ENABLE_MASK;
+  ip->m_ip_data[0].properties = ((uint32_t)AP_CTRL_HS << IP_CONTROL_SHIFT) | IP_INT_ENABLE_MASK;
   ip->m_ip_data[0].m_base_address = 0x1800000;
   snprintf((char *)ip->m_ip_data[0].m_name, sizeof ip->m_ip_data[0].m_name, "%s:%s_1",
            s->kernel_name, s->kernel_name);
@@ -258,9 +257,8 @@ int vta_xclbin_inspect(const char *path, vta_xclbin_info *info, void **data, vta
   memcpy(info->uuid, &a->m_header.uuid, 16);
   const unsigned char *u = info->uuid;
   snprintf(info->uuid_text, sizeof info->uuid_text,
-           "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
-           u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
-           u[15]);
+           "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1], u[2],
+           u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
   memcpy(info->platform, a->m_header.m_platformVBNV, 64);
   info->platform[64] = '\0';
   const struct ip_layout *ip = NULL;
@@ -279,12 +277,22 @@ int vta_xclbin_inspect(const char *path, vta_xclbin_info *info, void **data, vta
     }
     const unsigned char *p = buf + h->m_sectionOffset;
     switch (h->m_sectionKind) {
-      case IP_LAYOUT: ip = (const struct ip_layout *)p; ip_n = h->m_sectionSize; break;
-      case MEM_TOPOLOGY: mt = (const struct mem_topology *)p; mt_n = h->m_sectionSize; break;
-      case EMBEDDED_METADATA: have_xml = 1; break;
+      case IP_LAYOUT:
+        ip = (const struct ip_layout *)p;
+        ip_n = h->m_sectionSize;
+        break;
+      case MEM_TOPOLOGY:
+        mt = (const struct mem_topology *)p;
+        mt_n = h->m_sectionSize;
+        break;
+      case EMBEDDED_METADATA:
+        have_xml = 1;
+        break;
       case BITSTREAM:
       case PDI:
-      case BITSTREAM_PARTIAL_PDI: info->has_bitstream = 1; break;
+      case BITSTREAM_PARTIAL_PDI:
+        info->has_bitstream = 1;
+        break;
       case USER_METADATA: {
         size_t tl = strlen(VTA_XCLBIN_CONFIG_TAG);
         if (h->m_sectionSize > tl && memcmp(p, VTA_XCLBIN_CONFIG_TAG, tl) == 0) {
@@ -297,19 +305,22 @@ int vta_xclbin_inspect(const char *path, vta_xclbin_info *info, void **data, vta
         }
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   if (!ip || ip_n < sizeof(int32_t) || ip->m_count < 0 ||
       (uint64_t)ip->m_count * sizeof(struct ip_data) + 8 > ip_n) {
-    rc = bad(err, path, ip ? "its IP_LAYOUT section is corrupt"
-                           : "it has no IP_LAYOUT section (no compute unit)");
+    rc = bad(
+        err, path,
+        ip ? "its IP_LAYOUT section is corrupt" : "it has no IP_LAYOUT section (no compute unit)");
     goto done;
   }
   if (!mt || mt_n < sizeof(int32_t) || mt->m_count < 0 ||
       (uint64_t)mt->m_count * sizeof(struct mem_data) + 8 > mt_n) {
-    rc = bad(err, path, mt ? "its MEM_TOPOLOGY section is corrupt"
-                           : "it has no MEM_TOPOLOGY section (no memory banks)");
+    rc = bad(err, path,
+             mt ? "its MEM_TOPOLOGY section is corrupt"
+                : "it has no MEM_TOPOLOGY section (no memory banks)");
     goto done;
   }
   if (!have_xml) {
@@ -331,8 +342,7 @@ int vta_xclbin_inspect(const char *path, vta_xclbin_info *info, void **data, vta
   }
   for (int32_t i = 0; i < mt->m_count && info->nbanks < VTA_XCLBIN_MAX_BANKS; i++) {
     const struct mem_data *m = &mt->m_mem_data[i];
-    if (!m->m_used || m->m_type == MEM_STREAMING || m->m_type == MEM_STREAMING_CONNECTION)
-      continue;
+    if (!m->m_used || m->m_type == MEM_STREAMING || m->m_type == MEM_STREAMING_CONNECTION) continue;
     vta_xclbin_bank *b = &info->banks[info->nbanks++];
     memcpy(b->tag, m->m_tag, sizeof b->tag - 1);
     b->hbm = m->m_type == MEM_HBM;

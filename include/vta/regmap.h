@@ -29,43 +29,44 @@ extern "C" {
 #endif
 
 /* Control and interrupt registers: X(ID, name, offset, description). */
-#define VTA_REGMAP_CONTROL(X)                                                                  \
-  X(CTRL, ctrl, 0x00, "bit 0 ap_start, bit 1 ap_done (clear on read), bit 2 ap_idle, bit 3 "         \
-                "ap_ready (clear on read), bit 7 auto_restart (not implemented, reads 0)")     \
+#define VTA_REGMAP_CONTROL(X)                                                                      \
+  X(CTRL, ctrl, 0x00, "bit 0 ap_start, bit 1 ap_done (clear on read), bit 2 ap_idle, bit 3 "       \
+                "ap_ready (clear on read), bit 7 auto_restart (not implemented, reads 0)")         \
   X(GIE, gie, 0x04, "bit 0 global interrupt enable")                                               \
   X(IER, ier, 0x08, "bit 0 done, bit 1 ready: interrupt enables")                                  \
   X(ISR, isr, 0x0C, "bit 0 done, bit 1 ready: interrupt status (write 1 toggles)")
 
-/* Kernel arguments, in argument order: X(ID, name, offset, bits, is_pointer, C type, description).
- * A pointer argument is a buffer object's device address and is connected to m_axi_gmem. */
-#define VTA_REGMAP_ARGS(X)                                                                     \
-  X(INSN_COUNT, insn_count, 0x10, 32, 0, "uint", "instructions in the stream")                            \
+/* Kernel arguments, in argument order: X(ID, name, offset, bits, is_pointer, C type,
+ * description). A pointer argument is a buffer object's device address and is connected to m_axi_gmem. */
+#define VTA_REGMAP_ARGS(X)                                                                         \
+  X(INSN_COUNT, insn_count, 0x10, 32, 0, "uint", "instructions in the stream")                     \
   X(INSN_ADDR, insn_addr, 0x18, 64, 1, "void*", "physical address of the instruction stream")
 
-/* Read-only 64-bit counters, cleared when a run starts: X(ID, name, offset, description). The order
- * is the order of the harness's counter array (rtl_model.h). */
-#define VTA_REGMAP_COUNTERS(X)                                                                 \
-  X(CYCLES, cycles, 0x20, "cycles of the run")                                                        \
-  X(BUSY_LOAD, busy_load, 0x28, "busy cycles of the load module")                                        \
-  X(BUSY_COMPUTE, busy_compute, 0x30, "busy cycles of the compute module")                                  \
-  X(BUSY_STORE, busy_store, 0x38, "busy cycles of the store module")                                      \
-  X(STALL_LOAD, stall_load, 0x40, "load: cycles waiting for a token or for memory data")                  \
-  X(STALL_COMPUTE, stall_compute, 0x48, "compute: cycles waiting for a token or for memory data")            \
-  X(STALL_STORE, stall_store, 0x50, "store: cycles waiting for a token or for memory data")                \
-  X(GEMM_UOPS, gemm_uops, 0x58, "GEMM micro-ops")                                                        \
-  X(MAC_UOPS, mac_uops, 0x60, "GEMM micro-ops without reset (MACs = this x BATCH*BLOCK_IN*BLOCK_OUT)")  \
-  X(ALU_UOPS, alu_uops, 0x68, "ALU micro-ops")                                                          \
-  X(INSNS_LOAD, insns_load, 0x70, "instructions completed by the load module")                            \
-  X(INSNS_COMPUTE, insns_compute, 0x78, "instructions completed by the compute module")                      \
-  X(INSNS_STORE, insns_store, 0x80, "instructions completed by the store module")                          \
-  X(FINISH, finish, 0x88, "FINISH instructions")                                                      \
+/* Read-only 64-bit counters, cleared when a run starts: X(ID, name, offset, description). The
+ * order is the order of the harness's counter array (rtl_model.h). */
+#define VTA_REGMAP_COUNTERS(X)                                                                     \
+  X(CYCLES, cycles, 0x20, "cycles of the run")                                                     \
+  X(BUSY_LOAD, busy_load, 0x28, "busy cycles of the load module")                                  \
+  X(BUSY_COMPUTE, busy_compute, 0x30, "busy cycles of the compute module")                         \
+  X(BUSY_STORE, busy_store, 0x38, "busy cycles of the store module")                               \
+  X(STALL_LOAD, stall_load, 0x40, "load: cycles waiting for a token or for memory data")           \
+  X(STALL_COMPUTE, stall_compute, 0x48, "compute: cycles waiting for a token or for memory data")  \
+  X(STALL_STORE, stall_store, 0x50, "store: cycles waiting for a token or for memory data")        \
+  X(GEMM_UOPS, gemm_uops, 0x58, "GEMM micro-ops")                                                  \
+  X(MAC_UOPS, mac_uops, 0x60,                                                                      \
+    "GEMM micro-ops without reset (MACs = this x BATCH*BLOCK_IN*BLOCK_OUT)")                        \
+  X(ALU_UOPS, alu_uops, 0x68, "ALU micro-ops")                                                     \
+  X(INSNS_LOAD, insns_load, 0x70, "instructions completed by the load module")                     \
+  X(INSNS_COMPUTE, insns_compute, 0x78, "instructions completed by the compute module")            \
+  X(INSNS_STORE, insns_store, 0x80, "instructions completed by the store module")                  \
+  X(FINISH, finish, 0x88, "FINISH instructions")                                                   \
   X(DUAL, dual, 0x98, "cycles in which the GEMM unit and the ALU both wrote a result")
 
 /* Read-only 32-bit status registers: X(ID, name, offset, description). */
-#define VTA_REGMAP_STATUS(X)                                                                   \
-  X(STATUS, status, 0x90, "bits 2:0 busy load/compute/store, bit 3 fetch done")                       \
-  X(CONFIG_ID, config_id, 0xA0, "the model key's 32-bit FNV-1a hash: the configuration the RTL was "     \
-                     "built for")
+#define VTA_REGMAP_STATUS(X)                                                                       \
+  X(STATUS, status, 0x90, "bits 2:0 busy load/compute/store, bit 3 fetch done")                    \
+  X(CONFIG_ID, config_id, 0xA0,                                                                    \
+    "the model key's 32-bit FNV-1a hash: the configuration the RTL was built for")
 
 /* CTRL bits (Vitis' convention). */
 #define VTA_CTRL_AP_START 0x01u

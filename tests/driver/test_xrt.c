@@ -88,7 +88,8 @@ static const char *xclbin_path(const char *name) {
 }
 
 /* Writes a metadata-only xclbin for the configuration at path (spec changes by the caller). */
-static const char *write_xclbin(const char *name, const char *config, void (*tweak)(vta_xclbin_spec *)) {
+static const char *write_xclbin(const char *name, const char *config,
+                                void (*tweak)(vta_xclbin_spec *)) {
   vta_config cfg;
   load_cfg(&cfg, config);
   vta_xclbin_spec s;
@@ -109,8 +110,8 @@ static int open_xrt(const char *config, const char *xclbin, const char *extra, v
   return vta_device_open("xrt", &cfg, opts, dev, err);
 }
 
-static void expect_open_error(const char *config, const char *xclbin, const char *extra,
-                              int status, const char *const *words) {
+static void expect_open_error(const char *config, const char *xclbin, const char *extra, int status,
+                              const char *const *words) {
   vta_device *dev = NULL;
   vta_error err = {0};
   int rc = open_xrt(config, xclbin, extra, &dev, &err);
@@ -198,8 +199,7 @@ static void xpair_open(xpair *p, const char *config, const char *xclbin) {
   load_cfg(&p->cfg, config);
   vta_error err;
   if (vta_device_open("fsim", &p->cfg, NULL, &p->dev[FS], &err) != VTA_OK) fail_msg("%s", err.msg);
-  if (open_xrt(config, xclbin, "emulate=rtl", &p->dev[XR], &err) != VTA_OK)
-    fail_msg("%s", err.msg);
+  if (open_xrt(config, xclbin, "emulate=rtl", &p->dev[XR], &err) != VTA_OK) fail_msg("%s", err.msg);
   p->seed = 777;
 }
 
@@ -222,8 +222,10 @@ static uint64_t xalloc(xpair *p, uint64_t n) {
 static void xset(xpair *p, uint64_t phys, const void *src, size_t n) {
   uint8_t *buf = malloc(n);
   assert_non_null(buf);
-  for (size_t i = 0; i < n; i++) buf[i] = src ? ((const uint8_t *)src)[i] : (uint8_t)fp_rand(&p->seed);
-  for (int k = 0; k < 2; k++) assert_int_equal(vta_device_copy_to(p->dev[k], phys, buf, n, NULL), VTA_OK);
+  for (size_t i = 0; i < n; i++)
+    buf[i] = src ? ((const uint8_t *)src)[i] : (uint8_t)fp_rand(&p->seed);
+  for (int k = 0; k < 2; k++)
+    assert_int_equal(vta_device_copy_to(p->dev[k], phys, buf, n, NULL), VTA_OK);
   free(buf);
 }
 
@@ -292,7 +294,8 @@ static void gemm_through_xrt(const char *config, const char *xclbin, uint32_t mo
   free(uw);
   fsim_prog prog;
   fp_init(&prog, c);
-  fp_load(&prog, VTA_MEM_UOP, 0, el(&p, VTA_MEM_UOP, du), 1, nb * kb + 1, nb * kb + 1, 0, 0, 0, 0, 0);
+  fp_load(&prog, VTA_MEM_UOP, 0, el(&p, VTA_MEM_UOP, du), 1, nb * kb + 1, nb * kb + 1, 0, 0, 0, 0,
+          0);
   fp_load(&prog, VTA_MEM_INP, 0, el(&p, VTA_MEM_INP, dx), 1, M * kb, M * kb, 0, 0, 0, 0, 0);
   fp_load(&prog, VTA_MEM_WGT, 0, el(&p, VTA_MEM_WGT, dw), 1, nb * kb, nb * kb, 0, 0, 0, 0, 0);
   const uint32_t fo[3] = {mi * nb, mi * kb, 0}, fi[3] = {nb, kb, 0};
@@ -358,15 +361,18 @@ static void test_xrt_run_timeout(void **state) {
 
 /* ---- refusals ---- */
 
-static void foreign_kernel(vta_xclbin_spec *s) { snprintf(s->kernel_name, sizeof s->kernel_name, "other"); }
+static void foreign_kernel(vta_xclbin_spec *s) {
+  snprintf(s->kernel_name, sizeof s->kernel_name, "other");
+}
 static void null_uuid(vta_xclbin_spec *s) { s->null_uuid = 1; }
 static void no_config(vta_xclbin_spec *s) { s->no_config = 1; }
 
 static void test_xrt_refuses_bad_xclbins(void **state) {
   (void)state;
   /* Missing. */
-  expect_open_error(DEFAULT_CFG, xclbin_path("missing.xclbin"), NULL, VTA_ERR_IO,
-                    (const char *const[]){"xrt backend", "cannot open the xclbin", "missing.xclbin", NULL});
+  expect_open_error(
+      DEFAULT_CFG, xclbin_path("missing.xclbin"), NULL, VTA_ERR_IO,
+      (const char *const[]){"xrt backend", "cannot open the xclbin", "missing.xclbin", NULL});
   /* No xclbin at all. */
   {
     vta_config cfg;
@@ -421,7 +427,8 @@ static void test_xrt_refuses_bad_xclbins(void **state) {
                     (const char *const[]){"foreign.xclbin", "has no `vta` kernel", NULL});
   /* A null UUID. */
   expect_open_error(DEFAULT_CFG, write_xclbin("nulluuid.xclbin", DEFAULT_CFG, null_uuid), NULL,
-                    VTA_ERR_INVALID, (const char *const[]){"nulluuid.xclbin has a null UUID", NULL});
+                    VTA_ERR_INVALID,
+                    (const char *const[]){"nulluuid.xclbin has a null UUID", NULL});
   /* Built for another configuration, or naming none. */
   char key[160];
   vta_config wide;
@@ -432,8 +439,7 @@ static void test_xrt_refuses_bad_xclbins(void **state) {
                     (const char *const[]){"wide.xclbin was built for configuration", key,
                                           "rebuild the xclbin", NULL});
   expect_open_error(DEFAULT_CFG, write_xclbin("noconfig.xclbin", DEFAULT_CFG, no_config), NULL,
-                    VTA_ERR_UNSUPPORTED,
-                    (const char *const[]){"names no VTA configuration", NULL});
+                    VTA_ERR_UNSUPPORTED, (const char *const[]){"names no VTA configuration", NULL});
   /* Bad options. */
   expect_open_error(DEFAULT_CFG, good, "device=x", VTA_ERR_INVALID,
                     (const char *const[]){"device=x is not a device index", NULL});
@@ -455,8 +461,14 @@ static void child_open(const char *xclbin, const char *xilinx_xrt, const char *m
   assert_true(pid >= 0);
   if (pid == 0) {
     close(fd[0]);
-    if (xilinx_xrt) setenv("XILINX_XRT", xilinx_xrt, 1); else unsetenv("XILINX_XRT");
-    if (mode) setenv("XCL_EMULATION_MODE", mode, 1); else unsetenv("XCL_EMULATION_MODE");
+    if (xilinx_xrt)
+      setenv("XILINX_XRT", xilinx_xrt, 1);
+    else
+      unsetenv("XILINX_XRT");
+    if (mode)
+      setenv("XCL_EMULATION_MODE", mode, 1);
+    else
+      unsetenv("XCL_EMULATION_MODE");
     if (dup2(fd[1], 1) < 0) _exit(127);
     execl("/proc/self/exe", "test_xrt", "--child-open", xclbin, (char *)NULL);
     _exit(127);
@@ -479,7 +491,8 @@ static void test_xrt_refuses_without_runtime_or_device(void **state) {
   child_open(x, NULL, "noop", msg, sizeof msg);
   if (!strstr(msg, "XILINX_XRT is not set")) fail_msg("%s", msg);
   child_open(x, "/nonexistent/xrt", "noop", msg, sizeof msg);
-  if (!strstr(msg, "the XRT runtime is absent: /nonexistent/xrt/lib/libxrt_noop.so.2 does not exist"))
+  if (!strstr(msg,
+              "the XRT runtime is absent: /nonexistent/xrt/lib/libxrt_noop.so.2 does not exist"))
     fail_msg("%s", msg);
   child_open(x, g_xrt, "hw_emu_typo", msg, sizeof msg);
   if (!strstr(msg, "not an XRT emulation mode")) fail_msg("%s", msg);
@@ -515,7 +528,8 @@ static void test_xrt_table_lists_it(void **state) {
   (void)state;
   assert_non_null(vta_backend_find("xrt"));
   int found = 0;
-  for (const vta_backend *const *b = vta_backends(); *b; b++) found += strcmp((*b)->name, "xrt") == 0;
+  for (const vta_backend *const *b = vta_backends(); *b; b++)
+    found += strcmp((*b)->name, "xrt") == 0;
   assert_int_equal(found, 1);
 }
 

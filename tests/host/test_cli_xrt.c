@@ -94,7 +94,8 @@ static void same_files(const char *a, const char *b) {
  * buffer objects and kernel runs, executed by the RTL, gives fsim's outputs bit for bit. */
 static void test_cli_xrt_model_bit_identical_with_fsim(void **state) {
   (void)state;
-  if (!model_cached()) fail_msg("%s is not cached and scripts/fetch-models.sh could not fetch it", CLS);
+  if (!model_cached())
+    fail_msg("%s is not cached and scripts/fetch-models.sh could not fetch it", CLS);
   cli_result r;
   const char *bundle = path_in("cls.vtab");
   CLI_RUN(&r, "compile", CLS, "--shape", "1,3,48,192", "--accel", "-o", bundle);
@@ -141,7 +142,8 @@ static void test_cli_xrt_info_and_bench(void **state) {
   cli_result_free(&r);
   CLI_RUN_ENV(&r, g_env, "bench", "overhead", "--backend", "xrt", "--xclbin", x, "--runs", "50");
   CLI_ASSERT_STATUS(&r, 0);
-  CLI_ASSERT_CONTAINS(r.out, "{\"bench\":\"overhead\",\"backend\":\"xrt\",\"config\":\"1x16x16\",\"runs\":50,");
+  CLI_ASSERT_CONTAINS(
+      r.out, "{\"bench\":\"overhead\",\"backend\":\"xrt\",\"config\":\"1x16x16\",\"runs\":50,");
   CLI_ASSERT_CONTAINS(r.out, "\"per_run_us\":");
   cli_result_free(&r);
   /* The GEMM benchmark through XRT and the RTL checks its result against the CPU. */
@@ -183,7 +185,8 @@ static void test_cli_xrt_refusals(void **state) {
   CLI_ASSERT_STATUS(&r, 0);
   cli_result_free(&r);
   /* No runtime set up (XILINX_XRT missing). */
-  CLI_RUN(&r, "info", "--backend", "xrt", "--xclbin", wide, "--config", "sim/rtl/configs/rtl_wide.json");
+  CLI_RUN(&r, "info", "--backend", "xrt", "--xclbin", wide, "--config",
+          "sim/rtl/configs/rtl_wide.json");
   CLI_ASSERT_STATUS(&r, 1);
   CLI_ASSERT_CONTAINS(r.err, "XILINX_XRT is not set");
   cli_result_free(&r);

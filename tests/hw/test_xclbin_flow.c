@@ -25,10 +25,11 @@ static int teardown(void **state) {
 static int flow(const char *board, const char *out, char **err) {
   char cmd[1024], errf[200];
   snprintf(errf, sizeof errf, "%s/%s.err", g_dir, board);
-  snprintf(cmd, sizeof cmd,
-           "PATH=/usr/bin:/bin XCLBIN_ESTIMATE=0 scripts/xclbin-flow.sh %s configs/vta_default.json "
-           "%s build/bin/vta-svgen build/bin/vta-xclbin > %s/%s.out 2> %s",
-           board, out, g_dir, board, errf);
+  snprintf(
+      cmd, sizeof cmd,
+      "PATH=/usr/bin:/bin XCLBIN_ESTIMATE=0 scripts/xclbin-flow.sh %s configs/vta_default.json "
+      "%s build/bin/vta-svgen build/bin/vta-xclbin > %s/%s.out 2> %s",
+      board, out, g_dir, board, errf);
   int st = system(cmd);
   *err = cli_slurp(errf, NULL);
   assert_non_null(*err);
@@ -49,10 +50,12 @@ static void check_board(const char *board, const char *memory) {
   snprintf(out, sizeof out, "%s/%s", g_dir, board);
   int st = flow(board, out, &err);
   if (st != 3) fail_msg("exit status %d, expected 3 (stopped without Vitis); stderr:\n%s", st, err);
-  CLI_ASSERT_CONTAINS(err, "stopped: vivado (Vivado, for package_xo) and v++ (Vitis, for the link) not on PATH");
+  CLI_ASSERT_CONTAINS(
+      err, "stopped: vivado (Vivado, for package_xo) and v++ (Vitis, for the link) not on PATH");
   free(err);
   expect_file(out, "kernel.xml", "<port name=\"m_axi_gmem\" mode=\"master\"");
-  expect_file(out, "kernel_regs.tcl", "set_property value m_axi_gmem [ipx::add_register_parameter ASSOCIATED_BUSIF $r]");
+  expect_file(out, "kernel_regs.tcl",
+              "set_property value m_axi_gmem [ipx::add_register_parameter ASSOCIATED_BUSIF $r]");
   expect_file(out, "package_xo.tcl", "package_xo -force");
   char sp[80];
   snprintf(sp, sizeof sp, "sp=vta_1.m_axi_gmem:%s", memory);

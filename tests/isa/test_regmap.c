@@ -98,15 +98,19 @@ static void test_regmap_kernel_xml_names_ports_args_and_bus_width(void **state) 
     if (vta_config_load(&cfg, paths[c], &err) != VTA_OK) fail_msg("%s", err.msg);
     char *x = text_of(&cfg, vta_regmap_kernel_xml);
     char want[200];
-    snprintf(want, sizeof want, "<port name=\"m_axi_gmem\" mode=\"master\" "
-             "range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"%u\"", cfg.bus_bytes * 8);
+    snprintf(want, sizeof want,
+             "<port name=\"m_axi_gmem\" mode=\"master\" "
+             "range=\"0xFFFFFFFFFFFFFFFF\" dataWidth=\"%u\"",
+             cfg.bus_bytes * 8);
     if (!strstr(x, want)) fail_msg("%s: missing %s in\n%s", paths[c], want, x);
     assert_non_null(strstr(x, "hwControlProtocol=\"ap_ctrl_hs\""));
     assert_non_null(strstr(x, "<port name=\"s_axi_control\" mode=\"slave\" range=\"0x1000\""));
-    assert_non_null(strstr(x, "name=\"insn_count\" addressQualifier=\"0\" id=\"0\" "
-                              "port=\"s_axi_control\" size=\"0x4\" offset=\"0x10\""));
-    assert_non_null(strstr(x, "name=\"insn_addr\" addressQualifier=\"1\" id=\"1\" "
-                              "port=\"m_axi_gmem\" size=\"0x8\" offset=\"0x18\""));
+    assert_non_null(strstr(x,
+                           "name=\"insn_count\" addressQualifier=\"0\" id=\"0\" "
+                           "port=\"s_axi_control\" size=\"0x4\" offset=\"0x10\""));
+    assert_non_null(strstr(x,
+                           "name=\"insn_addr\" addressQualifier=\"1\" id=\"1\" "
+                           "port=\"m_axi_gmem\" size=\"0x8\" offset=\"0x18\""));
     free(x);
     char *p = text_of(&cfg, xclbin_xml);
     char key[160];
@@ -145,8 +149,10 @@ static void test_regmap_docs_carry_the_generated_table(void **state) {
   fclose(d);
   doc[len] = '\0';
   if (!strstr(doc, tab))
-    fail_msg("docs/hw.md does not carry the generated register table; replace it with the "
-             "output of `build/bin/vta-svgen --regmap-md`:\n%s", tab);
+    fail_msg(
+        "docs/hw.md does not carry the generated register table; replace it with the "
+        "output of `build/bin/vta-svgen --regmap-md`:\n%s",
+        tab);
   free(tab);
 }
 
