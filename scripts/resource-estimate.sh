@@ -5,13 +5,14 @@
 #   FAMILY   xc7 (7-series, Zynq-7000) or xcup (UltraScale+: Alveo, Zynq UltraScale+; URAM
 #            inference on)
 #
-# Output (one line, also written to OUTROOT/<model key>/estimate-<family>.json and reused while
-# the RTL, the package and this script are unchanged):
+# Output (one line, also written to OUTROOT/<model key>/estimate-<family>.json; yosys runs again
+# only when the RTL or the package changed since its last report, estimate-<family>/stat.txt):
 #   {"config":"<CONFIG.json>","model_key":"<key>","family":"xcup","lut":N,"lut_logic":N,
 #    "lut_ram":N,"ff":N,"dsp":N,"bram36":N,"bram18":N,"bram36_equiv":N.N,"uram":N,"cells":N,
 #    "tool":"yosys 0.23 synth_xilinx"}
-#   lut = lut_logic (LUT1..LUT6) + lut_ram (distributed RAM and shift registers in LUTs: RAM64M,
-#   RAM32M and RAM128X1D count 4, RAM64X1D and RAM32X1D 2, SRL16E and SRLC32E 1);
+#   lut = lut_logic (LUT1..LUT6 and INV) + lut_ram (distributed RAM and shift registers in LUTs:
+#   RAM64M8, RAM32M16, RAM512X1S, RAM256X1D count 8; RAM64M, RAM32M, RAM128X1D, RAM256X1S 4;
+#   RAM64X1D, RAM32X1D, RAM128X1S 2; RAM64X1S, RAM32X1S, SRL16E, SRLC32E 1);
 #   bram36_equiv = bram36 + bram18/2. These are estimates from yosys's mapping, not Vivado's:
 #   Vivado packs and optimises differently (see docs/user-guide/deploy.md).
 #
@@ -32,32 +33,35 @@ dir=$("$svgen" "$config" "$root")
 key=$(basename "$dir")
 out="$dir/estimate-$family"
 json="$dir/estimate-$family.json"
-# Reuse: the cached estimate is newer than every input that shapes the netlist.
-if [ -f "$json" ]; then
-  stale=0
-  for f in "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$0" "$repo/scripts/rtl-yosys-src.sh"; do
-    [ "$f" -nt "$json" ] && stale=1
+# Reuse: yosys runs again only when the RTL or the package is newer than its last report; the
+# JSON is always made from the report (so a change of the counting below costs no synthesis).
+fresh=0
+if [ -f "$out/stat.txt" ]; then
+  fresh=1
+  for f in "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo/scripts/rtl-yosys-src.sh"; do
+    [ "$f" -nt "$out/stat.txt" ] && fresh=0
   done
-  if [ $stale -eq 0 ]; then
-    sed "s|\"config\":\"[^\"]*\"|\"config\":\"$config\"|" "$json"
-    exit 0
-  fi
 fi
-mkdir -p "$out"
-srcs=$("$repo/scripts/rtl-yosys-src.sh" "$dir" "$out/src")
-yosys -q -l "$out/yosys.log" -p "
-  read_verilog -sv $srcs
-  hierarchy -check -top vta_top
-  synth_xilinx -top vta_top -flatten $fam_opts
-  tee -o $out/stat.txt stat
-" >/dev/null 2>&1 || { echo "resource-estimate.sh: yosys failed on $key ($config; log: $out/yosys.log)" >&2; exit 1; }
+if [ $fresh -eq 0 ]; then
+  mkdir -p "$out"
+  srcs=$("$repo/scripts/rtl-yosys-src.sh" "$dir" "$out/src")
+  rm -f "$out/stat.txt"
+  yosys -q -l "$out/yosys.log" -p "
+    read_verilog -sv $srcs
+    hierarchy -check -top vta_top
+    synth_xilinx -top vta_top -flatten $fam_opts
+    tee -o $out/stat.txt.tmp stat
+  " >/dev/null 2>&1 || { echo "resource-estimate.sh: yosys failed on $key ($config; log: $out/yosys.log)" >&2; exit 1; }
+  mv "$out/stat.txt.tmp" "$out/stat.txt"
+fi
 # The cell counts of the flattened top (the last table of `stat`).
 count() { awk -v c="$1" '$1 == c { n = $2 } END { print n + 0 }' "$out/stat.txt"; }
 lut_logic=0
-for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do lut_logic=$((lut_logic + $(count $c))); done
-lut_ram=$(( 4 * ($(count RAM64M) + $(count RAM32M) + $(count RAM128X1D) + $(count RAM256X1S)) \
-          + 2 * ($(count RAM64X1D) + $(count RAM32X1D)) + $(count RAM64X1S) + $(count RAM32X1S) \
-          + $(count SRL16E) + $(count SRLC32E) ))
+for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6 INV; do lut_logic=$((lut_logic + $(count $c))); done
+lut_ram=$(( 8 * ($(count RAM64M8) + $(count RAM32M16) + $(count RAM512X1S) + $(count RAM256X1D)) \
+          + 4 * ($(count RAM64M) + $(count RAM32M) + $(count RAM128X1D) + $(count RAM256X1S)) \
+          + 2 * ($(count RAM64X1D) + $(count RAM32X1D) + $(count RAM128X1S)) \
+          + $(count RAM64X1S) + $(count RAM32X1S) + $(count SRL16E) + $(count SRLC32E) ))
 ff=0
 for c in FDRE FDSE FDCE FDPE; do ff=$((ff + $(count $c))); done
 dsp=$(( $(count DSP48E1) + $(count DSP48E2) ))

@@ -109,7 +109,7 @@ if [ "${XCLBIN_ESTIMATE:-1}" != 0 ]; then
   row() { # name used available
     local pct
     pct=$(echo "scale=1; 100 * $2 / $3" | bc)
-    printf 'make xclbin:     %-8s %10s of %9s  %6s %%%s\n' "$1" "$2" "$3" "$pct" \
+    printf 'make xclbin:     %-8s %10s of %9s  %5.1f %%%s\n' "$1" "$2" "$3" "$pct" \
       "$( [ "$(echo "$2 > $3" | bc)" = 1 ] && echo '  OVER' )"
   }
   say "  resources.json    estimate of $key against $part:"
