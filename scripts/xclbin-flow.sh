@@ -108,7 +108,7 @@ if [ "${XCLBIN_ESTIMATE:-1}" != 0 ]; then
   field() { echo "$est" | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
   row() { # name used available
     local pct
-    pct=$(echo "scale=1; 100 * $2 / $3" | bc)
+    pct=$(echo "scale=3; 100 * $2 / $3" | bc)
     printf 'make xclbin:     %-8s %10s of %9s  %5.1f %%%s\n' "$1" "$2" "$3" "$pct" \
       "$( [ "$(echo "$2 > $3" | bc)" = 1 ] && echo '  OVER' )"
   }
