@@ -3,8 +3,7 @@
 # (small) configuration: the design must elaborate, synthesize, contain no latch and pass
 # yosys's `check`.
 #
-# Debian's yosys (0.23) parses a subset of SystemVerilog without `import pkg::*`, so the sources
-# are first rewritten mechanically into a copy (scripts/rtl-yosys-src.sh).
+# The sources are rewritten for Debian's yosys by rtl-yosys-src.sh.
 set -eu
 command -v yosys >/dev/null || { echo "rtl-synth.sh: yosys was not found (Debian package yosys); run scripts/deps.sh as root" >&2; exit 1; }
 svgen=$1 config=$2 root=$3
