@@ -232,7 +232,7 @@ static void xset(xpair *p, uint64_t phys, const void *src, size_t n) {
 static int xrun(xpair *p, fsim_prog *prog, uint64_t timeout, vta_error *err) {
   fsim_prog s;
   fp_init(&s, &p->cfg);
-  assert_int_equal(rtl_serialize_words(&p->cfg, prog->words, prog->n, &s), 0);
+  assert_int_equal(fp_serialize_words(&p->cfg, prog->words, prog->n, &s), 0);
   uint64_t bytes = s.n * VTA_INSN_BYTES;
   uint8_t *words = calloc(1, bytes);
   assert_non_null(words);
