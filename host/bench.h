@@ -10,5 +10,7 @@
 int vta_bench_conv2d(int argc, char **argv);
 /* `vta bench resnet18`: the whole ResNet-18 v1 conv/dense stack. */
 int vta_bench_resnet18(int argc, char **argv);
+/* `vta bench overhead`: the host's cost of one run on a backend (host/bench_overhead.c). */
+int vta_bench_overhead(int argc, char **argv);
 
 #endif

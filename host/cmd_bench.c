@@ -460,6 +460,7 @@ int vta_cmd_bench(int argc, char **argv) {
            "  resnet18 the whole ResNet-18 convolution/dense stack on the accelerator\n"
            "  model    a real ONNX model on the CPU path against onnxruntime ('vta bench model "
            "--help')\n"
+           "  overhead the host's cost of one run on a backend ('vta bench overhead --help')\n"
            "\n"
            "Each prints JSON lines; see docs/user-guide/bench.md.\n");
     return argc < 2 ? VTA_EXIT_USAGE : VTA_EXIT_OK;
@@ -469,5 +470,6 @@ int vta_cmd_bench(int argc, char **argv) {
   if (strcmp(argv[1], "model") == 0) return vta_bench_model(argc - 1, argv + 1);
   if (strcmp(argv[1], "conv2d") == 0) return vta_bench_conv2d(argc - 1, argv + 1);
   if (strcmp(argv[1], "resnet18") == 0) return vta_bench_resnet18(argc - 1, argv + 1);
-  return vta_cli_usage_error("bench", "unknown benchmark '%s' (known: gemm, alu, conv2d, resnet18, model)", argv[1]);
+  if (strcmp(argv[1], "overhead") == 0) return vta_bench_overhead(argc - 1, argv + 1);
+  return vta_cli_usage_error("bench", "unknown benchmark '%s' (known: gemm, alu, conv2d, resnet18, model, overhead)", argv[1]);
 }

@@ -39,6 +39,8 @@ static void run_help(void) {
          "                           on that simulator (the rest on the CPU), and the\n"
          "                           accelerator's statistics are printed\n"
          "  --backend-options S      options for the backend (see vta exec --help)\n"
+         "  --xclbin FILE            with --backend xrt: the FPGA image to load (make xclbin)\n"
+         "  --device N               with --backend xrt: the card's index (default 0)\n"
          "  --timeline F.json        (rtl, sc) the timeline of every accelerator program run:\n"
          "                           trace-event JSON for ui.perfetto.dev\n"
          "  -h, --help               show this help\n"
@@ -121,7 +123,8 @@ static void safe_name(const char *s, char *out, size_t size) {
 
 int vta_cmd_run(int argc, char **argv) {
   const char *cmd = "run", *model = NULL, *outdir = NULL, *inputs[64], *backend = NULL;
-  const char *label_spec = NULL, *backend_opts = NULL, *timeline = NULL;
+  const char *label_spec = NULL, *backend_opts = NULL, *timeline = NULL, *xclbin = NULL;
+  const char *device = NULL;
   int n_in = 0, r;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -148,6 +151,12 @@ int vta_cmd_run(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend-options", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       backend_opts = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--xclbin", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      xclbin = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--device", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      device = val;
     } else if (a[0] == '-' && a[1]) {
       return vta_cli_usage_error(cmd, "unknown option '%s'", a);
     } else if (model) {
@@ -157,6 +166,11 @@ int vta_cmd_run(int argc, char **argv) {
     }
   }
   if (!model) return vta_cli_usage_error(cmd, "no MODEL given");
+  char xrt_opts[4096];
+  int bad_opts;
+  backend_opts = vta_cli_xrt_options(cmd, backend, xclbin, device, backend_opts, xrt_opts,
+                                     sizeof xrt_opts, &bad_opts);
+  if (bad_opts) return VTA_EXIT_USAGE;
   static char tlbuf[4200];
   if (timeline) {
     if (!backend) backend = vta_cli_backend(NULL);

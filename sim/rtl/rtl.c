@@ -24,6 +24,7 @@
 #include "sim/rtl/rtl_model.h"
 #include "vta/device.h"
 #include "sim/trace/trace.h"
+#include "vta/regmap.h"
 
 #ifndef VTA_RTL_MODEL_ROOT
 #define VTA_RTL_MODEL_ROOT "build/rtl"
@@ -579,6 +580,16 @@ int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout
   st.uops = st.gemm_uops + st.alu_uops;
   st.macs = c[VTA_RTL_CNT_MAC_UOPS] * r->cfg.macs_per_cycle;
   st.wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  /* The RTL says which configuration it was built for (the CONFIG_ID register). */
+  if (rc == VTA_OK && res.config_id != vta_regmap_config_id(&r->cfg)) {
+    char key[160];
+    vta_svgen_model_key(&r->cfg, key, sizeof key);
+    snprintf(msg, sizeof msg,
+             "the RTL's CONFIG_ID register reads 0x%08x but configuration %s has 0x%08x: the model "
+             "was built for another configuration",
+             res.config_id, key, vta_regmap_config_id(&r->cfg));
+    rc = VTA_ERR_UNSUPPORTED;
+  }
   if (rc != VTA_OK) {
     /* A failed run executed an unknown part of the program: keep only what was measured. */
     st.insns = st.insns_by_module[0] + st.insns_by_module[1] + st.insns_by_module[2];
