@@ -19,6 +19,14 @@
 #define MAX_DIM ((int64_t)1 << 31)
 #define MAX_COUNT ((uint64_t)1 << 40)
 
+/* FNV-1a over the plan: a corrupted plan would otherwise reach kernels compiled for other
+ * shapes (a kernel trusts its arguments' sizes), so any damage is refused up front. */
+static uint64_t checksum(const unsigned char *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
 /* ---- writer ---- */
 
 typedef struct wbuf {
@@ -138,6 +146,7 @@ int vta_plan_write(const vta_plan *p, unsigned char **bytes, size_t *size, vta_e
     }
   }
   put(&b, TRAILER, 4);
+  if (!b.bad) put_u64(&b, checksum(b.p, b.n));
   if (b.bad) {
     free(b.p);
     return vta_error_set(err, VTA_ERR_NOMEM, "out of memory writing the model plan");
@@ -402,6 +411,12 @@ int vta_plan_read(const unsigned char *bytes, size_t size, const char *name, vta
   if (size < 8 || memcmp(bytes, MAGIC, 4) != 0)
     return vta_error_set(err, VTA_ERR_INVALID, "%s: not a model plan (no \"VTAP\" magic)", name);
   r.at = 4;
+  if (size < 16 + 4) return vta_error_set(err, VTA_ERR_INVALID, "%s: model plan truncated (%zu bytes)", name, size);
+  r.n = size - 8; /* the checksum follows the end marker */
+  uint64_t sum = 0;
+  for (int i = 0; i < 8; i++) sum |= (uint64_t)bytes[r.n + i] << (8 * i);
+  if (sum != checksum(bytes, r.n))
+    return vta_error_set(err, VTA_ERR_INVALID, "%s: model plan checksum mismatch (damaged or truncated)", name);
   uint32_t version = get_u32(&r, "version");
   if (version != VTA_PLAN_VERSION)
     return vta_error_set(err, VTA_ERR_INVALID, "%s: model plan version %u is not supported (this "

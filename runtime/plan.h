@@ -12,8 +12,8 @@
  * order, each with its CPU kernel's argument list (value indices; the kernel itself comes from
  * the model's object, by node index) and, for an accelerator node, its programs with the layout
  * conversions around them. Binary form: little-endian, "VTAP", a version, then the sections in
- * the order of the structs below; blobs are aligned to 16 bytes within the plan so that
- * constants can be used in place.
+ * the order of the structs below, "END!" and a 64-bit FNV-1a checksum of everything before it;
+ * blobs are aligned to 16 bytes within the plan so that constants can be used in place.
  */
 #ifndef VTA_RUNTIME_PLAN_H
 #define VTA_RUNTIME_PLAN_H
