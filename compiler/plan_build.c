@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 #include "compiler/plan_build.h"
 #include "runtime/plan.h"
 
