@@ -87,6 +87,21 @@ static int acc_node(const vta_graph *g, const vta_config *cfg, const vta_bundle_
         P->in2_c = A->d.k;
         P->in2_h = P->out_h;
         P->in2_w = P->out_w;
+        /* An add reads its operands and writes its output as one run of BLOCK-wide vectors in
+         * any order that is the same for all three. When the tensor's own packed layout is
+         * such a run (NCHW with whole channel blocks, batch 1), use it: the add then reads
+         * and writes its neighbours' packed tensors in place on the device. */
+        const vta_gvalue *y = &g->values[nd->out[0]];
+        if (cfg->batch == 1 && y->rank == 4 && y->dims[1] % cfg->block_out == 0 &&
+            (uint64_t)vta_value_count(y) == (uint64_t)A->d.h * A->d.w * cfg->block_out) {
+          P->in = (vta_layout_conv){.n = (uint32_t)y->dims[0], .c = (uint32_t)y->dims[1], .h = (uint32_t)y->dims[2],
+                                    .w = (uint32_t)y->dims[3], .kh = 1, .kw = 1, .stride_h = 1, .stride_w = 1};
+          P->in2_n = P->out_n = P->in.n;
+          P->in2_c = P->in.c;
+          P->in2_h = P->out_h = P->in.h;
+          P->in2_w = P->out_w = P->in.w;
+          total = nch = P->in.c;
+        }
       }
     }
     P->out_total = total;
@@ -96,7 +111,7 @@ static int acc_node(const vta_graph *g, const vta_config *cfg, const vta_bundle_
       rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
       break;
     }
-    for (uint32_t c = 0; c < nch; c++) P->ch[c] = L.pool || !A->ch ? c : A->ch[c];
+    for (uint32_t c = 0; c < nch; c++) P->ch[c] = L.pool || L.add || !A->ch ? c : A->ch[c];
   }
   pn->n_parts = (uint32_t)q;
   if (!rc && q != L.nparts)

@@ -26,6 +26,8 @@
 typedef struct acc_part {
   vta_program *prog;
   uint64_t phys[VTA_PROG_BUF_COUNT];
+  uint64_t need[VTA_PROG_BUF_COUNT];   /* bytes of each buffer */
+  unsigned char shared[VTA_PROG_BUF_COUNT]; /* the buffer is another node's output (not ours) */
 } acc_part;
 
 struct vta_model {
@@ -39,6 +41,10 @@ struct vta_model {
   vta_device *dev;           /* the accelerator backend, or NULL (cpu) */
   vta_jit *vjit;
   acc_part **acc;            /* per node: its programs on the device, or NULL */
+  int32_t *producer;         /* per value: the accelerator node whose output buffer holds it
+                                packed and whole (one program, every channel), or -1 */
+  unsigned char *on_host;    /* per value produced on the device: unpacked after each run */
+  unsigned char *stale;      /* per value: the host copy is older than the device's */
   int8_t *staging;           /* host side of the packed tensors (the largest buffer) */
   int8_t *tmp;               /* a part's unpacked output (the largest output) */
   vta_stats st;
@@ -60,13 +66,18 @@ static void acc_release(vta_model *m) {
     if (!a) continue;
     for (uint32_t q = 0; q < m->p.nodes[i].n_parts; q++) {
       for (int b = 0; b < VTA_PROG_BUF_COUNT; b++)
-        if (a[q].phys[b]) vta_device_free(m->dev, a[q].phys[b]);
+        if (a[q].phys[b] && !a[q].shared[b]) vta_device_free(m->dev, a[q].phys[b]);
       vta_program_destroy(a[q].prog);
     }
     free(a);
   }
   free(m->acc);
   m->acc = NULL;
+  free(m->producer);
+  free(m->on_host);
+  free(m->stale);
+  m->producer = NULL;
+  m->on_host = m->stale = NULL;
   free(m->staging);
   free(m->tmp);
   m->staging = NULL;
@@ -190,6 +201,74 @@ const struct vta_config *vta_model_acc_config(const vta_model *m) {
   return m->p.has_config ? &m->p.cfg : NULL;
 }
 
+/* Can part B read its input (second input: in2) straight from the output buffer of part A,
+ * the whole output of its node? Only when both are the same packed tensor: the same layout kind
+ * and geometry, BLOCK_IN = BLOCK_OUT (the lanes of padded channels A leaves are then multiplied
+ * by B's zero weights or dropped with B's own padding), and B's program never stores into it. */
+static int same_packed(const vta_config *cfg, const vta_plan_part *A, const vta_plan_part *B, int in2,
+                       const vta_program *bprog) {
+  if (cfg->block_in != cfg->block_out || A->nch != A->out_total) return 0;
+  if (in2) {
+    if (!B->has_in2 || A->out_kind != VTA_PLAN_OUT_ACT || B->in2_n != A->out_n || B->in2_c != A->out_total ||
+        B->in2_h != A->out_h || B->in2_w != A->out_w)
+      return 0;
+  } else if (A->out_kind == VTA_PLAN_OUT_ACT) {
+    if (B->in_kind != VTA_PLAN_IN_ACT || B->in.n != A->out_n || B->in.c != A->out_total ||
+        B->in.h != A->out_h || B->in.w != A->out_w)
+      return 0;
+  } else if (B->in_kind != VTA_PLAN_IN_DENSE || B->in.n != A->out_n || B->in.c != A->out_total) {
+    return 0;
+  }
+  vta_prog_buf mine = in2 ? VTA_PROG_BUF_INPUT2 : VTA_PROG_BUF_INPUT;
+  for (size_t k = 0; k < vta_program_op_count(bprog); k++) {
+    const vta_prog_op *op = vta_program_op(bprog, k);
+    if (op->op == VTA_PROG_STORE && op->x.buf == mine) return 0;
+  }
+  return 1;
+}
+
+/* Which tensors stay on the device: a value an accelerator node produces whole stays there in
+ * its packed layout for every accelerator consumer that reads that same layout; it is unpacked
+ * to the host only for a CPU node, a model output, or a consumer that packs it otherwise. */
+static int plan_residency(vta_model *m, vta_error *err) {
+  const vta_plan *p = &m->p;
+  m->producer = malloc(sizeof *m->producer * ((size_t)p->n_values + 1));
+  m->on_host = calloc((size_t)p->n_values + 1, 1);
+  m->stale = calloc((size_t)p->n_values + 1, 1);
+  if (!m->producer || !m->on_host || !m->stale)
+    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  for (uint32_t v = 0; v < p->n_values; v++) m->producer[v] = -1;
+  for (uint32_t i = 0; i < p->n_nodes; i++) {
+    const vta_plan_node *nd = &p->nodes[i];
+    if (nd->n_parts == 1 && nd->parts[0].nch == nd->parts[0].out_total) m->producer[nd->acc_out] = (int32_t)i;
+  }
+  for (uint32_t k = 0; k < p->n_outputs; k++) m->on_host[p->outputs[k]] = 1;
+  for (uint32_t i = 0; i < p->n_nodes; i++) {
+    const vta_plan_node *nd = &p->nodes[i];
+    if (!nd->n_parts) { /* a CPU node reads its arguments but the last (its output) */
+      for (uint32_t k = 0; nd->has_code && k + 1 < nd->n_args; k++) m->on_host[nd->args[k]] = 1;
+      continue;
+    }
+    for (uint32_t q = 0; q < nd->n_parts; q++) {
+      acc_part *b = &m->acc[i][q];
+      for (int in2 = 0; in2 < 2; in2++) {
+        if (in2 && !nd->parts[q].has_in2) continue;
+        uint32_t v = in2 ? nd->acc_in2 : nd->acc_in;
+        int32_t a = m->producer[v];
+        vta_prog_buf buf = in2 ? VTA_PROG_BUF_INPUT2 : VTA_PROG_BUF_INPUT;
+        if (a >= 0 && same_packed(&p->cfg, &p->nodes[a].parts[0], &nd->parts[q], in2, b->prog)) {
+          b->shared[buf] = 1;
+          acc_part *ap = &m->acc[a][0];
+          if (ap->need[VTA_PROG_BUF_OUTPUT] < b->need[buf]) ap->need[VTA_PROG_BUF_OUTPUT] = b->need[buf];
+        } else {
+          m->on_host[v] = 1;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 int vta_model_set_backend(vta_model *m, const char *backend, const char *options, vta_error *err) {
   acc_release(m);
   memset(&m->st, 0, sizeof m->st);
@@ -205,6 +284,8 @@ int vta_model_set_backend(vta_model *m, const char *backend, const char *options
     goto fail;
   m->acc = calloc((size_t)p->n_nodes + 1, sizeof *m->acc);
   if (!m->acc) goto nomem;
+  /* The programs and the sizes of their buffers; then which tensors stay on the device; then
+   * the buffers (a node's output buffer also sized for the consumers reading it in place). */
   for (uint32_t i = 0; i < p->n_nodes; i++) {
     const vta_plan_node *nd = &p->nodes[i];
     if (!nd->n_parts) continue;
@@ -214,25 +295,42 @@ int vta_model_set_backend(vta_model *m, const char *backend, const char *options
     for (uint32_t q = 0; q < nd->n_parts; q++) {
       const vta_plan_part *P = &nd->parts[q];
       if (vta_program_deserialize(P->prog, (size_t)P->prog_size, "its program", &a[q].prog, err)) goto fail_node;
-      uint64_t need[VTA_PROG_BUF_COUNT];
+      uint64_t *need = a[q].need;
       for (int b = 0; b < VTA_PROG_BUF_COUNT; b++) need[b] = vta_program_buffer_size(a[q].prog, (vta_prog_buf)b);
       if (need[VTA_PROG_BUF_INPUT] < P->input_bytes) need[VTA_PROG_BUF_INPUT] = P->input_bytes;
       if (need[VTA_PROG_BUF_INPUT2] < P->input2_bytes) need[VTA_PROG_BUF_INPUT2] = P->input2_bytes;
       if (need[VTA_PROG_BUF_OUTPUT] < P->output_bytes) need[VTA_PROG_BUF_OUTPUT] = P->output_bytes;
       if (need[VTA_PROG_BUF_WEIGHT] < P->weight_size) need[VTA_PROG_BUF_WEIGHT] = P->weight_size;
       if (need[VTA_PROG_BUF_BIAS] < P->bias_size) need[VTA_PROG_BUF_BIAS] = P->bias_size;
-      for (int b = 0; b < VTA_PROG_BUF_COUNT; b++)
-        if (need[b] && vta_device_alloc(m->dev, need[b], &a[q].phys[b], err)) goto fail_node;
-      if ((P->weight_size && vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_WEIGHT], P->weight, P->weight_size, err)) ||
-          (P->bias_size && vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_BIAS], P->bias, P->bias_size, err)))
-        goto fail_node;
-      m->rs.weight_bytes += P->weight_size + P->bias_size;
       const uint64_t host[3] = {P->input_bytes, P->input2_bytes, P->output_bytes};
       for (int b = 0; b < 3; b++)
         if (host[b] > staging) staging = host[b];
     }
     uint64_t out = p->values[nd->acc_out].count;
     if (out > tmp) tmp = out;
+  }
+  at = NULL;
+  if (plan_residency(m, err)) goto fail;
+  for (uint32_t i = 0; i < p->n_nodes; i++) {
+    const vta_plan_node *nd = &p->nodes[i];
+    if (!nd->n_parts) continue;
+    at = nd->what;
+    acc_part *a = m->acc[i];
+    for (uint32_t q = 0; q < nd->n_parts; q++) {
+      const vta_plan_part *P = &nd->parts[q];
+      for (int b = 0; b < VTA_PROG_BUF_COUNT; b++) {
+        if (a[q].shared[b]) { /* producers come first: their buffers exist */
+          uint32_t v = b == VTA_PROG_BUF_INPUT2 ? nd->acc_in2 : nd->acc_in;
+          a[q].phys[b] = m->acc[m->producer[v]][0].phys[VTA_PROG_BUF_OUTPUT];
+        } else if (a[q].need[b] && vta_device_alloc(m->dev, a[q].need[b], &a[q].phys[b], err)) {
+          goto fail_node;
+        }
+      }
+      if ((P->weight_size && vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_WEIGHT], P->weight, P->weight_size, err)) ||
+          (P->bias_size && vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_BIAS], P->bias, P->bias_size, err)))
+        goto fail_node;
+      m->rs.weight_bytes += P->weight_size + P->bias_size;
+    }
   }
   m->staging = calloc(1, (size_t)staging + 64);
   m->tmp = calloc(1, (size_t)tmp + 64);
@@ -282,45 +380,72 @@ static void unpack_output(const vta_config *cfg, const vta_plan_part *P, const i
       memcpy(y + ((size_t)b * n + P->ch[k]) * plane, tmp + ((size_t)b * P->nch + k) * plane, plane);
 }
 
-/* Node i on the accelerator: pack, copy, replay, copy back, unpack. */
+/* Brings the host copy of a value the device holds up to date (its producer's output). */
+static int sync_value(vta_model *m, uint32_t v, vta_error *err) {
+  if (!m->stale || !m->stale[v]) return 0;
+  uint32_t i = (uint32_t)m->producer[v];
+  const vta_plan_part *P = &m->p.nodes[i].parts[0];
+  double t0 = now_ms();
+  if (vta_device_copy_from(m->dev, m->staging, m->acc[i][0].phys[VTA_PROG_BUF_OUTPUT], P->output_bytes, err))
+    return -1;
+  double t1 = now_ms();
+  unpack_output(&m->p.cfg, P, m->staging, m->tmp, m->buf[v]);
+  m->rs.transfer_ms += t1 - t0;
+  m->rs.pack_ms += now_ms() - t1;
+  m->rs.bytes_from_device += P->output_bytes;
+  m->stale[v] = 0;
+  return 0;
+}
+
+/* Node i on the accelerator: pack and copy what is not on the device already, replay, copy back
+ * and unpack what the host needs. */
 static int run_acc(vta_model *m, uint32_t i, vta_error *err) {
   const vta_plan_node *nd = &m->p.nodes[i];
   const vta_config *cfg = &m->p.cfg;
   acc_part *a = m->acc[i];
   for (uint32_t q = 0; q < nd->n_parts; q++) {
     const vta_plan_part *P = &nd->parts[q];
-    double t0 = now_ms();
-    pack_input(cfg, P, m->buf[nd->acc_in], m->staging);
-    double t1 = now_ms();
-    int bad = vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_INPUT], m->staging, P->input_bytes, err);
-    double t2 = now_ms();
-    m->rs.pack_ms += t1 - t0;
-    m->rs.transfer_ms += t2 - t1;
-    m->rs.bytes_to_device += P->input_bytes;
-    if (!bad && P->has_in2) { /* the second operand, packed as the program's residual */
+    int bad = 0;
+    if (!a[q].shared[VTA_PROG_BUF_INPUT]) {
+      double t0 = now_ms();
+      pack_input(cfg, P, m->buf[nd->acc_in], m->staging);
+      double t1 = now_ms();
+      bad = vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_INPUT], m->staging, P->input_bytes, err);
+      m->rs.pack_ms += t1 - t0;
+      m->rs.transfer_ms += now_ms() - t1;
+      m->rs.bytes_to_device += P->input_bytes;
+    }
+    if (!bad && P->has_in2 && !a[q].shared[VTA_PROG_BUF_INPUT2]) { /* the residual operand */
+      double t2 = now_ms();
       memset(m->staging, 0, (size_t)P->input2_bytes);
       vta_layout_pack_act(cfg, m->buf[nd->acc_in2], P->in2_n, P->in2_c, P->in2_h, P->in2_w, cfg->block_out,
                           m->staging);
       double t3 = now_ms();
       bad = vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_INPUT2], m->staging, P->input2_bytes, err);
-      double t4 = now_ms();
       m->rs.pack_ms += t3 - t2;
-      m->rs.transfer_ms += t4 - t3;
+      m->rs.transfer_ms += now_ms() - t3;
       m->rs.bytes_to_device += P->input2_bytes;
     }
     double t5 = now_ms();
     if (!bad) bad = vta_program_run(m->vjit, a[q].prog, a[q].phys, &m->st, err);
-    double t6 = now_ms();
-    if (!bad) bad = vta_device_copy_from(m->dev, m->staging, a[q].phys[VTA_PROG_BUF_OUTPUT], P->output_bytes, err);
-    double t7 = now_ms();
+    m->rs.device_ms += now_ms() - t5;
     if (bad) {
       vta_error_prefix(err, "%s: %s on the accelerator (program %u)", m->name, nd->what, q);
       return -1;
     }
-    m->rs.device_ms += t6 - t5;
+    m->rs.device_runs++;
+    if (m->producer[nd->acc_out] == (int32_t)i && !m->on_host[nd->acc_out]) {
+      m->stale[nd->acc_out] = 1; /* stays on the device; unpacked only if asked for */
+      continue;
+    }
+    double t6 = now_ms();
+    if (vta_device_copy_from(m->dev, m->staging, a[q].phys[VTA_PROG_BUF_OUTPUT], P->output_bytes, err)) {
+      vta_error_prefix(err, "%s: %s on the accelerator (program %u)", m->name, nd->what, q);
+      return -1;
+    }
+    double t7 = now_ms();
     m->rs.transfer_ms += t7 - t6;
     m->rs.bytes_from_device += P->output_bytes;
-    m->rs.device_runs++;
     unpack_output(cfg, P, m->staging, m->tmp, m->buf[nd->acc_out]);
     m->rs.pack_ms += now_ms() - t7;
   }
@@ -411,6 +536,8 @@ const void *vta_model_value(const vta_model *m, const char *name, int *dtype, in
   for (uint32_t i = 0; i < m->p.n_values; i++) {
     const vta_plan_value *v = &m->p.values[i];
     if (strcmp(v->name, name) != 0) continue;
+    /* A tensor kept on the device is unpacked when asked for (the model is logically const). */
+    if (sync_value((vta_model *)m, i, NULL)) return NULL;
     if (dtype) *dtype = (int)v->dtype;
     if (count) *count = (int64_t)v->count;
     return m->buf[i];
