@@ -796,7 +796,8 @@ void vta_explain_print(const vta_graph *g, const vta_config *cfg, const vta_plac
       vta_error e2 = {0};
       vta_tile_choice ch;
       if (!vta_acc_desc(g, i, cfg, &L, &e2)) {
-        fprintf(out, "    input packed from NCHW int8 into %ux%u tiles on the CPU, output unpacked\n",
+        fprintf(out, "    input packed from NCHW int8 into %ux%u tiles on the CPU unless an accelerator node "
+                     "left it on the device in that layout; output unpacked only where the CPU reads it\n",
                 cfg->batch, cfg->block_in);
         for (int q = 0; L.pool && q < 1; q++)
           fprintf(out, "    program 0: max pooling of %ux%ux%ux%u, window %ux%u, stride %u,%u, pads "
