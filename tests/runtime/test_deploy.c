@@ -2,7 +2,8 @@
  * orientation classifier compiled with `vta compile --accel --emit lib` (for this machine and
  * for aarch64), linked with examples/deploy_model.c by `cc` against the installed vta.pc alone
  * (no LLVM, no compiler), run natively on fsim and on the CPU and under qemu-user on fsim: all
- * outputs bit-identical with each other and with `vta run` of the same model on fsim. */
+ * outputs bit-identical with each other and with `vta run` of the same model on fsim; and
+ * `vta bench model` of the bundle reports its device runs and boundary bytes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -89,6 +90,12 @@ static void test_deploy_model_native_and_aarch64_match_vta_run(void **state) {
   assert_int_equal(sh(ENV " %s/host/bin/vta compile " MODEL " %s -o %s/cls.vtab 2>/dev/null", dir, shape, dir), 0);
   assert_int_equal(sh(ENV " %s/host/bin/vta run %s/cls.vtab --input tests/data/models/text.npy --backend fsim "
                       "--output %s/run >/dev/null", dir, dir, dir), 0);
+  /* The benchmark measures the same runs as one JSON line: the classifier's 42 programs, its
+   * tensors crossing the boundary, per inference. */
+  assert_int_equal(sh(ENV " %s/host/bin/vta bench model %s/cls.vtab --input tests/data/models/text.npy --backend fsim "
+                      "--repeat 2 > %s/bench.json && grep -q '\"device_runs_per_inference\":42,' %s/bench.json && "
+                      "grep -q '\"bytes_to_device_per_inference\":[1-9]' %s/bench.json && "
+                      "grep -q '\"ort_inference_seconds\":null' %s/bench.json", dir, dir, dir, dir, dir, dir), 0);
   /* Linked by cc with the installed library only: nothing of LLVM or the compiler inside. */
   assert_int_equal(sh(ENV " cc -std=c11 -o %s/cls examples/deploy_model.c %s/cls.o "
                       "$(PKG_CONFIG_PATH=%s/host/lib/pkgconfig pkg-config --cflags --libs vta)", dir, dir, dir), 0);
