@@ -38,7 +38,9 @@ static void run_help(void) {
          "  --backend NAME           cpu (default): every node on the CPU; fsim, rtl, ...: the\n"
          "                           accelerator layers of a bundle compiled with --accel run\n"
          "                           on that simulator (the rest on the CPU), and the\n"
-         "                           accelerator's statistics are printed\n"
+         "                           accelerator's statistics are printed, with the\n"
+         "                           host's time (packing, CPU nodes, transfers) beside\n"
+         "                           the device's and the bytes crossing between them\n"
          "  --backend-options S      options for the backend (see vta exec --help)\n"
          "  -h, --help               show this help\n"
          "\nexit status: 0 ran, 1 model, input or output problem, 2 bad command line.\n");
