@@ -191,16 +191,15 @@ int vta_plan_build(const vta_graph *g, const vta_bundle_acc *acc, unsigned char 
     pn->what = strdup(vta_node_describe(g, i, w, sizeof w));
     pn->has_code = (uint32_t)vta_node_needs_code(g, i);
     pn->macs = vta_node_macs(g, i);
-    const vta_node *nd = &g->nodes[i];
-    size_t most = (size_t)nd->n_in + (size_t)nd->n_epi + (size_t)nd->n_out; /* vta_kernel_args' bound */
-    pn->args = calloc(most + 1, sizeof *pn->args);
-    int *vals = calloc(most + 1, sizeof *vals);
+    int n = vta_kernel_args(g, i, NULL, 0);
+    pn->args = calloc((size_t)n + 1, sizeof *pn->args);
+    int *vals = calloc((size_t)n + 1, sizeof *vals);
     if (!pn->what || !pn->args || !vals) {
       free(vals);
       rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
       break;
     }
-    int n = vta_kernel_args(g, i, vals);
+    vta_kernel_args(g, i, vals, n);
     pn->n_args = (uint32_t)n;
     for (int k = 0; k < n; k++) pn->args[k] = (uint32_t)vals[k];
     free(vals);
