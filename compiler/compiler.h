@@ -526,6 +526,11 @@ int vta_codegen_llvm_for(const vta_graph *g, const vta_cpu_target *target, int w
 /* The same for the nodes i with only[i] set (only NULL: every node). */
 int vta_codegen_llvm_nodes(const vta_graph *g, const vta_cpu_target *target, int what,
                            const unsigned char *only, vta_cpu_code *out, vta_error *err);
+/* A deployed model's object for target (NULL: this machine): every node's kernel, internal,
+ * and the plan (runtime/plan.h, from vta_plan_build), exported as one `const vta_model_image
+ * symbol` (include/vta/model.h) that vta_model_from_image loads. out->object only. */
+int vta_codegen_llvm_deploy(const vta_graph *g, const vta_cpu_target *target, const unsigned char *plan,
+                            size_t plan_size, const char *symbol, vta_cpu_code *out, vta_error *err);
 /* For this machine, bitcode and object (what a bundle holds). */
 int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err);
 void vta_cpu_code_free(vta_cpu_code *c);

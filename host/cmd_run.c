@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compiler/compiler.h"
 #include "host/cli.h"
 #include "host/cli_args.h"
 #include "host/model.h"
@@ -37,7 +38,9 @@ static void run_help(void) {
          "  --backend NAME           cpu (default): every node on the CPU; fsim, rtl, ...: the\n"
          "                           accelerator layers of a bundle compiled with --accel run\n"
          "                           on that simulator (the rest on the CPU), and the\n"
-         "                           accelerator's statistics are printed\n"
+         "                           accelerator's statistics are printed, with the\n"
+         "                           host's time (packing, CPU nodes, transfers) beside\n"
+         "                           the device's and the bytes crossing between them\n"
          "  --backend-options S      options for the backend (see vta exec --help)\n"
          "  --xclbin FILE            with --backend xrt: the FPGA image to load (make xclbin)\n"
          "  --device N               with --backend xrt: the card's index (default 0)\n"
@@ -266,7 +269,9 @@ int vta_cmd_run(int argc, char **argv) {
       rc = VTA_EXIT_FAIL;
     }
   free(given);
+  double run_ms = vta_now_ms();
   if (rc == VTA_EXIT_OK && vta_model_run(m, &err)) rc = vta_cli_fail(cmd, &err);
+  run_ms = vta_now_ms() - run_ms;
   if (rc == VTA_EXIT_OK && backend && strcmp(backend, "cpu") != 0) {
     vta_stats st;
     uint64_t am, tm;
@@ -285,6 +290,19 @@ int vta_cmd_run(int argc, char **argv) {
              100.0 * (double)am / peak, 100.0 * (double)st.macs / peak);
     }
     printf(", %.3f s simulated\n", st.wall_seconds);
+    /* Where the run's time went on the host and what crossed the host-device boundary (the
+     * weights were uploaded once, when the backend was chosen). */
+    vta_model_stats rs;
+    vta_model_run_stats(m, &rs);
+    printf("host: %.2f ms (packing %.2f, CPU nodes %.2f, transfers %.2f); device: %llu runs, %.2f ms wall",
+           rs.pack_ms + rs.cpu_ms + rs.transfer_ms, rs.pack_ms, rs.cpu_ms, rs.transfer_ms,
+           (unsigned long long)rs.device_runs, rs.device_ms);
+    if (st.cycles)
+      printf(", %.3f ms at %.0f MHz", (double)st.cycles / vta_model_acc_config(m)->clock_mhz / 1e3,
+             vta_model_acc_config(m)->clock_mhz);
+    printf("; %.2f ms in all; boundary: %llu bytes to the device, %llu from it (weights %llu, once)\n", run_ms,
+           (unsigned long long)rs.bytes_to_device, (unsigned long long)rs.bytes_from_device,
+           (unsigned long long)rs.weight_bytes);
   }
   if (rc == VTA_EXIT_OK && outdir) mkdir(outdir, 0777);
   for (int k = 0; rc == VTA_EXIT_OK && k < vta_model_n_outputs(m); k++) {

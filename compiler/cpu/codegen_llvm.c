@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "compiler/cpu/codegen_llvm.h"
+#include "vta/model.h"
 
 /* Short names for the node emitters below. */
 typedef cg_loop loop_t;
@@ -1167,8 +1168,70 @@ int vta_codegen_llvm_for(const vta_graph *g, const vta_cpu_target *target, int w
   return vta_codegen_llvm_nodes(g, target, what, NULL, out, err);
 }
 
+/* What a deployed model's object defines beside the kernels (vta_codegen_llvm_deploy). */
+typedef struct deploy_info {
+  const unsigned char *plan;
+  size_t plan_size;
+  const char *symbol;
+} deploy_info;
+
+/* The deployed model's image (include/vta/model.h, vta_model_image): the plan as read-only
+ * data, the kernel table, and the one exported symbol pointing at both. Every function becomes
+ * internal, so that several models link into one program without clashing. */
+static void emit_deploy(cg *c, const deploy_info *d) {
+  int n = c->g->n_nodes;
+  for (LLVMValueRef f = LLVMGetFirstFunction(c->mod); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMInternalLinkage);
+  LLVMTypeRef pt = LLVMArrayType(c->i8, (unsigned)d->plan_size);
+  LLVMValueRef plan = LLVMAddGlobal(c->mod, pt, "vta.plan");
+  LLVMSetInitializer(plan, LLVMConstStringInContext(c->ctx, (const char *)d->plan, (unsigned)d->plan_size, 1));
+  LLVMSetGlobalConstant(plan, 1);
+  LLVMSetLinkage(plan, LLVMInternalLinkage);
+  LLVMSetAlignment(plan, 16);
+  LLVMValueRef *fns = calloc((size_t)n + 1, sizeof *fns);
+  if (!fns) return;
+  for (int i = 0; i < n; i++) {
+    char name[64];
+    vta_kernel_name(i, name, sizeof name);
+    LLVMValueRef f = vta_node_needs_code(c->g, i) ? LLVMGetNamedFunction(c->mod, name) : NULL;
+    fns[i] = f ? LLVMConstBitCast(f, c->i8ptr) : LLVMConstNull(c->i8ptr);
+  }
+  LLVMTypeRef kt = LLVMArrayType(c->i8ptr, (unsigned)n);
+  LLVMValueRef table = LLVMAddGlobal(c->mod, kt, "vta.kernels");
+  LLVMSetInitializer(table, LLVMConstArray(c->i8ptr, fns, (unsigned)n));
+  LLVMSetGlobalConstant(table, 1);
+  LLVMSetLinkage(table, LLVMInternalLinkage);
+  free(fns);
+  LLVMTypeRef i8pp = LLVMPointerType(c->i8ptr, 0);
+  LLVMTypeRef fields[5] = {c->i32, c->i32, c->i8ptr, c->i64, i8pp};
+  LLVMTypeRef it = LLVMStructTypeInContext(c->ctx, fields, 5, 0);
+  LLVMValueRef vals[5] = {LLVMConstInt(c->i32, VTA_MODEL_ABI, 0), LLVMConstInt(c->i32, (unsigned long long)n, 0),
+                          LLVMConstBitCast(plan, c->i8ptr), LLVMConstInt(c->i64, d->plan_size, 0),
+                          LLVMConstBitCast(table, i8pp)};
+  LLVMValueRef img = LLVMAddGlobal(c->mod, it, d->symbol);
+  LLVMSetInitializer(img, LLVMConstNamedStruct(it, vals, 5));
+  LLVMSetGlobalConstant(img, 1);
+}
+
+static int generate(const vta_graph *g, const vta_cpu_target *target, int what, const unsigned char *only,
+                    const deploy_info *deploy, vta_cpu_code *out, vta_error *err);
+
 int vta_codegen_llvm_nodes(const vta_graph *g, const vta_cpu_target *target, int what,
                            const unsigned char *only, vta_cpu_code *out, vta_error *err) {
+  return generate(g, target, what, only, NULL, out, err);
+}
+
+int vta_codegen_llvm_deploy(const vta_graph *g, const vta_cpu_target *target, const unsigned char *plan,
+                            size_t plan_size, const char *symbol, vta_cpu_code *out, vta_error *err) {
+  if (plan_size > 0xffffffffu)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "the model's plan is %zu bytes; a deployed model holds "
+                         "at most 4 GiB", plan_size);
+  deploy_info d = {plan, plan_size, symbol};
+  return generate(g, target, VTA_CODE_OBJECT, NULL, &d, out, err);
+}
+
+static int generate(const vta_graph *g, const vta_cpu_target *target, int what, const unsigned char *only,
+                    const deploy_info *deploy, vta_cpu_code *out, vta_error *err) {
   memset(out, 0, sizeof *out);
   vta_cpu_target host;
   if (!target) {
@@ -1226,6 +1289,7 @@ int vta_codegen_llvm_nodes(const vta_graph *g, const vta_cpu_target *target, int
     if (f) LLVMDeleteFunction(f);
     if (b) LLVMDeleteFunction(b);
   }
+  if (!rc && deploy) emit_deploy(&c, deploy);
   char *msg = NULL;
   if (!rc && LLVMVerifyModule(c.mod, LLVMReturnStatusAction, &msg)) {
     rc = vta_error_set(err, VTA_ERR_INVALID, "internal error: generated LLVM IR is invalid: %.600s", msg);
