@@ -10,15 +10,16 @@
 #   {"config":"<CONFIG.json>","model_key":"<key>","family":"xcup","lut":N,"lut_logic":N,
 #    "lut_ram":N,"ff":N,"dsp":N,"bram36":N,"bram18":N,"bram36_equiv":N.N,"uram":N,"cells":N,
 #    "tool":"yosys 0.23 synth_xilinx"}
-#   lut = lut_logic (LUT1..LUT6 and INV) + lut_ram (distributed RAM and shift registers in LUTs:
+#   lut = lut_logic (LUT1..LUT6; yosys' INV cells are left out, as Vivado folds inverters into the
+#   LUTs they drive) + lut_ram (distributed RAM and shift registers in LUTs:
 #   RAM64M8, RAM32M16, RAM512X1S, RAM256X1D count 8; RAM64M, RAM32M, RAM128X1D, RAM256X1S 4;
 #   RAM64X1D, RAM32X1D, RAM128X1S 2; RAM64X1S, RAM32X1S, SRL16E, SRLC32E 1);
 #   bram36_equiv = bram36 + bram18/2. These are estimates from yosys's mapping, not Vivado's:
 #   Vivado packs and optimises differently (see docs/user-guide/deploy.md).
 #
-# Used by `make xclbin` (compared with the board's part there) and meant for any caller that
-# needs a per-configuration estimate (parameter sweeps): the cache key is the model key, which
-# names every value that shapes the RTL.
+# Used by `make xclbin` (compared with the board's part there). It counts cells as
+# scripts/rtl-resources.sh (`vta sweep`'s estimate) does; this one keeps yosys' report per model
+# key under OUTROOT so that `make xclbin` for several boards synthesises once.
 set -eu
 command -v yosys >/dev/null || { echo "resource-estimate.sh: yosys was not found (Debian package yosys); run scripts/deps.sh as root" >&2; exit 1; }
 [ $# -eq 4 ] || { echo "usage: resource-estimate.sh SVGEN CONFIG.json OUTROOT xc7|xcup" >&2; exit 2; }
@@ -38,14 +39,13 @@ json="$dir/estimate-$family.json"
 fresh=0
 if [ -f "$out/stat.txt" ]; then
   fresh=1
-  for f in "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo/scripts/rtl-yosys-src.sh"; do
+  for f in "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv; do
     [ "$f" -nt "$out/stat.txt" ] && fresh=0
   done
 fi
 if [ $fresh -eq 0 ]; then
   mkdir -p "$out"
   srcs=$("$repo/scripts/rtl-yosys-src.sh" "$dir" "$out/src")
-  rm -f "$out/stat.txt"
   yosys -q -l "$out/yosys.log" -p "
     read_verilog -sv $srcs
     hierarchy -check -top vta_top
@@ -57,7 +57,7 @@ fi
 # The cell counts of the flattened top (the last table of `stat`).
 count() { awk -v c="$1" '$1 == c { n = $2 } END { print n + 0 }' "$out/stat.txt"; }
 lut_logic=0
-for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6 INV; do lut_logic=$((lut_logic + $(count $c))); done
+for c in LUT1 LUT2 LUT3 LUT4 LUT5 LUT6; do lut_logic=$((lut_logic + $(count $c))); done
 lut_ram=$(( 8 * ($(count RAM64M8) + $(count RAM32M16) + $(count RAM512X1S) + $(count RAM256X1D)) \
           + 4 * ($(count RAM64M) + $(count RAM32M) + $(count RAM128X1D) + $(count RAM256X1S)) \
           + 2 * ($(count RAM64X1D) + $(count RAM32X1D) + $(count RAM128X1S)) \
