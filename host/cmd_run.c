@@ -200,6 +200,13 @@ int vta_cmd_run(int argc, char **argv) {
     return vta_cli_fail(cmd, &err);
   }
   char *given = calloc((size_t)vta_model_n_inputs(m) + 1, 1);
+  if (!given) {
+    fprintf(stderr, "vta run: out of memory for %d inputs\n", vta_model_n_inputs(m));
+    for (int j = 0; j < n_in; j++) free((char *)names[j]), vta_npy_free(&tens[j]);
+    free(label_store);
+    vta_model_destroy(m);
+    return VTA_EXIT_FAIL;
+  }
   for (int k = 0; k < n_in && rc == VTA_EXIT_OK; k++) {
     const char *file = strchr(inputs[k], '=') ? strchr(inputs[k], '=') + 1 : inputs[k];
     int idx;
