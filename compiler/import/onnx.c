@@ -149,7 +149,8 @@ static int copy_attrs(importer *im, int ni, const Onnx__NodeProto *np, const cha
       rc = vta_attrs_set_floats(&nd->n_attrs, &nd->attrs, a->name, (int)a->n_floats, a->floats);
       break;
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
-      char *s = strndup((const char *)a->s.data, a->s.len);
+      /* An absent string has no data pointer (found by fuzz_onnx: strndup(NULL, 0)). */
+      char *s = a->s.data ? strndup((const char *)a->s.data, a->s.len) : strdup("");
       rc = s ? vta_attrs_set_string(&nd->n_attrs, &nd->attrs, a->name, s) : -1;
       free(s);
       break;
