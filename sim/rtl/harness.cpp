@@ -321,7 +321,8 @@ int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_resul
   lite_write(0x18, uint32_t(insn));
   lite_write(0x1C, uint32_t(insn >> 32));
   lite_write(0x00, 1);  // ap_start
-  uint64_t limit = cycle_ + max_cycles;
+  // Saturating: the caller passes UINT64_MAX for a run without a limit.
+  uint64_t limit = max_cycles > UINT64_MAX - cycle_ ? UINT64_MAX : cycle_ + max_cycles;
   int rc = VTA_OK;
   while (!top_->interrupt_o) {
     if (g_stopped) break;

@@ -22,7 +22,6 @@
 
 #include "isa/svgen.h"
 #include "sim/rtl/rtl_model.h"
-#include "vta/device.h"
 
 #ifndef VTA_RTL_MODEL_ROOT
 #define VTA_RTL_MODEL_ROOT "build/rtl"
@@ -297,7 +296,8 @@ int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout
   char msg[VTA_ERROR_MSG_MAX - 64] = "";
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  rc = r->api->run(r->model, insn_phys, count, timeout ? timeout : VTA_DEFAULT_TIMEOUT, &res, msg,
+  /* The limit is the caller's (the device layer passes its default); 0 runs to completion. */
+  rc = r->api->run(r->model, insn_phys, count, timeout ? timeout : UINT64_MAX, &res, msg,
                    sizeof msg);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   r->last_sim_cycles = res.sim_cycles;
