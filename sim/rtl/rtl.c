@@ -119,6 +119,16 @@ int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *o
     const char *w = getenv("VTA_RTL_WAVE");
     if (w && *w) o.wave_path = w;
   }
+  if (cfg->sc_given) {
+    static const char *const sc_keys[] = {"SC_DRAM_BYTES_PER_CYCLE", "SC_DRAM_OUTSTANDING",
+                                          "SC_DRAM_WRITE_LATENCY", "SC_ARBITRATION",
+                                          "SC_GEMM_UOP_CYCLES", "SC_ALU_UOP_CYCLES"};
+    unsigned k = (unsigned)__builtin_ctz(cfg->sc_given);
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "the configuration sets %s, a parameter of the SystemC model (sc "
+                         "backend) that the RTL does not have",
+                         k < sizeof sc_keys / sizeof sc_keys[0] ? sc_keys[k] : "an SC_ key");
+  }
   char path[4096], key[160];
   vta_rtl_model_path(cfg, o.model_root, path, sizeof path);
   vta_svgen_model_key(cfg, key, sizeof key);
