@@ -30,3 +30,7 @@ $(BUILD)/rel/sim/sc/sc_model.o: sim/sc/sc_model.cpp sim/sc/sc_model.h include/vt
 $(BUILD)/san/sim/sc/sc_model.o: sim/sc/sc_model.cpp sim/sc/sc_model.h include/vta/config.h | sc-check-systemc
 	@mkdir -p $(dir $@)
 	$(Q)$(CXX) $(SC_CXXFLAGS) -O1 -g $(SAN_FLAGS) -MMD -MP -c $< -o $@
+
+# The calibration test runs its programs on the rtl backend too: it needs the test models.
+$(BUILD)/san/tests/sim/test_sc: $(abspath $(BUILD))/rtl/stamp/configs/vta_default.stamp \
+  $(abspath $(BUILD))/rtl/stamp/sim/rtl/configs/rtl_wide.stamp

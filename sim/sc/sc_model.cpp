@@ -48,7 +48,7 @@ const cyc kStart = 2;     // ap_start to fetch's first read address
 const cyc kArb = 1;       // a client's read address to the DRAM (the arbiter's register)
 const cyc kGearbox = 1;   // a beat to the element a gearbox assembles from it
 const cyc kRoute = 2;     // an instruction's last beat to its command queue's output
-const cyc kDone = 2;      // the last module finishing to ap_done
+const cyc kDone = 0;      // the last module finishing to ap_done
 const cyc kStoreData = 3; // a STORE accepted to its first data beat (OUT read, FIFO, gearbox)
 
 struct Abort {};
@@ -58,14 +58,14 @@ struct Abort {};
 struct Burst {
   uint64_t addr;
   uint32_t beats;
-  cyc first;  // out: the cycle of the first beat (reads) or the response (writes)
+  cyc first;       // reads, out: the cycle of the first beat; writes, in: the cycle the first
+                   // data beat is ready, out: the cycle of the response
+  cyc last_ready;  // writes, in: the cycle the last data beat is ready
 };
 
 struct Timing : tlm::tlm_extension<Timing> {
   int client = 0;       // 0 fetch, 1 load, 2 compute, 3 store
   cyc t_addr = 0;       // the cycle the client presents its first address (one per cycle)
-  cyc t_data = 0;       // writes: the cycle the first data beat is ready
-  double data_interval = 1;  // writes: cycles between data beats the client can supply
   Burst *bursts = nullptr;
   size_t n = 0;
   double interval = 1;  // out: cycles between beats
@@ -90,7 +90,7 @@ void cut_bursts(uint64_t base, uint64_t stride, uint64_t row_bytes, uint64_t row
       uint64_t to4k = (4096 - (cur & 4095)) / bus;
       if (beats > max_beats) beats = max_beats;
       if (beats > to4k) beats = to4k;
-      out.push_back({cur, uint32_t(beats), 0});
+      out.push_back({cur, uint32_t(beats), 0, 0});
       cur += beats * bus;
     }
   }
@@ -233,16 +233,14 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
     // Writes: the address goes out ahead of the data; beats go one per cycle (or as the
     // bandwidth allows) once both the address and the data are there; the response comes
     // write_latency cycles after the last beat.
-    cyc d = t->t_data;
-    double div = std::max(iv, t->data_interval);
     for (size_t k = 0; k < t->n; k++) {
+      Burst &b = t->bursts[k];
       cyc at = std::max(t->t_addr + k, aw_free);
       aw_free = at + 1;
-      cyc start = std::max(std::max(at + 1, d), w_free);
-      cyc last = start + cyc((t->bursts[k].beats - 1) * div + 0.999);
+      cyc start = std::max(std::max(at + 1, b.first), w_free);
+      cyc last = std::max(start + cyc((b.beats - 1) * iv + 0.999), b.last_ready);
       w_free = last + 1;
-      d = last + 1;
-      t->bursts[k].first = last + par.write_latency + 1;
+      b.first = last + par.write_latency + 1;
       t->last_addr = at;
     }
   }
@@ -266,6 +264,8 @@ struct Mod : sc_module {
   tlm_utils::simple_initiator_socket<Mod> sock;
   Ctx *ctx = nullptr;
   std::vector<Burst> bursts;
+  cyc gb_take[VTA_MEM_COUNT] = {};  // the cycle each gearbox's last element was taken
+  cyc beat_last = 0;                // the cycle this client's last read beat was taken
   tlm::tlm_generic_payload pay;
   Timing tim;
   explicit Mod(sc_module_name nm) : sc_module(nm), sock("sock") {
@@ -273,11 +273,9 @@ struct Mod : sc_module {
   }
   ~Mod() override { pay.clear_extension(&tim); }
   // One transaction: the bursts of one instruction (reads) or of one STORE (writes).
-  void transport(bool write, cyc t_addr, cyc t_data, double data_iv) {
+  void transport(bool write, cyc t_addr) {
     sync(*ctx, t_addr);
     tim.t_addr = t_addr;
-    tim.t_data = t_data;
-    tim.data_interval = data_iv;
     tim.bursts = bursts.data();
     tim.n = bursts.size();
     pay.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
@@ -308,36 +306,53 @@ struct Mod : sc_module {
     if (data) {
       cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
                  uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts);
-      transport(false, accept + 1, 0, 1);
+      transport(false, accept + 1);
       o.last_addr = tim.last_addr;
     }
     double iv = tim.interval;
     cyc t = o.take + 1;  // the first write
     uint64_t pad_rows = uint64_t(in.y_pad_0) * xt;
     t += pad_rows;
+    // The gearbox (vta_rd_gearbox) holds one element (wide elements) or one beat (narrow
+    // ones): the beat that starts the next one enters only in the cycle the element before it
+    // is taken. A beat held back holds every beat behind it on the in-order data channel.
+    cyc &gb = gb_take[in.mem_type];
+    const bool wide = eb >= bus;
     size_t b = 0;  // burst index
     for (uint64_t r = 0; data && r < in.y_size; r++) {
       t += in.x_pad_0;
       uint64_t a = (uint64_t(in.dram_base) + r * in.x_stride) * eb;
       uint64_t off = a & (bus - 1);
-      // The row's beats are the bursts from b on, up to the row's end.
       uint64_t row_beats = (off + uint64_t(in.x_size) * eb + bus - 1) / bus;
-      size_t b0 = b;
+      size_t kb = b;        // burst of the next beat to enter
+      uint64_t kbeat = 0;   // its beat within that burst
+      uint64_t next = 0;    // row-relative index of the next beat to enter
       uint64_t covered = 0;
       while (covered < row_beats && b < bursts.size()) covered += bursts[b++].beats;
       for (uint64_t e = 0; e < in.x_size; e++) {
-        uint64_t beat = (off + (e + 1) * eb - 1) / bus;
-        size_t k = b0;
-        while (k + 1 < b && beat >= bursts[k].beats) beat -= bursts[k++].beats;
-        cyc ready = bursts[k].first + cyc(beat * iv) + kGearbox;
+        uint64_t first_b = (off + e * eb) / bus, last_b = (off + (e + 1) * eb - 1) / bus;
+        while (next <= last_b) {
+          cyc nominal = bursts[kb].first + cyc(kbeat * iv);
+          cyc entry = std::max(nominal, beat_last + 1);
+          if (next == first_b || !wide) entry = std::max(entry, gb);
+          beat_last = entry;
+          next++;
+          if (++kbeat == bursts[kb].beats) {
+            kb++;
+            kbeat = 0;
+          }
+        }
+        cyc ready = beat_last + kGearbox;
         if (ready > t) {
           o.wait += ready - t;
           t = ready;
         }
+        gb = t;
         t++;
       }
       t += in.x_pad_1;
     }
+    if (data && beat_last + 1 > ctx->dram->r_free) ctx->dram->r_free = beat_last + 1;
     t += uint64_t(in.y_pad_1) * xt;
     if (!data) t += uint64_t(in.y_size) * xt;
     o.done = t;  // t - 1 was the last write
@@ -400,7 +415,7 @@ struct Fetch : Mod {
     };
     auto issue = [&](cyc t) {
       bursts.assign(1, all[nb]);
-      transport(false, t, 0, 1);
+      transport(false, t);
       iv = tim.interval;
       all[nb].first = bursts[0].first;
       last_issue = tim.last_addr > t ? tim.last_addr : t;
@@ -789,11 +804,41 @@ struct Store : Mod {
         uint32_t eb = cfg.elem_bytes[VTA_MEM_OUT], bus = cfg.bus_bytes;
         cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
                    uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts);
-        double div = eb >= bus ? 1.0 : double(bus) / eb;
-        transport(true, t + 1, t + kStoreData, div);
+        // When each data beat is ready: OUT elements are read one a cycle (one per beat time
+        // when an element spans beats) and packed by the write gearbox, a row starting a beat.
+        const cyc d0 = t + kStoreData;
+        const uint64_t per_elem = eb >= bus ? eb / bus : 1;
+        size_t kb = 0;
+        uint64_t kbeat = 0, elem = 0;
+        cyc prev = 0;
+        for (uint32_t r = 0; r < in.y_size; r++) {
+          uint64_t off = ((uint64_t(in.dram_base) + uint64_t(r) * in.x_stride) * eb) & (bus - 1);
+          uint64_t nbeats = (off + uint64_t(in.x_size) * eb + bus - 1) / bus;
+          for (uint64_t j = 0; j < nbeats; j++) {
+            cyc ready;
+            if (eb >= bus) {
+              ready = d0 + (elem + j / per_elem) * per_elem + j % per_elem;
+            } else {
+              uint64_t last_e = std::min<uint64_t>(((j + 1) * bus - off + eb - 1) / eb,
+                                                   in.x_size) - 1;
+              ready = d0 + elem + last_e;
+            }
+            if (prev && ready <= prev) ready = prev + 1;
+            prev = ready;
+            Burst &bb = bursts[kb];
+            if (kbeat == 0) bb.first = ready;
+            bb.last_ready = ready;
+            if (++kbeat == bb.beats) {
+              kb++;
+              kbeat = 0;
+            }
+          }
+          elem += in.x_size;
+        }
+        transport(true, t + 1);
         done = 0;
         for (const Burst &b : bursts) done = std::max(done, b.first);
-        done += 1;
+        done += 2;
         k.busy_span(t, done);
       }
       k.insns++;
@@ -861,6 +906,12 @@ int vta_sc_model_run(vta_sc_state *s, const vta_sc_job *job, vta_sc_result *res,
   Top &t = *g_top;
   t.dram.ctx = t.fetch.ctx = t.load.ctx = t.compute.ctx = t.store.ctx = &c;
   t.dram.reset();
+  c.dram = &t.dram;
+  for (Mod *m : {static_cast<Mod *>(&t.fetch), static_cast<Mod *>(&t.load),
+                 static_cast<Mod *>(&t.compute), static_cast<Mod *>(&t.store)}) {
+    std::fill(std::begin(m->gb_take), std::end(m->gb_take), 0);
+    m->beat_last = 0;
+  }
   sc_spawn_options opt;
   sc_spawn(sc_bind(&Fetch::run, &t.fetch), "fetch_run", &opt);
   sc_spawn(sc_bind(&Load::run, &t.load), "load_run", &opt);
