@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
@@ -102,17 +103,37 @@ struct Ctx;
 struct Dram : sc_module {
   tlm_utils::multi_passthrough_target_socket<Dram> sock;
   Ctx *ctx = nullptr;
-  cyc ar_free = 0, r_free = 0, aw_free = 0, w_free = 0;
-  std::deque<cyc> rd_out;  // completion cycles of the read bursts in flight
-  int last_grant = 0;
+  struct Res {  // a read burst granted: its address slot and its beats on the data channel
+    cyc slot, start, end;
+    int client;
+  };
+  std::vector<Res> hist;  // by slot (= data order: the DRAM serves reads in order)
+  cyc aw_free = 0, w_free = 0;
+  static int prio(int client) { return client == 0 ? 0 : (client == 2 ? 1 : 2); }
+  // A client's last burst delivered its beats later than granted (its gearbox held them).
+  void delay_tail(int client, cyc end) {
+    for (size_t q = hist.size(); q-- > 0;)
+      if (hist[q].client == client) {
+        if (hist[q].end >= end) return;
+        cyc d = end - hist[q].end;
+        hist[q].end = end;
+        for (size_t r = q + 1; r < hist.size(); r++) {
+          if (hist[r].start >= hist[r - 1].end) break;
+          cyc e = hist[r - 1].end - hist[r].start;
+          hist[r].start += e;
+          hist[r].end += e;
+        }
+        (void)d;
+        return;
+      }
+  }
   SC_HAS_PROCESS(Dram);
   explicit Dram(sc_module_name nm) : sc_module(nm), sock("sock") {
     sock.register_b_transport(this, &Dram::b_transport);
   }
   void reset() {
-    ar_free = r_free = aw_free = w_free = 0;
-    rd_out.clear();
-    last_grant = 0;
+    hist.clear();
+    aw_free = w_free = 0;
   }
   void b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay);
 };
@@ -165,6 +186,7 @@ struct Ctx {
   vta_sc_state *st = nullptr;
   sc_time t0;
   bool abort = false;
+  bool trace = false;  // VTA_SC_TRACE: every instruction's cycles on stderr
   uint64_t events = 0;
   CmdQ q[3];
   Tok tok[VTA_Q_COUNT];
@@ -205,30 +227,61 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
   double iv = (par.bytes_per_cycle && par.bytes_per_cycle < bus) ? bus / par.bytes_per_cycle : 1.0;
   t->interval = iv;
   if (p.get_command() == tlm::TLM_READ_COMMAND || t->client < 3) {
-    // Simultaneous requests are granted in the arbiter's order: round-robin from the client
-    // after the last one granted, or fixed priority (fetch, compute, load).
-    int rank;
-    if (par.arbitration == 1)
-      rank = t->client == 0 ? 0 : (t->client == 2 ? 1 : 2);
-    else
-      rank = (t->client - last_grant - 1 + 3) % 3;
-    for (int r = 0; r < rank; r++) wait(SC_ZERO_TIME);
-    last_grant = t->client;
-    cyc a = t->t_addr + kArb;
+    // The address channel takes one burst a cycle. A client asking while another one's
+    // bursts are still going out gets every other slot (round-robin: the arbiter alternates
+    // between the clients that ask) or jumps ahead of a client of lower priority (fixed), and
+    // its data take their place on the in-order data channel, behind every burst granted
+    // before them and ahead of those granted after; the beats they displace move back.
+    cyc want = t->t_addr + kArb;
+    bool prev_mine = false;
     for (size_t k = 0; k < t->n; k++) {
-      cyc at = std::max(a + k, ar_free);
-      while (rd_out.size() >= par.outstanding && par.outstanding) {
-        at = std::max(at, rd_out.front());
-        rd_out.pop_front();
+      size_t pos;
+      for (;;) {
+        pos = std::lower_bound(hist.begin(), hist.end(), want,
+                               [](const Res &r, cyc v) { return r.slot < v; }) -
+              hist.begin();
+        if (pos == hist.size() || hist[pos].slot != want) break;  // free
+        int other = hist[pos].client;
+        bool take = par.arbitration == 1 ? prio(t->client) < prio(other) : !prev_mine;
+        if (take) break;
+        want++;
+        prev_mine = false;
       }
-      ar_free = at + 1;
-      cyc first = std::max(at + par.read_latency + 1, r_free);
+      // At most `outstanding` bursts in flight.
+      if (par.outstanding && pos >= par.outstanding && hist[pos - par.outstanding].end > want) {
+        want = hist[pos - par.outstanding].end;
+        pos = std::lower_bound(hist.begin(), hist.end(), want,
+                               [](const Res &r, cyc v) { return r.slot < v; }) -
+              hist.begin();
+      }
+      cyc prev_end = pos ? hist[pos - 1].end : 0;
+      cyc first = std::max(want + par.read_latency + 1, prev_end);
+      cyc len = cyc(t->bursts[k].beats * iv + 0.999);
+      Res r{want, first, first + len, t->client};
+      // Bursts granted after this one (another client's, already told their times) move back.
+      for (size_t q = pos; q < hist.size(); q++) {
+        cyc need = (q == pos ? r.end : hist[q - 1].end);
+        if (hist[q].start < need) {
+          cyc d = need - hist[q].start;
+          hist[q].start += d;
+          hist[q].end += d;
+        }
+      }
+      hist.insert(hist.begin() + pos, r);
       t->bursts[k].first = first;
-      r_free = first + cyc(t->bursts[k].beats * iv + 0.999);
-      rd_out.push_back(r_free);
-      while (!rd_out.empty() && rd_out.front() <= at) rd_out.pop_front();
-      t->last_addr = at;
+      if (ctx->trace)
+        fprintf(stderr, "sc dram client %d burst %zu/%zu of %u beats: address %" PRIu64
+                        " first beat %" PRIu64 "\n",
+                t->client, k, t->n, t->bursts[k].beats, want, first);
+      t->last_addr = want;
+      want++;
+      prev_mine = true;
     }
+    // Forget what can no longer matter (long finished bursts).
+    cyc now_c = now(*ctx);
+    size_t drop = 0;
+    while (drop + 256 < hist.size() && hist[drop].end + 4096 < now_c) drop++;
+    if (drop) hist.erase(hist.begin(), hist.begin() + drop);
   } else {
     // Writes: the address goes out ahead of the data; beats go one per cycle (or as the
     // bandwidth allows) once both the address and the data are there; the response comes
@@ -268,7 +321,8 @@ struct Mod : sc_module {
   cyc beat_last = 0;                // the cycle this client's last read beat was taken
   tlm::tlm_generic_payload pay;
   Timing tim;
-  explicit Mod(sc_module_name nm) : sc_module(nm), sock("sock") {
+  const int client;  // the DRAM's name for this module (its socket's binding order)
+  Mod(sc_module_name nm, int id) : sc_module(nm), sock("sock"), client(id) {
     pay.set_extension(&tim);
   }
   ~Mod() override { pay.clear_extension(&tim); }
@@ -352,7 +406,7 @@ struct Mod : sc_module {
       }
       t += in.x_pad_1;
     }
-    if (data && beat_last + 1 > ctx->dram->r_free) ctx->dram->r_free = beat_last + 1;
+    if (data) ctx->dram->delay_tail(client, beat_last + 1);
     t += uint64_t(in.y_pad_1) * xt;
     if (!data) t += uint64_t(in.y_size) * xt;
     o.done = t;  // t - 1 was the last write
@@ -377,7 +431,7 @@ void tok_push(Tok &t, cyc when) {
 
 // ---- fetch (vta_fetch): bursts into a 64-instruction buffer, one instruction routed a cycle ----
 struct Fetch : Mod {
-  explicit Fetch(sc_module_name nm) : Mod(nm) {}
+  explicit Fetch(sc_module_name nm) : Mod(nm, 0) {}
   void run() {
     try {
       body();
@@ -483,7 +537,7 @@ struct Fetch : Mod {
 
 // ---- load (vta_load): LOADs of INP and WGT, load_ahead accepted beyond the one written ----
 struct Load : Mod {
-  explicit Load(sc_module_name nm) : Mod(nm) {}
+  explicit Load(sc_module_name nm) : Mod(nm, 1) {}
   void run() {
     try {
       body();
@@ -521,6 +575,9 @@ struct Load : Mod {
       prev_done = o.done;
       k.stall += o.wait;
       k.busy_span(t, o.done);
+      if (c.trace)
+        fprintf(stderr, "sc load #%u accept %" PRIu64 " take %" PRIu64 " done %" PRIu64 "\n", i,
+                t, o.take, o.done);
       k.insns++;
       if (in.push_next) tok_push(c.tok[VTA_Q_LOAD_TO_COMPUTE], o.done);
       c.end_load = o.done;
@@ -545,7 +602,7 @@ struct Footprint {
 };
 
 struct Compute : Mod {
-  explicit Compute(sc_module_name nm) : Mod(nm) {}
+  explicit Compute(sc_module_name nm) : Mod(nm, 2) {}
   void run() {
     try {
       body();
@@ -758,6 +815,9 @@ struct Compute : Mod {
         c.end_compute = std::max(c.end_compute, fire);
       }
       c.end_compute = std::max(c.end_compute, pushes_at);
+      if (c.trace)
+        fprintf(stderr, "sc compute #%u take %" PRIu64 " fire %" PRIu64 " done %" PRIu64 "\n", i,
+                take, fire, pushes_at);
       k.insns++;
       if (in.push_prev) tok_push(c.tok[VTA_Q_COMPUTE_TO_LOAD], pushes_at);
       if (in.push_next) tok_push(c.tok[VTA_Q_COMPUTE_TO_STORE], pushes_at);
@@ -768,7 +828,7 @@ struct Compute : Mod {
 
 // ---- store (vta_store): one STORE at a time, done after its last write response ----
 struct Store : Mod {
-  explicit Store(sc_module_name nm) : Mod(nm) {}
+  explicit Store(sc_module_name nm) : Mod(nm, 3) {}
   void run() {
     try {
       body();
@@ -841,6 +901,8 @@ struct Store : Mod {
         done += 2;
         k.busy_span(t, done);
       }
+      if (c.trace)
+        fprintf(stderr, "sc store #%u start %" PRIu64 " done %" PRIu64 "\n", i, t, done);
       k.insns++;
       prev_done = done;
       if (in.push_prev) tok_push(c.tok[VTA_Q_STORE_TO_COMPUTE], done);
@@ -902,6 +964,8 @@ int vta_sc_model_run(vta_sc_state *s, const vta_sc_job *job, vta_sc_result *res,
   c.par = job->par;
   c.st = s;
   c.t0 = sc_time_stamp();
+  const char *tr = getenv("VTA_SC_TRACE");
+  c.trace = tr && *tr && *tr != '0';
   for (uint32_t i = 0; i < job->count; i++) c.nmod[job->insns[i].module]++;
   Top &t = *g_top;
   t.dram.ctx = t.fetch.ctx = t.load.ctx = t.compute.ctx = t.store.ctx = &c;
