@@ -15,7 +15,6 @@
 // One simulation kernel serves the whole process (SystemC elaborates once): the modules and
 // sockets are built on first use and every run spawns the module processes anew with the
 // parameters of its configuration, so any configuration runs without a rebuild.
-#define SC_INCLUDE_DYNAMIC_PROCESSES
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -322,7 +321,22 @@ struct Mod : sc_module {
   tlm::tlm_generic_payload pay;
   Timing tim;
   const int client;  // the DRAM's name for this module (its socket's binding order)
+  sc_event go;       // a run starts
+  SC_HAS_PROCESS(Mod);
+  // The module's process lives as long as the kernel: it runs one stream per `go` (spawning
+  // processes per run would allocate their stacks every run).
+  void main_loop() {
+    for (;;) {
+      wait(go);
+      try {
+        body();
+      } catch (Abort &) {
+      }
+    }
+  }
+  virtual void body() = 0;
   Mod(sc_module_name nm, int id) : sc_module(nm), sock("sock"), client(id) {
+    SC_THREAD(main_loop);
     pay.set_extension(&tim);
   }
   ~Mod() override { pay.clear_extension(&tim); }
@@ -432,13 +446,7 @@ void tok_push(Tok &t, cyc when) {
 // ---- fetch (vta_fetch): bursts into a 64-instruction buffer, one instruction routed a cycle ----
 struct Fetch : Mod {
   explicit Fetch(sc_module_name nm) : Mod(nm, 0) {}
-  void run() {
-    try {
-      body();
-    } catch (Abort &) {
-    }
-  }
-  void body() {
+  void body() override {
     Ctx &c = *ctx;
     const vta_sc_job &j = *c.job;
     const uint32_t bus = c.cfg->bus_bytes, n = j.count;
@@ -538,13 +546,7 @@ struct Fetch : Mod {
 // ---- load (vta_load): LOADs of INP and WGT, load_ahead accepted beyond the one written ----
 struct Load : Mod {
   explicit Load(sc_module_name nm) : Mod(nm, 1) {}
-  void run() {
-    try {
-      body();
-    } catch (Abort &) {
-    }
-  }
-  void body() {
+  void body() override {
     Ctx &c = *ctx;
     CmdQ &q = c.q[VTA_MOD_LOAD];
     Counters &k = c.cnt[VTA_MOD_LOAD];
@@ -829,13 +831,7 @@ struct Compute : Mod {
 // ---- store (vta_store): one STORE at a time, done after its last write response ----
 struct Store : Mod {
   explicit Store(sc_module_name nm) : Mod(nm, 3) {}
-  void run() {
-    try {
-      body();
-    } catch (Abort &) {
-    }
-  }
-  void body() {
+  void body() override {
     Ctx &c = *ctx;
     CmdQ &q = c.q[VTA_MOD_STORE];
     Counters &k = c.cnt[VTA_MOD_STORE];
@@ -976,11 +972,10 @@ int vta_sc_model_run(vta_sc_state *s, const vta_sc_job *job, vta_sc_result *res,
     std::fill(std::begin(m->gb_take), std::end(m->gb_take), 0);
     m->beat_last = 0;
   }
-  sc_spawn_options opt;
-  sc_spawn(sc_bind(&Fetch::run, &t.fetch), "fetch_run", &opt);
-  sc_spawn(sc_bind(&Load::run, &t.load), "load_run", &opt);
-  sc_spawn(sc_bind(&Compute::run, &t.compute), "compute_run", &opt);
-  sc_spawn(sc_bind(&Store::run, &t.store), "store_run", &opt);
+  t.fetch.go.notify(SC_ZERO_TIME);
+  t.load.go.notify(SC_ZERO_TIME);
+  t.compute.go.notify(SC_ZERO_TIME);
+  t.store.go.notify(SC_ZERO_TIME);
   if (job->timeout)
     sc_start(sc_time(double(job->timeout) + 1, SC_NS));
   else
