@@ -467,10 +467,11 @@ struct Fetch : Mod {
       uint64_t buffered = 0, inflight = 0;
       uint32_t lo = i > 64 ? i - 64 : 0;
       for (uint32_t q = lo; q < nreq; q++)
-        if (arr[q] <= t && (q >= i || route[q] > t)) buffered++;
+        if (arr[q] < t && (q >= i || route[q] >= t)) buffered++;
       for (size_t b = nb > 8 ? nb - 8 : 0; b < nb; b++) {
         const Burst &x = all[b];
-        uint64_t got = t < x.first ? 0 : std::min<uint64_t>(x.beats, (t - x.first) / iv + 1);
+        // A beat taken in cycle b leaves the count in b + 1 (registered).
+        uint64_t got = t <= x.first ? 0 : std::min<uint64_t>(x.beats, (t - 1 - x.first) / iv + 1);
         inflight += x.beats - got;
       }
       return buffered + (inflight + beats + 1) * per_beat <= 64;
@@ -557,7 +558,8 @@ struct Load : Mod {
       uint32_t i = q_get(c, q, e);
       const vta_sc_insn &in = c.job->insns[i];
       cyc t = std::max(q.avail[e], prev_last_addr + 1);
-      if (e >= depth) t = std::max(t, take[e - depth]);
+      // vta_fifo's in_ready is registered: a full queue takes again the cycle after a pop.
+      if (e >= depth) t = std::max(t, take[e - depth] + 1);
       cyc ready = t;
       if (in.pop_next) {
         cyc tk = tok_get(c, c.tok[VTA_Q_COMPUTE_TO_LOAD]);
