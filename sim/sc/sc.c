@@ -282,7 +282,8 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
    * here; when no thread can be started, one after the other. */
   fsim_job fj = {.fsim = s->fsim, .insn_phys = insn_phys, .count = count, .timeout = timeout};
   pthread_t th;
-  int threaded = pthread_create(&th, NULL, fsim_thread, &fj) == 0;
+  const char *thr = getenv("VTA_SC_THREAD");
+  int threaded = !(thr && *thr == '0') && pthread_create(&th, NULL, fsim_thread, &fj) == 0;
   int mrc = vta_sc_model_run(s->state, &job, &res, msg, sizeof msg);
   if (threaded)
     pthread_join(th, NULL);

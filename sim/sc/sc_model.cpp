@@ -464,10 +464,14 @@ struct Fetch : Mod {
     cyc last_issue = kStart - 1;
     // Credit of vta_fetch at cycle t: instructions in the buffer plus beats in flight.
     auto credit_ok = [&](cyc t, uint32_t i, uint32_t beats) {
-      uint64_t buffered = 0, inflight = 0;
-      uint32_t lo = i > 64 ? i - 64 : 0;
-      for (uint32_t q = lo; q < nreq; q++)
-        if (arr[q] < t && (q >= i || route[q] >= t)) buffered++;
+      // Arrivals and routes are both in order: count them by binary search.
+      uint64_t inflight = 0;
+      uint32_t lo = i > 128 ? i - 128 : 0;
+      uint64_t arrived = std::lower_bound(arr.begin() + lo, arr.begin() + nreq, t) -
+                         (arr.begin() + lo);
+      uint64_t routed = std::lower_bound(route.begin() + lo, route.begin() + i, t) -
+                        (route.begin() + lo);
+      uint64_t buffered = arrived - routed;
       for (size_t b = nb > 8 ? nb - 8 : 0; b < nb; b++) {
         const Burst &x = all[b];
         // A beat taken in cycle b leaves the count in b + 1 (registered).
