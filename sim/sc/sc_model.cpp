@@ -51,8 +51,6 @@ const cyc kRoute = 2;     // an instruction's last beat to its command queue's o
 const cyc kDone = 0;      // the last module finishing to ap_done
 const cyc kStoreData = 3; // a STORE accepted to its first data beat (OUT read, FIFO, gearbox)
 
-struct Abort {};
-
 // ---- the memory model's transaction: bursts and their timing ----
 
 struct Burst {
@@ -205,12 +203,10 @@ inline void sync(Ctx &c, cyc t) {
   cyc n = now(c);
   if (t > n) wait(sc_time(double(t - n), SC_NS));
   c.events++;
-  if (c.abort) throw Abort();
 }
 inline void wait_ev(Ctx &c, sc_event &e) {
   wait(e);
   c.events++;
-  if (c.abort) throw Abort();
 }
 
 void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
@@ -328,10 +324,7 @@ struct Mod : sc_module {
   void main_loop() {
     for (;;) {
       wait(go);
-      try {
-        body();
-      } catch (Abort &) {
-      }
+      body();
     }
   }
   virtual void body() = 0;
@@ -343,6 +336,10 @@ struct Mod : sc_module {
   // One transaction: the bursts of one instruction (reads) or of one STORE (writes).
   void transport(bool write, cyc t_addr) {
     sync(*ctx, t_addr);
+    if (ctx->abort) {  // the run is being abandoned: nothing more reaches the DRAM
+      for (Burst &b : bursts) b.first = t_addr;
+      return;
+    }
     tim.t_addr = t_addr;
     tim.bursts = bursts.data();
     tim.n = bursts.size();
@@ -429,13 +426,22 @@ struct Mod : sc_module {
 };
 
 // Waits for entry k of a command queue; returns its instruction index.
+// Every wait of a module is followed by a look at c.abort: a run that timed out or deadlocked
+// is abandoned by waking every process, which then returns to wait for the next run (no
+// exception crosses a SystemC coroutine's stack).
 uint32_t q_get(Ctx &c, CmdQ &q, size_t k) {
-  while (q.idx.size() <= k) wait_ev(c, q.ev_routed);
+  while (q.idx.size() <= k) {
+    if (c.abort) return 0;
+    wait_ev(c, q.ev_routed);
+  }
   return q.idx[k];
 }
 // The cycle from which a token popped now (the pops-th) is available.
 cyc tok_get(Ctx &c, Tok &t) {
-  while (t.pushes.size() <= t.pops) wait_ev(c, t.ev);
+  while (t.pushes.size() <= t.pops) {
+    if (c.abort) return 0;
+    wait_ev(c, t.ev);
+  }
   return t.pushes[t.pops] + 1;
 }
 void tok_push(Tok &t, cyc when) {
@@ -525,6 +531,7 @@ struct Fetch : Mod {
         if (tb == ~cyc(0)) break;
         if (i < nreq && tb >= std::max(prev_route + 1, arr[i] + 1)) break;
         issue(tb);
+        if (c.abort) return;
       }
       if (i >= nreq) {  // cannot happen: routing i-1 always frees the credit for i's burst
         issue(std::max(last_issue + 1, prev_route + 1));
@@ -534,7 +541,8 @@ struct Fetch : Mod {
       cyc r = std::max(prev_route + 1, arr[i] + 1);
       size_t pos = q.idx.size();
       if (pos >= 512) {  // the command queue is full until its module takes entry pos-512
-        while (q.taken.size() <= pos - 512) wait_ev(c, q.ev_taken);
+        while (q.taken.size() <= pos - 512 && !c.abort) wait_ev(c, q.ev_taken);
+        if (c.abort) return;
         r = std::max(r, q.taken[pos - 512] + 1);
       }
       route[i] = r;
@@ -560,6 +568,7 @@ struct Load : Mod {
     cyc prev_done = 0, prev_last_addr = 0;
     for (size_t e = 0; e < c.nmod[VTA_MOD_LOAD]; e++) {
       uint32_t i = q_get(c, q, e);
+      if (c.abort) return;
       const vta_sc_insn &in = c.job->insns[i];
       cyc t = std::max(q.avail[e], prev_last_addr + 1);
       // vta_fifo's in_ready is registered: a full queue takes again the cycle after a pop.
@@ -567,6 +576,7 @@ struct Load : Mod {
       cyc ready = t;
       if (in.pop_next) {
         cyc tk = tok_get(c, c.tok[VTA_Q_COMPUTE_TO_LOAD]);
+        if (c.abort) return;
         if (tk > t) {
           cyc idle_from = std::max(ready, k.busy_until);
           if (tk > idle_from) k.stall += tk - idle_from;
@@ -575,9 +585,11 @@ struct Load : Mod {
         c.tok[VTA_Q_COMPUTE_TO_LOAD].pops++;
       }
       sync(c, t);
+      if (c.abort) return;
       q.taken.push_back(t);
       q.ev_taken.notify();
       DmaOut o = dma(in, t, prev_done);
+      if (c.abort) return;
       take.push_back(o.take);
       prev_last_addr = o.last_addr;
       prev_done = o.done;
@@ -611,12 +623,6 @@ struct Footprint {
 
 struct Compute : Mod {
   explicit Compute(sc_module_name nm) : Mod(nm, 2) {}
-  void run() {
-    try {
-      body();
-    } catch (Abort &) {
-    }
-  }
 
   // vta_uop_fp's lookup and vta_compute's footprint arithmetic.
   Footprint footprint(const vta_sc_insn &in) {
@@ -701,7 +707,7 @@ struct Compute : Mod {
            (!f.src || apart(f.slo, f.shi, o.dlo, o.dhi));
   }
 
-  void body() {
+  void body() override {
     Ctx &c = *ctx;
     CmdQ &q = c.q[VTA_MOD_COMPUTE];
     Counters &k = c.cnt[VTA_MOD_COMPUTE];
@@ -715,6 +721,7 @@ struct Compute : Mod {
                                  par.alu_uop_cycles ? par.alu_uop_cycles : 1};
     for (size_t e = 0; e < c.nmod[VTA_MOD_COMPUTE]; e++) {
       uint32_t i = q_get(c, q, e);
+      if (c.abort) return;
       const vta_sc_insn &in = c.job->insns[i];
       cyc take = std::max(q.avail[e], fire_prev);
       q.taken.push_back(take);
@@ -751,6 +758,7 @@ struct Compute : Mod {
       cyc ready = t;
       if (in.pop_prev) t = std::max(t, tok_get(c, c.tok[VTA_Q_LOAD_TO_COMPUTE]));
       if (in.pop_next) t = std::max(t, tok_get(c, c.tok[VTA_Q_STORE_TO_COMPUTE]));
+      if (c.abort) return;
       if (t > ready) {
         cyc idle_from = std::max(ready, k.busy_until);
         if (t > idle_from) k.stall += t - idle_from;
@@ -759,6 +767,7 @@ struct Compute : Mod {
       if (in.pop_next) c.tok[VTA_Q_STORE_TO_COMPUTE].pops++;
       cyc fire = t;
       sync(c, fire);
+      if (c.abort) return;
       fire_prev = fire;
       cyc pushes_at;
       if (is_uop) {
@@ -806,6 +815,7 @@ struct Compute : Mod {
         k.busy_span(fire, last_retire);
       } else if (is_load) {
         DmaOut o = dma(in, fire, fire + 1);
+        if (c.abort) return;
         k.stall += o.wait;
         load_done = o.done;
         loaded = true;
@@ -845,11 +855,13 @@ struct Store : Mod {
     cyc prev_done = 0;
     for (size_t e = 0; e < c.nmod[VTA_MOD_STORE]; e++) {
       uint32_t i = q_get(c, q, e);
+      if (c.abort) return;
       const vta_sc_insn &in = c.job->insns[i];
       cyc t = std::max(q.avail[e], prev_done + 1);
       cyc ready = t;
       if (in.pop_prev) {
         t = std::max(t, tok_get(c, c.tok[VTA_Q_COMPUTE_TO_STORE]));
+        if (c.abort) return;
         c.tok[VTA_Q_COMPUTE_TO_STORE].pops++;
         if (t > ready) {
           cyc idle_from = std::max(ready, k.busy_until);
@@ -857,6 +869,7 @@ struct Store : Mod {
         }
       }
       sync(c, t);
+      if (c.abort) return;
       q.taken.push_back(t);
       q.ev_taken.notify();
       cyc done;
@@ -898,6 +911,7 @@ struct Store : Mod {
           elem += in.x_size;
         }
         transport(true, t + 1);
+        if (c.abort) return;
         done = 0;
         for (const Burst &b : bursts) done = std::max(done, b.first);
         done += 2;
