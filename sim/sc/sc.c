@@ -221,6 +221,19 @@ static int decode(vta_sc *s, uint64_t insn_phys, uint32_t count) {
   return 0;
 }
 
+/* The compute pipeline of hw/rtl/vta_compute.sv (docs/hw.md): a micro-op issued in C0 writes
+ * its result in C2, and an instruction that may interfere with the other unit's starts in the
+ * cycle that one issues its last micro-op. (The pipelined datapath of issue 10 writes in C3 =
+ * compute_c1 + 3 of the configuration and waits 3 cycles more: these two lines follow it.) */
+#define SC_RESULT_STAGES 2
+#define SC_INTERLOCK 0
+
+/* Streams at least this long get fsim on a second thread. Measured with `vta run` of the PP-OCR
+ * classifier (42 programs of about 130 instructions) on a machine shared with other builds:
+ * 0.020 to 0.028 s of device time with fsim on the caller's thread, 0.058 s with a thread per
+ * run; long streams (ResNet-18's layers) overlap the two halves when a core is free. */
+#define SC_THREAD_MIN_INSNS 2048
+
 typedef struct fsim_job {
   vta_fsim *fsim;
   uint64_t insn_phys;
@@ -262,8 +275,9 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
       .arbitration = s->opt.arbitration,
       .gemm_uop_cycles = s->opt.gemm_uop_cycles,
       .alu_uop_cycles = s->opt.alu_uop_cycles,
-      .gemm_stages = 2,
-      .alu_stages = 2,
+      .gemm_stages = SC_RESULT_STAGES,
+      .alu_stages = SC_RESULT_STAGES,
+      .interlock = SC_INTERLOCK,
       .load_ahead = 2,
   };
   vta_sc_job job = {
@@ -282,8 +296,12 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
    * here; when no thread can be started, one after the other. */
   fsim_job fj = {.fsim = s->fsim, .insn_phys = insn_phys, .count = count, .timeout = timeout};
   pthread_t th;
+  /* A thread pays off only for long streams: starting one (and, on a busy machine, waiting for
+   * it to be scheduled) costs more than fsim takes for a short one. VTA_SC_THREAD=0 never
+   * starts one, =1 always does. */
   const char *thr = getenv("VTA_SC_THREAD");
-  int threaded = !(thr && *thr == '0') && pthread_create(&th, NULL, fsim_thread, &fj) == 0;
+  int want = thr && *thr ? *thr != '0' : count >= SC_THREAD_MIN_INSNS;
+  int threaded = want && pthread_create(&th, NULL, fsim_thread, &fj) == 0;
   int mrc = vta_sc_model_run(s->state, &job, &res, msg, sizeof msg);
   if (threaded)
     pthread_join(th, NULL);

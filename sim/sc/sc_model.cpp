@@ -43,7 +43,8 @@ namespace {
 typedef uint64_t cyc;  // cycles since the run started
 
 // Fixed latencies of the RTL's handshakes (cycles), measured against the rtl backend with the
-// directed programs of tests/sim/test_sc.c (single instructions of each kind, then pairs).
+// directed programs of tests/sim/test_sc.c (single instructions of each kind) and the read
+// grants of random programs seen in the RTL's waveform (VTA_RTL_WAVE).
 const cyc kStart = 2;     // ap_start to fetch's first read address
 const cyc kArb = 1;       // a client's read address to the DRAM (the arbiter's register)
 const cyc kGearbox = 1;   // a beat to the element a gearbox assembles from it
@@ -192,7 +193,6 @@ struct Ctx {
   bool done[4] = {false, false, false, false};
   uint32_t nmod[3] = {0, 0, 0};
   uint64_t dual = 0;
-  sc_event ev_any;
   Dram *dram = nullptr;
 };
 
@@ -227,6 +227,14 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
     // between the clients that ask) or jumps ahead of a client of lower priority (fixed), and
     // its data take their place on the in-order data channel, behind every burst granted
     // before them and ahead of those granted after; the beats they displace move back.
+    // Forget bursts long over (a request can be stamped a little in the past: fetch asks with
+    // the cycle its credit allowed), in batches so that the vector is not moved every call.
+    cyc now_c = now(*ctx);
+    if (hist.size() > 1024) {
+      size_t drop = 0;
+      while (drop + 256 < hist.size() && hist[drop].end + 4096 < now_c) drop++;
+      if (drop >= 512) hist.erase(hist.begin(), hist.begin() + drop);
+    }
     cyc want = t->t_addr + kArb;
     bool prev_mine = false;
     for (size_t k = 0; k < t->n; k++) {
@@ -272,11 +280,6 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
       want++;
       prev_mine = true;
     }
-    // Forget what can no longer matter (long finished bursts).
-    cyc now_c = now(*ctx);
-    size_t drop = 0;
-    while (drop + 256 < hist.size() && hist[drop].end + 4096 < now_c) drop++;
-    if (drop) hist.erase(hist.begin(), hist.begin() + drop);
   } else {
     // Writes: the address goes out ahead of the data; beats go one per cycle (or as the
     // bandwidth allows) once both the address and the data are there; the response comes
@@ -742,7 +745,10 @@ struct Compute : Mod {
         f = footprint(in);
         t = std::max(t, d_in + 1);  // the footprint is worked out in D
         if (unit[u].any) t = std::max(t, unit[u].last);
-        if (unit[!u].any && unit[!u].last > t && !compat(f, unit[!u])) t = unit[!u].last;
+        // One that may interfere with the other unit's starts when that one issues its last
+        // micro-op (plus the RTL's interlock when its pipeline is deeper than two stages).
+        cyc other_ready = unit[!u].last + par.interlock;
+        if (unit[!u].any && other_ready > t && !compat(f, unit[!u])) t = other_ready;
       } else if (is_load && !empty && in.mem_type == VTA_MEM_UOP) {
         uint64_t lo = in.sram_base, hi = lo + uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1;
         for (int p = 0; p < 2; p++)

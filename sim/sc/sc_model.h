@@ -37,7 +37,9 @@ typedef struct vta_sc_params {
   uint32_t outstanding;                 /* read bursts the DRAM accepts at once */
   int arbitration;                      /* 0 round-robin, 1 fixed priority fetch > compute > load */
   uint32_t gemm_uop_cycles, alu_uop_cycles; /* cycles per micro-op (1 in the RTL) */
-  uint32_t gemm_stages, alu_stages;     /* pipeline stages from issue to result write */
+  uint32_t gemm_stages, alu_stages;     /* cycles from a micro-op's issue to its result write */
+  uint32_t interlock;                   /* cycles after the other unit's last issue before an
+                                           instruction that may interfere with it starts */
   uint32_t load_ahead;                  /* load module: instructions accepted beyond the one
                                            being written */
 } vta_sc_params;
