@@ -43,7 +43,7 @@ for c in $configs; do
     printf '{"config_file":"%s","bench":"model","layer":"%s","rtl_cycles":%s,"sc_cycles":%s,"rtl_seconds":%s,"sc_seconds":%s}\n' \
       "$name" "$model" "$(cyc "$r")" "$(cyc "$s")" "$(sec "$r")" "$(sec "$s")" >>"$jl"
   done
-  # Random concurrent programs (tests/support/conc_prog.c) on both backends.
+  # Random concurrent programs (sim/gen/conc.c) on both backends.
   VTA_SC_PROGRAMS=$programs VTA_SC_ONLY_CONFIG="$c" "$build/san/tests/sim/test_sc" 2>/dev/null |
     sed -n 's/^RANDOM //p' | sed "s/^{/{\"config_file\":\"$name\",/" >>"$jl"
 done

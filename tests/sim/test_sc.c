@@ -21,7 +21,7 @@
 #include "sim/mem/mem.h"
 #include "sim/rtl/rtl.h"
 #include "sim/sc/sc.h"
-#include "support/conc_prog.h"
+#include "sim/gen/conc.h"
 #include "support/fsim_prog.h"
 #include "vta/config.h"
 #include "vta/device.h"
