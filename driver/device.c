@@ -17,6 +17,9 @@ static const vta_backend *const k_backends[] = {
 #ifdef VTA_HAVE_RTL
     &vta_backend_rtl,
 #endif
+#ifdef VTA_HAVE_SC
+    &vta_backend_sc,
+#endif
 #ifdef VTA_HAVE_XRT
     &vta_backend_xrt,
 #endif

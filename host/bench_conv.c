@@ -155,7 +155,7 @@ static const conv_layer k_layers[] = {
 #define NLAYERS (sizeof k_layers / sizeof k_layers[0])
 
 static void conv2d_help(void) {
-  printf("usage: vta bench conv2d [--layer C1..C11|all] [--backend fsim|rtl] [--config FILE]\n"
+  printf("usage: vta bench conv2d [--layer C1..C11|all] [--backend fsim|rtl|sc] [--config FILE]\n"
          "                        [--backend-options S] [--no-verify] [--explain]\n"
          "\n"
          "Lowers the ResNet-18 convolution layers of the published VTA benchmark (int8, bias,\n"
@@ -169,7 +169,8 @@ static void conv2d_help(void) {
          "options:\n"
          "  --layer L          C1 ... C11, or all (default)\n"
          "  --backend NAME     device backend (default: $VTA_BACKEND, else fsim)\n"
-         "  --backend-options S  backend option string (rtl: latency=N,bandwidth=N,models=DIR)\n"
+         "  --backend-options S  backend option string (rtl: latency=N,bandwidth=N,models=DIR;\n"
+         "                     sc: latency=N,bandwidth=N,outstanding=N,arbitration=rr|fixed)\n"
          "  --config FILE      hardware configuration (default: $VTA_CONFIG, else built in)\n"
          "  --no-verify        skip the comparison of every output with the C reference\n"
          "                     (done by default: a different output exits 1)\n"
@@ -396,7 +397,7 @@ int vta_bench_conv2d(int argc, char **argv) {
 /* ---- vta bench resnet18 ---- */
 
 static void resnet_help(void) {
-  printf("usage: vta bench resnet18 [--backend fsim|rtl] [--config FILE] [--backend-options S]\n"
+  printf("usage: vta bench resnet18 [--backend fsim|rtl|sc] [--config FILE] [--backend-options S]\n"
          "                          [--no-verify] [--explain] [--per-layer]\n"
          "\n"
          "Runs ResNet-18 v1 (224x224, batch 1, random int8 weights generated here) with every\n"

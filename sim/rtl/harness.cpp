@@ -370,7 +370,8 @@ int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_resul
   lite_write(VTA_REG_OFFSET_INSN_ADDR, uint32_t(insn));
   lite_write(VTA_REG_OFFSET_INSN_ADDR + 4, uint32_t(insn >> 32));
   lite_write(VTA_REG_OFFSET_CTRL, VTA_CTRL_AP_START);
-  uint64_t limit = cycle_ + max_cycles;
+  // Saturating: the caller passes UINT64_MAX for a run without a limit.
+  uint64_t limit = max_cycles > UINT64_MAX - cycle_ ? UINT64_MAX : cycle_ + max_cycles;
   int rc = VTA_OK;
   while (!top_->interrupt_o) {
     if (g_stopped) break;

@@ -22,7 +22,6 @@
 
 #include "isa/svgen.h"
 #include "sim/rtl/rtl_model.h"
-#include "vta/device.h"
 #include "sim/trace/trace.h"
 #include "vta/regmap.h"
 
@@ -325,6 +324,16 @@ int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *o
     const char *w = getenv("VTA_RTL_WAVE");
     if (w && *w) o.wave_path = w;
   }
+  if (cfg->sc_given) {
+    static const char *const sc_keys[] = {"SC_DRAM_BYTES_PER_CYCLE", "SC_DRAM_OUTSTANDING",
+                                          "SC_DRAM_WRITE_LATENCY", "SC_ARBITRATION",
+                                          "SC_GEMM_UOP_CYCLES", "SC_ALU_UOP_CYCLES"};
+    unsigned k = (unsigned)__builtin_ctz(cfg->sc_given);
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "the configuration sets %s, a parameter of the SystemC model (sc "
+                         "backend) that the RTL does not have",
+                         k < sizeof sc_keys / sizeof sc_keys[0] ? sc_keys[k] : "an SC_ key");
+  }
   /* Coverage needs the models built with it, which live in their own folder. */
   if (o.coverage_path && !(o.model_root && *o.model_root)) {
     const char *env = getenv("VTA_RTL_COV_MODELS");
@@ -561,7 +570,8 @@ int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout
     rc = tl_begin(r->tl, &r->cfg, vta_mem_ptr(r->mem, insn_phys), count, err);
     if (rc != VTA_OK) return rc;
   }
-  rc = r->api->run(r->model, insn_phys, count, timeout ? timeout : VTA_DEFAULT_TIMEOUT, &res, msg,
+  /* The limit is the caller's (the device layer passes its default); 0 runs to completion. */
+  rc = r->api->run(r->model, insn_phys, count, timeout ? timeout : UINT64_MAX, &res, msg,
                    sizeof msg);
   if (r->tl) tl_end(r->tl, res.counters[VTA_RTL_CNT_CYCLES]);
   clock_gettime(CLOCK_MONOTONIC, &t1);
