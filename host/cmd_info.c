@@ -20,25 +20,36 @@ static void print_shape(const vta_gvalue *v) {
 
 int vta_cmd_info(int argc, char **argv) {
   const char *cmd = "info", *path = NULL;
-  int graph = 0;
+  int graph = 0, operators = 0;
   for (int i = 1; i < argc; i++) {
     if (vta_cli_is_help(argv[i])) {
       printf("usage: vta info BUNDLE.vtab [--graph]\n"
+             "       vta info --operators\n"
              "\n"
              "Checks a compiled bundle (magic, version, checksum) and describes it: inputs and\n"
              "outputs with their shapes, the operators and how many of each, constant and CPU\n"
              "code sizes. --graph prints the whole graph in its text form.\n"
+             "--operators prints the compiler's operator table (docs/operators.md): every ONNX\n"
+             "operator it imports, the file of its family, whether it has CPU code and whether\n"
+             "its conformance is claimed, then the operators refused by name with the reason.\n"
              "\nexit status: 0 valid bundle, 1 unreadable or invalid, 2 bad command line.\n");
       return VTA_EXIT_OK;
     }
     if (strcmp(argv[i], "--graph") == 0)
       graph = 1;
+    else if (strcmp(argv[i], "--operators") == 0)
+      operators = 1;
     else if (argv[i][0] == '-' && argv[i][1])
       return vta_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     else if (path)
       return vta_cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
     else
       path = argv[i];
+  }
+  if (operators) {
+    if (path || graph) return vta_cli_usage_error(cmd, "--operators takes no BUNDLE and no --graph");
+    vta_op_table_markdown(stdout);
+    return VTA_EXIT_OK;
   }
   if (!path) return vta_cli_usage_error(cmd, "no BUNDLE given");
   unsigned char *b;

@@ -173,6 +173,9 @@ static LLVMValueRef in_p(cg *c, int k) { return argp_of(c, c->nd->in[k]); }
 static LLVMValueRef out_p(cg *c) { return c->argp[c->n_args - c->nd->n_out]; }
 static int has_in(cg *c, int k) { return c->nd->n_in > k && c->nd->in[k] >= 0; }
 
+LLVMValueRef cg_in(cg *c, int k) { return in_p(c, k); }
+LLVMValueRef cg_out(cg *c, int k) { return c->argp[c->n_args - c->nd->n_out + k]; }
+
 /* ---- pointwise loop nests with broadcasting, vectorised along the innermost dimension ---- */
 
 /* Broadcast strides of value v for an output of rank r (0 where broadcast). */
@@ -943,6 +946,8 @@ static void emit_softmax(cg *c) {
 /* ---- per-node driver ---- */
 
 int vta_codegen_supports(vta_gop op) {
+  const vta_op_family *fam = vta_op_family_of(op);
+  if (fam) return fam->emit != NULL;
   switch (op) {
   case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_GATHER: case VTA_GOP_CONSTANT_OF_SHAPE:
   case VTA_GOP_BATCHNORM: case VTA_GOP_DROPOUT:
@@ -955,6 +960,8 @@ int vta_codegen_supports(vta_gop op) {
 int vta_codegen_supports_node(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   if (!vta_codegen_supports(nd->op)) return 0;
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) return fam->supports ? fam->supports(g, i) : 1;
   int q = cg_qop_supports(g, i);
   if (q >= 0) return q;
   int all_f32 = 1, same = 1;
@@ -1037,7 +1044,10 @@ static int emit_node(cg *c, int i) {
   int done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
   int pointwise_done = 0;
   c->et = elt_of(c, V(c, nd->out[0])->dtype);
-  if (cg_emit_qop(c)) {
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) {
+    if (fam->emit(c)) return -1;
+  } else if (cg_emit_qop(c)) {
     /* A DequantizeLinear's float output may carry fused epilogue steps. */
     pointwise_done = nd->op != VTA_GOP_DEQUANTIZE_LINEAR;
   } else switch (nd->op) {

@@ -243,6 +243,10 @@ static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
     op = VTA_GOP_ADD;
   else
     op = vta_op_lookup(opname);
+  const char *refused = vta_op_refused(opname);
+  if (refused)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: operator %s is refused: %s", where,
+                         opname, refused);
   if (op == VTA_GOP_COUNT || vta_op_internal(op))
     return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: operator %s is not supported", where,
                          opname);
@@ -405,6 +409,18 @@ vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_imp
     if ((!o->domain || !o->domain[0] || strcmp(o->domain, "ai.onnx") == 0) && o->has_version)
       opset = (int)o->version;
   }
+  /* An operator refused by name is named first, whatever else the model lacks (the training
+   * operators' models import only the ai.onnx.preview.training domain). */
+  for (size_t i = 0; i < m->graph->n_node; i++) {
+    const char *t = m->graph->node[i]->op_type ? m->graph->node[i]->op_type : "";
+    const char *why = vta_op_refused(t);
+    if (why) {
+      const char *nm = m->graph->node[i]->name ? m->graph->node[i]->name : "";
+      vta_error_set(err, VTA_ERR_UNSUPPORTED, "node %d '%s' (%s): operator %s is refused: %s", (int)i, nm, t, t,
+                    why);
+      goto bad;
+    }
+  }
   if (opset < 0) {
     vta_error_set(err, VTA_ERR_INVALID, "the ONNX model imports no default-domain opset");
     goto bad;
@@ -453,7 +469,20 @@ vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_imp
     const char *name = gp->output[i]->name ? gp->output[i]->name : "";
     int v = vta_graph_find_value(im.g, name);
     if (v < 0) {
-      vta_error_set(err, VTA_ERR_INVALID, "graph output '%s' is produced by no node", name);
+      /* Dropout's mask and BatchNormalization's running statistics exist only in training. */
+      const char *dropped = NULL;
+      for (size_t k = 0; k < gp->n_node && !dropped; k++) {
+        const Onnx__NodeProto *np = gp->node[k];
+        if (!np->op_type || (strcmp(np->op_type, "Dropout") && strcmp(np->op_type, "BatchNormalization")))
+          continue;
+        for (size_t j = 1; j < np->n_output; j++)
+          if (strcmp(np->output[j], name) == 0) dropped = np->op_type;
+      }
+      if (dropped)
+        vta_error_set(err, VTA_ERR_UNSUPPORTED, "graph output '%s' is one of %s's training outputs "
+                      "(mask or running statistics): only the inference form is supported", name, dropped);
+      else
+        vta_error_set(err, VTA_ERR_INVALID, "graph output '%s' is produced by no node", name);
       goto bad;
     }
     if (vta_graph_add_output(im.g, v)) {

@@ -13,27 +13,8 @@
 
 #include "compiler/compiler.h"
 
-static double get(const vta_gvalue *v, int64_t i) {
-  switch (v->dtype) {
-  case VTA_DT_F32: return ((const float *)v->data)[i];
-  case VTA_DT_F64: return ((const double *)v->data)[i];
-  case VTA_DT_I64: return (double)((const int64_t *)v->data)[i];
-  case VTA_DT_I32: return ((const int32_t *)v->data)[i];
-  case VTA_DT_I8: return ((const int8_t *)v->data)[i];
-  default: return ((const uint8_t *)v->data)[i];
-  }
-}
-static void put(vta_gvalue *v, int64_t i, double x) {
-  switch (v->dtype) {
-  case VTA_DT_F32: ((float *)v->data)[i] = (float)x; break;
-  case VTA_DT_F64: ((double *)v->data)[i] = x; break;
-  case VTA_DT_I64: ((int64_t *)v->data)[i] = (int64_t)x; break;
-  case VTA_DT_I32: ((int32_t *)v->data)[i] = (int32_t)x; break;
-  case VTA_DT_I8: ((int8_t *)v->data)[i] = (int8_t)x; break;
-  case VTA_DT_BOOL: ((uint8_t *)v->data)[i] = x != 0; break;
-  default: ((uint8_t *)v->data)[i] = (uint8_t)x; break;
-  }
-}
+static double get(const vta_gvalue *v, int64_t i) { return vta_elem_get(v, i); }
+static void put(vta_gvalue *v, int64_t i, double x) { vta_elem_put(v, i, x); }
 static int is_int(vta_dtype t) { return t != VTA_DT_F32 && t != VTA_DT_F64; }
 
 static int is_evaluable(vta_gop op) {
@@ -50,7 +31,9 @@ static int is_evaluable(vta_gop op) {
 
 int vta_eval_can(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
-  if (!is_evaluable(nd->op) || nd->n_out != 1 || nd->n_epi) return 0;
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam ? !fam->eval : !is_evaluable(nd->op)) return 0;
+  if (nd->n_out != 1 || nd->n_epi) return 0;
   const vta_gvalue *o = &g->values[nd->out[0]];
   if (o->rank < 0 || o->data) return 0;
   /* Keep large elementwise results computed at run time only if they are huge; weights
@@ -147,6 +130,8 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   if (vta_value_set_const(o, shape.dtype, shape.rank, shape.dims))
     return vta_error_set(err, VTA_ERR_NOMEM, "out of memory folding node %d", i);
   int64_t n = vta_value_count(o), idx[VTA_MAX_RANK], xs[VTA_MAX_RANK], os[VTA_MAX_RANK];
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) return fam->eval(g, i, err);
   if (x) strides_of(x, xs);
   strides_of(o, os);
   switch (nd->op) {

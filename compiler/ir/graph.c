@@ -20,16 +20,37 @@
 #include "compiler/compiler.h"
 
 static const char *const op_names[] = {
-#define VTA_X_(e, name, kind) name,
+#define VTA_X_(e, name, kind, fam, claimed) name,
     VTA_GOPS(VTA_X_)
 #undef VTA_X_
 };
 static const int op_kinds[] = {
-#define VTA_X_(e, name, kind) kind,
+#define VTA_X_(e, name, kind, fam, claimed) kind,
+    VTA_GOPS(VTA_X_)
+#undef VTA_X_
+};
+static const char *const op_family_names[] = {
+#define VTA_X_(e, name, kind, fam, claimed) #fam,
+    VTA_GOPS(VTA_X_)
+#undef VTA_X_
+};
+static const unsigned char op_claimed[] = {
+#define VTA_X_(e, name, kind, fam, claimed) claimed,
+    VTA_GOPS(VTA_X_)
+#undef VTA_X_
+};
+/* `core` operators are handled by the shared walkers: their family has no slots. */
+const vta_op_family vta_family_core = {"core", NULL, NULL, NULL, NULL};
+#define VTA_X_(e, name, kind, fam, claimed) extern const vta_op_family vta_family_##fam;
+VTA_GOPS(VTA_X_)
+#undef VTA_X_
+static const vta_op_family *const op_families[] = {
+#define VTA_X_(e, name, kind, fam, claimed) &vta_family_##fam,
     VTA_GOPS(VTA_X_)
 #undef VTA_X_
 };
 _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == VTA_GOP_COUNT, "op table");
+_Static_assert(sizeof(op_families) / sizeof(op_families[0]) == VTA_GOP_COUNT, "op table");
 
 const char *vta_op_name(vta_gop op) { return op < VTA_GOP_COUNT ? op_names[op] : "?"; }
 int vta_op_kind(vta_gop op) { return op < VTA_GOP_COUNT ? op_kinds[op] : VTA_OPK_OTHER; }
@@ -40,6 +61,30 @@ vta_gop vta_op_lookup(const char *name) {
   for (int i = 0; i < VTA_GOP_COUNT; i++)
     if (strcmp(op_names[i], name) == 0) return (vta_gop)i;
   return VTA_GOP_COUNT;
+}
+const vta_op_family *vta_op_family_of(vta_gop op) {
+  return op < VTA_GOP_COUNT && op_families[op] != &vta_family_core ? op_families[op] : NULL;
+}
+const char *vta_op_family_name(vta_gop op) { return op < VTA_GOP_COUNT ? op_family_names[op] : "?"; }
+int vta_op_claimed(vta_gop op) { return op < VTA_GOP_COUNT && op_claimed[op]; }
+
+static const struct {
+  const char *name, *why;
+} refused_ops[] = {
+#define VTA_X_(name, why) {name, why},
+    VTA_REFUSED_OPS(VTA_X_)
+#undef VTA_X_
+};
+const char *vta_op_refused(const char *name) {
+  for (size_t i = 0; i < sizeof refused_ops / sizeof refused_ops[0]; i++)
+    if (strcmp(refused_ops[i].name, name) == 0) return refused_ops[i].why;
+  return NULL;
+}
+
+const char *vta_op_refused_nth(int k, const char **why) {
+  if (k < 0 || (size_t)k >= sizeof refused_ops / sizeof refused_ops[0]) return NULL;
+  if (why) *why = refused_ops[k].why;
+  return refused_ops[k].name;
 }
 
 static const struct {

@@ -804,6 +804,8 @@ static int infer_node(ctx *c) {
     if (v && !v->data && v->rank < 0 && v->producer < 0 && !v->is_input)
       return bad(c, "input %d ('%s') is produced by no node", k, v->name);
   }
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) return fam->infer(c->g, c->i, c->err);
   switch (nd->op) {
   case VTA_GOP_CONV: return infer_conv(c, 0);
   case VTA_GOP_CONV_TRANSPOSE: return infer_conv(c, 1);
