@@ -123,7 +123,37 @@ enum {
   X(REDUCE_LOG_SUM_EXP, "ReduceLogSumExp", VTA_OPK_OTHER, reduce, 1)\
   X(REDUCE_SUM_SQUARE, "ReduceSumSquare", VTA_OPK_OTHER, reduce, 1)\
   X(ARGMAX, "ArgMax", VTA_OPK_OTHER, reduce, 1)                    \
-  X(ARGMIN, "ArgMin", VTA_OPK_OTHER, reduce, 1)
+  X(ARGMIN, "ArgMin", VTA_OPK_OTHER, reduce, 1)                    \
+  X(SIN, "Sin", VTA_OPK_OTHER, math, 1)                            \
+  X(COS, "Cos", VTA_OPK_OTHER, math, 1)                            \
+  X(TAN, "Tan", VTA_OPK_OTHER, math, 1)                            \
+  X(ASIN, "Asin", VTA_OPK_OTHER, math, 1)                          \
+  X(ACOS, "Acos", VTA_OPK_OTHER, math, 1)                          \
+  X(ATAN, "Atan", VTA_OPK_OTHER, math, 1)                          \
+  X(SINH, "Sinh", VTA_OPK_OTHER, math, 1)                          \
+  X(COSH, "Cosh", VTA_OPK_OTHER, math, 1)                          \
+  X(ASINH, "Asinh", VTA_OPK_OTHER, math, 1)                        \
+  X(ACOSH, "Acosh", VTA_OPK_OTHER, math, 1)                        \
+  X(ATANH, "Atanh", VTA_OPK_OTHER, math, 1)                        \
+  X(ERF, "Erf", VTA_OPK_OTHER, math, 1)                            \
+  X(SIGN, "Sign", VTA_OPK_OTHER, math, 1)                          \
+  X(ROUND, "Round", VTA_OPK_OTHER, math, 1)                        \
+  X(ISNAN, "IsNaN", VTA_OPK_OTHER, math, 1)                        \
+  X(ISINF, "IsInf", VTA_OPK_OTHER, math, 1)                        \
+  X(THRESHOLDED_RELU, "ThresholdedRelu", VTA_OPK_OTHER, math, 1)   \
+  X(SHRINK, "Shrink", VTA_OPK_OTHER, math, 1)                      \
+  X(CELU, "Celu", VTA_OPK_OTHER, math, 1)                          \
+  X(EQUAL, "Equal", VTA_OPK_OTHER, logic, 1)                       \
+  X(LESS, "Less", VTA_OPK_OTHER, logic, 1)                         \
+  X(LESS_OR_EQUAL, "LessOrEqual", VTA_OPK_OTHER, logic, 1)         \
+  X(GREATER, "Greater", VTA_OPK_OTHER, logic, 1)                   \
+  X(GREATER_OR_EQUAL, "GreaterOrEqual", VTA_OPK_OTHER, logic, 1)   \
+  X(AND, "And", VTA_OPK_OTHER, logic, 1)                           \
+  X(OR, "Or", VTA_OPK_OTHER, logic, 1)                             \
+  X(XOR, "Xor", VTA_OPK_OTHER, logic, 1)                           \
+  X(NOT, "Not", VTA_OPK_OTHER, logic, 1)                           \
+  X(WHERE, "Where", VTA_OPK_OTHER, logic, 1)                       \
+  X(MOD, "Mod", VTA_OPK_OTHER, logic, 1)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,

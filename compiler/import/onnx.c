@@ -426,17 +426,28 @@ vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_imp
     goto bad;
   }
   /* A model declaring an opset older than 9 means the same as at opset 9 when every operator
-   * it uses has had one definition since opset 1 (GlobalAveragePool, GlobalMaxPool): ONNX's
-   * own conformance tests for those operators declare opset 1. Such a model is imported as
-   * opset 9; any other old model is refused. */
+   * it uses has kept its definition since an opset at or below the declared one (ONNX's own
+   * conformance tests declare the opset an operator last changed in: 1, 6 or 7). Such a model
+   * is imported as opset 9; any other old model is refused. The opsets are those of ONNX's
+   * operator changelog where the later versions only removed attributes (consumed_inputs) or
+   * added element types. */
   if (opset < MIN_OPSET && opset >= 1 && m->graph && m->graph->n_node > 0) {
-    static const char *const unchanged_since_1[] = {"GlobalAveragePool", "GlobalMaxPool"};
+    static const struct {
+      const char *op;
+      int since;
+    } unchanged[] = {
+        {"GlobalAveragePool", 1}, {"GlobalMaxPool", 1}, {"Not", 1}, {"Softplus", 1}, {"Softsign", 1},
+        {"ReduceLogSum", 1}, {"Elu", 6}, {"HardSigmoid", 6}, {"Selu", 6}, {"Relu", 6}, {"LeakyRelu", 6},
+        {"Sigmoid", 6}, {"Tanh", 6}, {"Abs", 6}, {"Neg", 6}, {"Exp", 6}, {"Log", 6}, {"Sqrt", 6},
+        {"Reciprocal", 6}, {"Floor", 6}, {"Ceil", 6}, {"InstanceNormalization", 6}, {"Sin", 7}, {"Cos", 7},
+        {"Tan", 7}, {"Asin", 7}, {"Acos", 7}, {"Atan", 7}, {"And", 7}, {"Or", 7}, {"Xor", 7},
+    };
     int all = 1;
     for (size_t i = 0; i < m->graph->n_node && all; i++) {
       const char *t = m->graph->node[i]->op_type ? m->graph->node[i]->op_type : "";
       int found = 0;
-      for (size_t k = 0; k < sizeof unchanged_since_1 / sizeof unchanged_since_1[0]; k++)
-        if (strcmp(t, unchanged_since_1[k]) == 0) found = 1;
+      for (size_t k = 0; k < sizeof unchanged / sizeof unchanged[0]; k++)
+        if (strcmp(t, unchanged[k].op) == 0 && unchanged[k].since <= opset) found = 1;
       all = found;
     }
     if (all) opset = MIN_OPSET;
