@@ -101,7 +101,7 @@ enum {
   X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER, core, 1)  \
   X(SHAPE, "Shape", VTA_OPK_OTHER, core, 1)                        \
   X(CAST, "Cast", VTA_OPK_OTHER, core, 1)                          \
-  X(GATHER, "Gather", VTA_OPK_OTHER, core, 0)                      \
+  X(GATHER, "Gather", VTA_OPK_OTHER, gather, 1)                      \
   X(DROPOUT, "Dropout", VTA_OPK_OTHER, core, 1)                    \
   X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER, core, 1)     \
   X(DEQUANTIZE_LINEAR, "DequantizeLinear", VTA_OPK_OTHER, core, 1) \
@@ -153,7 +153,14 @@ enum {
   X(XOR, "Xor", VTA_OPK_OTHER, logic, 1)                           \
   X(NOT, "Not", VTA_OPK_OTHER, logic, 1)                           \
   X(WHERE, "Where", VTA_OPK_OTHER, logic, 1)                       \
-  X(MOD, "Mod", VTA_OPK_OTHER, logic, 1)
+  X(MOD, "Mod", VTA_OPK_OTHER, logic, 1)                           \
+  X(LOG_SOFTMAX, "LogSoftmax", VTA_OPK_OTHER, softmax, 1)          \
+  X(HARDMAX, "Hardmax", VTA_OPK_OTHER, softmax, 1)                 \
+  X(GATHER_ELEMENTS, "GatherElements", VTA_OPK_OTHER, gather, 1)   \
+  X(GATHER_ND, "GatherND", VTA_OPK_OTHER, gather, 1)               \
+  X(SCATTER_ELEMENTS, "ScatterElements", VTA_OPK_OTHER, gather, 1) \
+  X(SCATTER, "Scatter", VTA_OPK_OTHER, gather, 1)                  \
+  X(SCATTER_ND, "ScatterND", VTA_OPK_OTHER, gather, 1)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,

@@ -19,7 +19,7 @@ static int is_int(vta_dtype t) { return t != VTA_DT_F32 && t != VTA_DT_F64; }
 
 static int is_evaluable(vta_gop op) {
   switch (op) {
-  case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_GATHER: case VTA_GOP_CONCAT:
+  case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_CONCAT:
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
   case VTA_GOP_IDENTITY: case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE: case VTA_GOP_CONSTANT_OF_SHAPE:
   case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR:
@@ -192,29 +192,6 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
         put(o, off, get(v, k));
       }
       base += v->dims[axis];
-    }
-    return 0;
-  }
-  case VTA_GOP_GATHER: {
-    const vta_gvalue *ix = &g->values[nd->in[1]];
-    int64_t axis = vta_node_int(nd, "axis", 0), is[VTA_MAX_RANK];
-    strides_of(ix, is);
-    for (int64_t k = 0; k < n; k++) {
-      unravel(k, o, idx);
-      int64_t ioff = 0;
-      for (int d = 0; d < ix->rank; d++) ioff += idx[axis + d] * is[d];
-      int64_t j = (int64_t)get(ix, ioff);
-      if (j < 0) j += x->dims[axis];
-      if (j < 0 || j >= x->dims[axis]) {
-        char w[300];
-        return vta_error_set(err, VTA_ERR_INVALID, "%s: index %lld out of range for axis of size %lld",
-                             vta_node_describe(g, i, w, sizeof w), (long long)j, (long long)x->dims[axis]);
-      }
-      int64_t off = 0, d = 0;
-      for (; d < axis; d++) off += idx[d] * xs[d];
-      off += j * xs[axis];
-      for (d = axis + 1; d < x->rank; d++) off += idx[d - 1 + ix->rank] * xs[d];
-      put(o, k, get(x, off));
     }
     return 0;
   }

@@ -892,21 +892,6 @@ static int infer_node(ctx *c) {
     set_out(c, 0, t, x->rank, x->dims);
     return 0;
   }
-  case VTA_GOP_GATHER: {
-    vta_gvalue *x = IN(c, 0), *ix = IN(c, 1);
-    if (need_rank(c, x, 0) || need_rank(c, ix, 1)) return -1;
-    int64_t axis = 0;
-    if (norm_axis(c, vta_node_int(nd, "axis", 0), x->rank, &axis)) return -1;
-    if (x->rank - 1 + ix->rank > VTA_MAX_RANK) return bad(c, "result rank too large");
-    int64_t dims[VTA_MAX_RANK];
-    int r = 0;
-    for (int d = 0; d < axis; d++) dims[r++] = x->dims[d];
-    for (int d = 0; d < ix->rank; d++) dims[r++] = ix->dims[d];
-    for (int d = (int)axis + 1; d < x->rank; d++) dims[r++] = x->dims[d];
-    if (set_int(c, "axis", axis)) return -1;
-    set_out(c, 0, x->dtype, r, dims);
-    return 0;
-  }
   case VTA_GOP_QUANTIZE_LINEAR: return infer_quantize(c, 0);
   case VTA_GOP_DEQUANTIZE_LINEAR: return infer_quantize(c, 1);
   case VTA_GOP_QLINEAR_CONV: return infer_qlinear_conv(c);
