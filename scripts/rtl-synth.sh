@@ -7,6 +7,7 @@
 # are first rewritten mechanically into a copy: the import line is dropped and every name the
 # generated package declares is qualified as vta_pkg::Name. Nothing else is changed.
 set -eu
+command -v yosys >/dev/null || { echo "rtl-synth.sh: yosys was not found (Debian package yosys); run scripts/deps.sh as root" >&2; exit 1; }
 svgen=$1 config=$2 root=$3
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$("$svgen" "$config" "$root")
