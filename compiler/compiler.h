@@ -160,7 +160,22 @@ enum {
   X(GATHER_ND, "GatherND", VTA_OPK_OTHER, gather, 1)               \
   X(SCATTER_ELEMENTS, "ScatterElements", VTA_OPK_OTHER, gather, 1) \
   X(SCATTER, "Scatter", VTA_OPK_OTHER, gather, 1)                  \
-  X(SCATTER_ND, "ScatterND", VTA_OPK_OTHER, gather, 1)
+  X(SCATTER_ND, "ScatterND", VTA_OPK_OTHER, gather, 1)             \
+  X(SPLIT, "Split", VTA_OPK_OTHER, layout, 1)                      \
+  X(TILE, "Tile", VTA_OPK_OTHER, layout, 1)                        \
+  X(EXPAND, "Expand", VTA_OPK_OTHER, layout, 1)                    \
+  X(DEPTH_TO_SPACE, "DepthToSpace", VTA_OPK_OTHER, layout, 1)      \
+  X(SPACE_TO_DEPTH, "SpaceToDepth", VTA_OPK_OTHER, layout, 1)      \
+  X(TRILU, "Trilu", VTA_OPK_OTHER, layout, 1)                      \
+  X(EYE_LIKE, "EyeLike", VTA_OPK_OTHER, layout, 1)                 \
+  X(CUMSUM, "CumSum", VTA_OPK_OTHER, layout, 1)                    \
+  X(ONE_HOT, "OneHot", VTA_OPK_OTHER, layout, 1)                   \
+  X(SIZE, "Size", VTA_OPK_OTHER, shapecalc, 1)                      \
+  X(RANGE, "Range", VTA_OPK_OTHER, shapecalc, 1)                   \
+  X(LAYER_NORM, "LayerNormalization", VTA_OPK_OTHER, norm, 1)      \
+  X(INSTANCE_NORM, "InstanceNormalization", VTA_OPK_OTHER, norm, 1)\
+  X(MVN, "MeanVarianceNormalization", VTA_OPK_OTHER, norm, 1)      \
+  X(LRN, "LRN", VTA_OPK_OTHER, norm, 1)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,

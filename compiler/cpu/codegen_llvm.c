@@ -986,7 +986,15 @@ int vta_codegen_supports_node(const vta_graph *g, int i) {
 }
 
 int vta_node_needs_code(const vta_graph *g, int i) {
-  return g->nodes[i].n_out == 1 && vta_value_count(&g->values[g->nodes[i].out[0]]) > 0;
+  const vta_node *nd = &g->nodes[i];
+  /* Several outputs only for the families' operators (Split); every output present. */
+  if (nd->n_out != 1 && !vta_op_family_of(nd->op)) return 0;
+  int64_t n = 0;
+  for (int k = 0; k < nd->n_out; k++) {
+    if (nd->out[k] < 0) return 0;
+    n += vta_value_count(&g->values[nd->out[k]]);
+  }
+  return nd->n_out >= 1 && n > 0;
 }
 
 int vta_kernel_args(const vta_graph *g, int i, int *values) {

@@ -38,7 +38,8 @@ int vta_eval_can(const vta_graph *g, int i) {
   if (o->rank < 0 || o->data) return 0;
   /* Keep large elementwise results computed at run time only if they are huge; weights
    * folded at compile time are the point of this pass, so there is no size limit here. */
-  if (nd->op == VTA_GOP_SHAPE) return nd->n_in >= 1 && nd->in[0] >= 0 && g->values[nd->in[0]].rank >= 0;
+  /* Shape and Size need only their input's shape. */
+  if (nd->op == VTA_GOP_SHAPE || nd->op == VTA_GOP_SIZE) return nd->n_in >= 1 && nd->in[0] >= 0 && g->values[nd->in[0]].rank >= 0;
   for (int k = 0; k < nd->n_in; k++)
     if (nd->in[k] >= 0 && !g->values[nd->in[k]].data) return 0;
   return 1;
