@@ -100,7 +100,7 @@ enum {
   X(BATCHNORM, "BatchNormalization", VTA_OPK_OTHER, core, 0)       \
   X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER, core, 1)  \
   X(SHAPE, "Shape", VTA_OPK_OTHER, core, 1)                        \
-  X(CAST, "Cast", VTA_OPK_OTHER, core, 1)                          \
+  X(CAST, "Cast", VTA_OPK_OTHER, cast, 1)                          \
   X(GATHER, "Gather", VTA_OPK_OTHER, gather, 1)                      \
   X(DROPOUT, "Dropout", VTA_OPK_OTHER, core, 1)                    \
   X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER, core, 1)     \
@@ -175,7 +175,8 @@ enum {
   X(LAYER_NORM, "LayerNormalization", VTA_OPK_OTHER, norm, 1)      \
   X(INSTANCE_NORM, "InstanceNormalization", VTA_OPK_OTHER, norm, 1)\
   X(MVN, "MeanVarianceNormalization", VTA_OPK_OTHER, norm, 1)      \
-  X(LRN, "LRN", VTA_OPK_OTHER, norm, 1)
+  X(LRN, "LRN", VTA_OPK_OTHER, norm, 1)                            \
+  X(CAST_LIKE, "CastLike", VTA_OPK_OTHER, cast, 1)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,
@@ -208,6 +209,11 @@ typedef enum vta_dtype {
   VTA_DT_U8,
   VTA_DT_BOOL,
   VTA_DT_F64,
+  VTA_DT_I16,
+  VTA_DT_F16,
+  VTA_DT_U16,
+  VTA_DT_U32,
+  VTA_DT_U64,
   VTA_DT_COUNT
 } vta_dtype;
 

@@ -345,6 +345,7 @@ static int lead_clamp(const vta_node *nd, float *lo, float *hi) {
 static LLVMTypeRef elt_of(cg *c, vta_dtype t) {
   switch (vta_dtype_size(t)) {
   case 1: return c->i8;
+  case 2: return LLVMInt16TypeInContext(c->ctx);
   case 8: return c->i64;
   default: return t == VTA_DT_F32 ? c->f32 : c->i32;
   }
@@ -362,7 +363,7 @@ static void estore(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
 
 static void memcpy_f32(cg *c, LLVMValueRef dst, LLVMValueRef src, int64_t count) {
   if (count <= 0) return;
-  int64_t esize = c->et == c->i8 ? 1 : c->et == c->i64 ? 8 : 4;
+  int64_t esize = LLVMGetTypeKind(c->et) == LLVMFloatTypeKind ? 4 : (int64_t)LLVMGetIntTypeWidth(c->et) / 8;
   LLVMValueRef a[4] = {LLVMBuildBitCast(c->b, dst, c->i8ptr, ""), LLVMBuildBitCast(c->b, src, c->i8ptr, ""),
                        C(c, count * esize), LLVMConstInt(c->i1, 0, 0)};
   cg_call(c, "llvm.memcpy.p0i8.p0i8.i64", LLVMVoidTypeInContext(c->ctx), 4, a);
@@ -949,7 +950,7 @@ int vta_codegen_supports(vta_gop op) {
   const vta_op_family *fam = vta_op_family_of(op);
   if (fam) return fam->emit != NULL;
   switch (op) {
-  case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_CONSTANT_OF_SHAPE:
+  case VTA_GOP_SHAPE: case VTA_GOP_CONSTANT_OF_SHAPE:
   case VTA_GOP_BATCHNORM: case VTA_GOP_DROPOUT:
     return 0;
   default:

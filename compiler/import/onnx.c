@@ -31,8 +31,8 @@ static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *
   vta_dtype dt;
   if (!t->has_data_type || vta_dtype_from_onnx(t->data_type, &dt))
     return vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                         "%s: tensor element type %d is not supported (float32, float64, int64, "
-                         "int32, int8, uint8, bool are)", what, t->has_data_type ? t->data_type : 0);
+                         "%s: tensor element type %d is not supported (float32, float64, float16, "
+                         "int64, int32, int16, int8, uint64, uint32, uint16, uint8, bool are)", what, t->has_data_type ? t->data_type : 0);
   if (t->n_dims > VTA_MAX_RANK)
     return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: %zu dimensions, at most %d supported",
                          what, t->n_dims, VTA_MAX_RANK);
@@ -58,8 +58,10 @@ static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *
     have0 = t->n_double_data;
   else if (dt == VTA_DT_I64)
     have0 = t->n_int64_data;
+  else if (dt == VTA_DT_U32 || dt == VTA_DT_U64)
+    have0 = t->n_uint64_data;
   else
-    have0 = t->n_int32_data;
+    have0 = t->n_int32_data; /* the narrow types; float16 as its bit patterns */
   if (have0 != count0)
     return vta_error_set(err, VTA_ERR_INVALID, "%s: %zu elements stored, the shape needs %zu", what,
                          have0, count0);
@@ -85,6 +87,7 @@ static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *
   case VTA_DT_F32: have = t->n_float_data; break;
   case VTA_DT_F64: have = t->n_double_data; break;
   case VTA_DT_I64: have = t->n_int64_data; break;
+  case VTA_DT_U32: case VTA_DT_U64: have = t->n_uint64_data; break;
   default: have = t->n_int32_data; break;
   }
   if (have != count)
@@ -97,6 +100,11 @@ static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *
     case VTA_DT_I64: ((int64_t *)v->data)[i] = t->int64_data[i]; break;
     case VTA_DT_I32: ((int32_t *)v->data)[i] = t->int32_data[i]; break;
     case VTA_DT_I8: ((int8_t *)v->data)[i] = (int8_t)t->int32_data[i]; break;
+    case VTA_DT_I16: case VTA_DT_U16: case VTA_DT_F16: /* float16: the bit pattern */
+      ((uint16_t *)v->data)[i] = (uint16_t)t->int32_data[i];
+      break;
+    case VTA_DT_U32: ((uint32_t *)v->data)[i] = (uint32_t)t->uint64_data[i]; break;
+    case VTA_DT_U64: ((uint64_t *)v->data)[i] = t->uint64_data[i]; break;
     default: ((uint8_t *)v->data)[i] = (uint8_t)t->int32_data[i]; break;
     }
   }
@@ -161,15 +169,7 @@ static int copy_attrs(importer *im, int ni, const Onnx__NodeProto *np, const cha
           return vta_error_set(im->err, VTA_ERR_INVALID,
                                "%s: attribute 'value' must hold one element", where);
         }
-        double x = 0;
-        switch (tv.dtype) {
-        case VTA_DT_F32: x = *(float *)tv.data; break;
-        case VTA_DT_F64: x = *(double *)tv.data; break;
-        case VTA_DT_I64: x = (double)*(int64_t *)tv.data; break;
-        case VTA_DT_I32: x = *(int32_t *)tv.data; break;
-        case VTA_DT_I8: x = *(int8_t *)tv.data; break;
-        default: x = *(uint8_t *)tv.data; break;
-        }
+        double x = vta_elem_get(&tv, 0);
         rc = vta_attrs_set_float(&nd->n_attrs, &nd->attrs, "value", (float)x) ||
              vta_attrs_set_int(&nd->n_attrs, &nd->attrs, "dtype", vta_dtype_onnx(tv.dtype));
         vta_value_free(&tv);
@@ -321,8 +321,14 @@ static int import_input(importer *im, const Onnx__ValueInfoProto *vi) {
   if (v >= 0) return 0; /* also an initializer: a constant with a default, keep the constant */
   for (int k = 0; im->opts && k < im->opts->n_fixed; k++)
     if (strcmp(im->opts->fixed_names[k], name) == 0) {
-      v = vta_graph_add_value(im->g, name, VTA_DT_F32);
       const vta_gvalue *fv = &im->opts->fixed_values[k];
+      /* The value must be of the type the model declares for the input. */
+      const Onnx__TypeProto__Tensor *ft =
+          vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vi->type->tensor_type : NULL;
+      if (ft && ft->has_elem_type && ft->elem_type != vta_dtype_onnx(fv->dtype))
+        return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "graph input '%s' is declared with element type %d; the "
+                             "value fixed for it is %s", name, ft->elem_type, vta_dtype_name(fv->dtype));
+      v = vta_graph_add_value(im->g, name, VTA_DT_F32);
       if (v < 0 || vta_value_set_const(&im->g->values[v], fv->dtype, fv->rank, fv->dims))
         return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
       memcpy(im->g->values[v].data, fv->data, vta_value_bytes(fv));

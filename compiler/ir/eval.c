@@ -19,7 +19,7 @@ static int is_int(vta_dtype t) { return t != VTA_DT_F32 && t != VTA_DT_F64; }
 
 static int is_evaluable(vta_gop op) {
   switch (op) {
-  case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_CONCAT:
+  case VTA_GOP_SHAPE: case VTA_GOP_CONCAT:
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
   case VTA_GOP_IDENTITY: case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE: case VTA_GOP_CONSTANT_OF_SHAPE:
   case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR:
@@ -148,13 +148,7 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   }
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
   case VTA_GOP_IDENTITY:
-    if (x->dtype == o->dtype) {
-      memcpy(o->data, x->data, vta_value_bytes(o));
-      return 0;
-    }
-    /* fall through */
-  case VTA_GOP_CAST:
-    for (int64_t k = 0; k < n; k++) put(o, k, get(x, k));
+    memcpy(o->data, x->data, vta_value_bytes(o)); /* the same type and element count */
     return 0;
   case VTA_GOP_TRANSPOSE: {
     int64_t perm[VTA_MAX_RANK];

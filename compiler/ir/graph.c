@@ -93,7 +93,8 @@ static const struct {
   int onnx;
 } dtypes[] = {
     {"f32", 4, 1}, {"i64", 8, 7}, {"i32", 4, 6}, {"i8", 1, 3},
-    {"u8", 1, 2},  {"bool", 1, 9}, {"f64", 8, 11},
+    {"u8", 1, 2},  {"bool", 1, 9}, {"f64", 8, 11}, {"i16", 2, 5},
+    {"f16", 2, 10}, {"u16", 2, 4}, {"u32", 4, 12}, {"u64", 8, 13},
 };
 _Static_assert(sizeof(dtypes) / sizeof(dtypes[0]) == VTA_DT_COUNT, "dtype table");
 
@@ -485,14 +486,10 @@ static void print_elements(FILE *f, const vta_gvalue *v) {
   for (int64_t i = 0; i < n; i++) {
     if (i) fputs(i % 16 ? ", " : ",\n    ", f);
     switch (v->dtype) {
-    case VTA_DT_F32: print_float(f, ((const float *)v->data)[i]); break;
-    case VTA_DT_F64: print_float(f, ((const double *)v->data)[i]); break;
+    case VTA_DT_F32: case VTA_DT_F64: case VTA_DT_F16: print_float(f, vta_elem_get(v, i)); break;
     case VTA_DT_I64: fprintf(f, "%" PRId64, ((const int64_t *)v->data)[i]); break;
-    case VTA_DT_I32: fprintf(f, "%" PRId32, ((const int32_t *)v->data)[i]); break;
-    case VTA_DT_I8: fprintf(f, "%d", ((const int8_t *)v->data)[i]); break;
-    case VTA_DT_U8:
-    case VTA_DT_BOOL: fprintf(f, "%u", ((const uint8_t *)v->data)[i]); break;
-    default: fputc('?', f);
+    case VTA_DT_U64: fprintf(f, "%" PRIu64, ((const uint64_t *)v->data)[i]); break;
+    default: fprintf(f, "%lld", (long long)vta_elem_get(v, i)); break; /* exact below 2^53 */
     }
   }
   fputc(']', f);

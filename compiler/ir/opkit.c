@@ -42,12 +42,37 @@ int vta_const_ints(const vta_gvalue *v, int64_t *out, int max) {
   return (int)n;
 }
 
+/* IEEE half precision from and to double (round to nearest even, overflow to infinity). */
+static double half_to_double(uint16_t h) {
+  int e = (h >> 10) & 31, m = h & 1023;
+  double x = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+  return h & 0x8000 ? -x : x;
+}
+static uint16_t double_to_half(double x) {
+  uint16_t s = signbit(x) ? 0x8000 : 0;
+  if (isnan(x)) return 0x7e00;
+  x = fabs(x);
+  if (x >= 65520.0) return s | 0x7c00; /* rounds to infinity */
+  if (x < ldexp(1, -14)) return s | (uint16_t)nearbyint(ldexp(x, 24)); /* subnormal (may round up to the smallest normal) */
+  int e;
+  double f = frexp(x, &e); /* x = f * 2^e, f in [0.5, 1) */
+  int m = (int)nearbyint(ldexp(f, 11)); /* 1024..2048 */
+  if (m == 2048) m = 1024, e++;
+  if (e + 14 >= 31) return s | 0x7c00;
+  return s | (uint16_t)((e + 14) << 10) | (uint16_t)(m - 1024);
+}
+
 double vta_elem_get(const vta_gvalue *v, int64_t i) {
   switch (v->dtype) {
   case VTA_DT_F32: return ((const float *)v->data)[i];
   case VTA_DT_F64: return ((const double *)v->data)[i];
+  case VTA_DT_F16: return half_to_double(((const uint16_t *)v->data)[i]);
   case VTA_DT_I64: return (double)((const int64_t *)v->data)[i];
+  case VTA_DT_U64: return (double)((const uint64_t *)v->data)[i];
   case VTA_DT_I32: return ((const int32_t *)v->data)[i];
+  case VTA_DT_U32: return ((const uint32_t *)v->data)[i];
+  case VTA_DT_I16: return ((const int16_t *)v->data)[i];
+  case VTA_DT_U16: return ((const uint16_t *)v->data)[i];
   case VTA_DT_I8: return ((const int8_t *)v->data)[i];
   default: return ((const uint8_t *)v->data)[i];
   }
@@ -68,6 +93,12 @@ void vta_elem_put(vta_gvalue *v, int64_t i, double x) {
   case VTA_DT_I64: ((int64_t *)v->data)[i] = to_i64(x); break;
   case VTA_DT_I32: ((int32_t *)v->data)[i] = (int32_t)(uint32_t)(uint64_t)to_i64(x); break;
   case VTA_DT_I8: ((int8_t *)v->data)[i] = (int8_t)(uint8_t)(uint64_t)to_i64(x); break;
+  case VTA_DT_F16: ((uint16_t *)v->data)[i] = double_to_half(x); break;
+  case VTA_DT_I16: case VTA_DT_U16: ((uint16_t *)v->data)[i] = (uint16_t)(uint64_t)to_i64(x); break;
+  case VTA_DT_U32: ((uint32_t *)v->data)[i] = (uint32_t)(uint64_t)to_i64(x); break;
+  case VTA_DT_U64: ((uint64_t *)v->data)[i] = x >= 9223372036854775808.0 && x < 18446744073709551616.0
+                                                  ? (uint64_t)x : (uint64_t)to_i64(x);
+    break;
   case VTA_DT_BOOL: ((uint8_t *)v->data)[i] = x != 0; break;
   default: ((uint8_t *)v->data)[i] = (uint8_t)(uint64_t)to_i64(x); break;
   }

@@ -883,15 +883,6 @@ static int infer_node(ctx *c) {
     set_out(c, 0, VTA_DT_I64, 1, &n);
     return 0;
   }
-  case VTA_GOP_CAST: {
-    vta_gvalue *x = IN(c, 0);
-    vta_dtype t;
-    if (need_rank(c, x, 0)) return -1;
-    if (vta_dtype_from_onnx((int)vta_node_int(nd, "to", 0), &t))
-      return unsupported(c, "the target element type");
-    set_out(c, 0, t, x->rank, x->dims);
-    return 0;
-  }
   case VTA_GOP_QUANTIZE_LINEAR: return infer_quantize(c, 0);
   case VTA_GOP_DEQUANTIZE_LINEAR: return infer_quantize(c, 1);
   case VTA_GOP_QLINEAR_CONV: return infer_qlinear_conv(c);
