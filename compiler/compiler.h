@@ -176,7 +176,10 @@ enum {
   X(INSTANCE_NORM, "InstanceNormalization", VTA_OPK_OTHER, norm, 1)\
   X(MVN, "MeanVarianceNormalization", VTA_OPK_OTHER, norm, 1)      \
   X(LRN, "LRN", VTA_OPK_OTHER, norm, 1)                            \
-  X(CAST_LIKE, "CastLike", VTA_OPK_OTHER, cast, 1)
+  X(CAST_LIKE, "CastLike", VTA_OPK_OTHER, cast, 1)                 \
+  X(NLL_LOSS, "NegativeLogLikelihoodLoss", VTA_OPK_OTHER, loss, 1) \
+  X(SCE_LOSS, "SoftmaxCrossEntropyLoss", VTA_OPK_OTHER, loss, 1)   \
+  X(BITSHIFT, "BitShift", VTA_OPK_OTHER, logic, 1)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,

@@ -29,8 +29,10 @@ typedef LLVMValueRef (*ew_cg_fn)(cg *c, const vta_node *nd, LLVMValueRef *x);
  * allowed: bit t set when element type t is accepted for input k < 32 (VTA_DT_*). */
 int ew_infer(vta_graph *g, int i, vta_error *err, int lo, int hi, int out_type, unsigned allowed);
 /* Bits for `allowed`. */
-#define EW_FLOATS ((1u << VTA_DT_F32) | (1u << VTA_DT_F64))
-#define EW_INTS ((1u << VTA_DT_I64) | (1u << VTA_DT_I32) | (1u << VTA_DT_I8) | (1u << VTA_DT_U8))
+#define EW_FLOATS ((1u << VTA_DT_F32) | (1u << VTA_DT_F64) | (1u << VTA_DT_F16))
+#define EW_SIGNED ((1u << VTA_DT_I64) | (1u << VTA_DT_I32) | (1u << VTA_DT_I16) | (1u << VTA_DT_I8))
+#define EW_UNSIGNED ((1u << VTA_DT_U64) | (1u << VTA_DT_U32) | (1u << VTA_DT_U16) | (1u << VTA_DT_U8))
+#define EW_INTS (EW_SIGNED | EW_UNSIGNED)
 #define EW_BOOL (1u << VTA_DT_BOOL)
 #define EW_NUMBERS (EW_FLOATS | EW_INTS)
 #define EW_ANY (EW_NUMBERS | EW_BOOL)

@@ -1,5 +1,6 @@
 /* op_logic.c - comparisons, logic and selection: Equal, Less, LessOrEqual, Greater,
- * GreaterOrEqual, And, Or, Xor, Not, Where, and Mod; each one's shape rule, reference and code.
+ * GreaterOrEqual, And, Or, Xor, Not, Where, Mod and BitShift; each one's shape rule, reference
+ * and code.
  *
  * The design idea: these are the operators of masks and index arithmetic, so they take every
  * element type the IR has and produce bool (comparisons, logic) or the data's type (Where,
@@ -7,6 +8,7 @@
  * shapes); op_elementwise.c does the broadcasting and the conversions.
  */
 #include <math.h>
+#include <string.h>
 
 #include "compiler/cpu/op_family.h"
 
@@ -36,6 +38,12 @@ static int logic_infer(vta_graph *g, int i, vta_error *err) {
                           vta_dtype_name(a->dtype));
     return ew_infer(g, i, err, 0, 2, 0, EW_NUMBERS);
   }
+  case VTA_GOP_BITSHIFT: {
+    const char *d = vta_node_string(&g->nodes[i], "direction", "");
+    if (strcmp(d, "LEFT") && strcmp(d, "RIGHT"))
+      return vta_op_error(g, i, err, VTA_ERR_INVALID, "direction '%s' is not LEFT or RIGHT", d);
+    return ew_infer(g, i, err, 0, 2, 0, EW_UNSIGNED);
+  }
   default: return ew_infer(g, i, err, 0, 2, EW_OUT_BOOL, EW_ANY); /* comparisons */
   }
 }
@@ -62,6 +70,10 @@ static double logic_ref(const vta_node *nd, const double *x) {
   case VTA_GOP_NOT: return x[0] == 0;
   case VTA_GOP_WHERE: return x[0] != 0 ? x[1] : x[2];
   case VTA_GOP_MOD: return mod_ref(x[0], x[1], (int)vta_node_int(nd, "fmod", 0));
+  case VTA_GOP_BITSHIFT: /* exact in double for the values below 2^53 that shapes and masks use */
+    if (x[1] >= 64) return 0;
+    return strcmp(vta_node_string(nd, "direction", ""), "LEFT") == 0 ? fmod(ldexp(x[0], (int)x[1]), 18446744073709551616.0)
+                                                                     : floor(ldexp(x[0], -(int)x[1]));
   default: return NAN;
   }
 }
@@ -100,6 +112,19 @@ static LLVMValueRef logic_cg(cg *c, const vta_node *nd, LLVMValueRef *x) {
                                                  LLVMBuildFCmp(b, LLVMRealOLT, x[1], zero, ""), ""), "");
     r = LLVMBuildSelect(b, fix, LLVMBuildFAdd(b, r, x[1], ""), r, "");
     return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOEQ, x[1], zero, ""), zero, r, "");
+  }
+  case VTA_GOP_BITSHIFT: {
+    /* On the integers themselves: unsigned shift, 0 for shifts of the width or more. */
+    vta_dtype t = c->g->values[nd->out[0]].dtype;
+    LLVMValueRef a = LLVMBuildFPToUI(b, x[0], c->i64, ""), s = LLVMBuildFPToUI(b, x[1], c->i64, "");
+    int bits = (int)vta_dtype_size(t) * 8;
+    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, s, cg_i64(c, bits), "");
+    LLVMValueRef sh = LLVMBuildSelect(b, big, cg_i64(c, 0), s, "");
+    LLVMValueRef r = strcmp(vta_node_string(nd, "direction", ""), "LEFT") == 0 ? LLVMBuildShl(b, a, sh, "")
+                                                                               : LLVMBuildLShr(b, a, sh, "");
+    if (bits < 64) r = LLVMBuildAnd(b, r, cg_i64(c, (int64_t)((1ull << bits) - 1)), "");
+    r = LLVMBuildSelect(b, big, cg_i64(c, 0), r, "");
+    return LLVMBuildUIToFP(b, r, cg_f64_type(c), "");
   }
   default: return cg_f64(c, NAN);
   }
