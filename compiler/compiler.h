@@ -179,7 +179,10 @@ enum {
   X(CAST_LIKE, "CastLike", VTA_OPK_OTHER, cast, 1)                 \
   X(NLL_LOSS, "NegativeLogLikelihoodLoss", VTA_OPK_OTHER, loss, 1) \
   X(SCE_LOSS, "SoftmaxCrossEntropyLoss", VTA_OPK_OTHER, loss, 1)   \
-  X(BITSHIFT, "BitShift", VTA_OPK_OTHER, logic, 1)
+  X(BITSHIFT, "BitShift", VTA_OPK_OTHER, logic, 1)                 \
+  X(HANN_WINDOW, "HannWindow", VTA_OPK_OTHER, shapecalc, 1)        \
+  X(HAMMING_WINDOW, "HammingWindow", VTA_OPK_OTHER, shapecalc, 1)  \
+  X(BLACKMAN_WINDOW, "BlackmanWindow", VTA_OPK_OTHER, shapecalc, 1)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,

@@ -26,7 +26,11 @@ static int cast_infer(vta_graph *g, int i, vta_error *err) {
   const vta_gvalue *x = vta_op_in(g, i, 0);
   if (!x || x->rank < 0) return vta_op_error(g, i, err, VTA_ERR_INVALID, "input 0 has no known shape");
   vta_dtype t;
-  if (nd->op == VTA_GOP_CAST_LIKE) {
+  if (nd->op == VTA_GOP_CAST_LIKE && nd->n_in < 2 && vta_node_attr(nd, "to")) {
+    /* read back after this rule ran: the type is in "to" */
+    if (vta_dtype_from_onnx((int)vta_node_int(nd, "to", 0), &t))
+      return vta_op_error(g, i, err, VTA_ERR_INVALID, "target element type %lld", (long long)vta_node_int(nd, "to", 0));
+  } else if (nd->op == VTA_GOP_CAST_LIKE) {
     const vta_gvalue *like = vta_op_in(g, i, 1);
     if (!like) return vta_op_error(g, i, err, VTA_ERR_INVALID, "the target_type input is missing");
     t = like->dtype;

@@ -91,7 +91,11 @@ int ew_eval(vta_graph *g, int i, ew_ref_fn f) {
   return 0;
 }
 
-int ew_emit(cg *c, ew_cg_fn f) {
+static int emit_walk(cg *c, ew_cg_fn f, int raw);
+int ew_emit(cg *c, ew_cg_fn f) { return emit_walk(c, f, 0); }
+int ew_emit_raw(cg *c, ew_cg_fn f) { return emit_walk(c, f, 1); }
+
+static int emit_walk(cg *c, ew_cg_fn f, int raw) {
   const vta_node *nd = c->nd;
   const vta_gvalue *o = &c->g->values[nd->out[0]];
   const vta_gvalue *in[16];
@@ -117,9 +121,12 @@ int ew_emit(cg *c, ew_cg_fn f) {
       if (st[k][d]) off[k] = cg_add(c, off[k], cg_mul(c, iv, st[k][d]));
   }
   LLVMValueRef x[16];
-  for (int k = 0; k < n; k++) x[k] = cg_to_f64(c, cg_tload(c, ptr[k], in[k]->dtype, off[k]), in[k]->dtype);
+  for (int k = 0; k < n; k++) {
+    x[k] = cg_tload(c, ptr[k], in[k]->dtype, off[k]);
+    if (!raw) x[k] = cg_to_f64(c, x[k], in[k]->dtype);
+  }
   LLVMValueRef y = f(c, nd, x);
-  cg_tstore(c, cg_from_f64(c, y, o->dtype), cg_out(c, 0), o->dtype, oo);
+  cg_tstore(c, raw ? y : cg_from_f64(c, y, o->dtype), cg_out(c, 0), o->dtype, oo);
   for (int d = o->rank - 1; d >= 0; d--) cg_loop_close(c, &l[d]);
   c->vec = vec;
   return 0;

@@ -41,6 +41,9 @@ int ew_infer(vta_graph *g, int i, vta_error *err, int lo, int hi, int out_type, 
  * doubles, in input order (absent inputs skipped). */
 int ew_eval(vta_graph *g, int i, ew_ref_fn f);
 int ew_emit(cg *c, ew_cg_fn f);
+/* The same with the elements in their own LLVM types (no double): f returns the output's. For
+ * operators that only move or select elements, exact for every value of every type. */
+int ew_emit_raw(cg *c, ew_cg_fn f);
 
 /* Double constants and calls for the builders. */
 LLVMTypeRef cg_f64_type(cg *c);

@@ -101,7 +101,10 @@ static int tile_expand_infer(vta_graph *g, int i, vta_error *err) {
   const vta_gvalue *x;
   if (in_known(g, i, err, 0, &x)) return -1;
   int64_t p[VTA_MAX_RANK + 1], dims[VTA_MAX_RANK];
-  int n = const_param(g, i, err, 1, nd->op == VTA_GOP_TILE ? "repeats" : "shape", p, VTA_MAX_RANK + 1);
+  const char *pname = nd->op == VTA_GOP_TILE ? "repeats" : "shape";
+  /* The parameter input, or the attribute this rule made of it (a graph read back). */
+  int n = nd->n_in < 2 && vta_node_attr(nd, pname) ? vta_node_ints(nd, pname, p, VTA_MAX_RANK + 1)
+                                                   : const_param(g, i, err, 1, pname, p, VTA_MAX_RANK + 1);
   if (n < 0) return -1;
   if (nd->op == VTA_GOP_TILE) {
     if (n != x->rank) return vta_op_error(g, i, err, VTA_ERR_INVALID, "%d repeats for rank %d", n, x->rank);
@@ -194,7 +197,8 @@ static int cumsum_infer(vta_graph *g, int i, vta_error *err) {
   if (in_known(g, i, err, 0, &x)) return -1;
   if (x->dtype == VTA_DT_BOOL) return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "bool input: CumSum adds numbers");
   int64_t a = 0, axis = 0;
-  if (const_param(g, i, err, 1, "axis", &a, 1) != 1) return -1;
+  if (nd->n_in < 2 && vta_node_attr(nd, "axis")) a = vta_node_int(nd, "axis", 0);
+  else if (const_param(g, i, err, 1, "axis", &a, 1) != 1) return -1;
   if (x->rank == 0) return vta_op_error(g, i, err, VTA_ERR_INVALID, "the input is a scalar");
   if (norm_axis(g, i, err, a, x->rank, &axis)) return -1;
   if (vta_attrs_set_int(&nd->n_attrs, &nd->attrs, "axis", axis)) return oom(err);

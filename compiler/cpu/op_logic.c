@@ -2,6 +2,9 @@
  * GreaterOrEqual, And, Or, Xor, Not, Where, Mod and BitShift; each one's shape rule, reference
  * and code.
  *
+ * Limit: comparisons, Mod and BitShift work on doubles, so 64-bit integers are exact below
+ * 2^53 in magnitude (shapes, indices, masks); Where moves elements in their own type.
+ *
  * The design idea: these are the operators of masks and index arithmetic, so they take every
  * element type the IR has and produce bool (comparisons, logic) or the data's type (Where,
  * Mod). Elements are compared as doubles, exact for every integer below 2^53 (indices and
@@ -130,6 +133,13 @@ static LLVMValueRef logic_cg(cg *c, const vta_node *nd, LLVMValueRef *x) {
   }
 }
 
-static int logic_emit(cg *c) { return ew_emit(c, logic_cg); }
+/* Where selects: its elements are moved in their own type, exact beyond 2^53. */
+static LLVMValueRef where_cg(cg *c, const vta_node *nd, LLVMValueRef *x) {
+  (void)nd;
+  LLVMValueRef cond = LLVMBuildICmp(c->b, LLVMIntNE, x[0], LLVMConstNull(LLVMTypeOf(x[0])), "");
+  return LLVMBuildSelect(c->b, cond, x[1], x[2], "");
+}
+
+static int logic_emit(cg *c) { return c->nd->op == VTA_GOP_WHERE ? ew_emit_raw(c, where_cg) : ew_emit(c, logic_cg); }
 
 const vta_op_family vta_family_logic = {"op_logic.c", logic_infer, logic_eval, NULL, logic_emit};

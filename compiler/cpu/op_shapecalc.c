@@ -1,10 +1,10 @@
-/* op_shapecalc.c - Size and Range: operators whose values decide shapes, so the compiler
- * evaluates them at compile time only (they have no CPU code); each one's shape rule and
- * reference.
+/* op_shapecalc.c - Size, Range and the window functions (HannWindow, HammingWindow,
+ * BlackmanWindow): operators whose values decide shapes, so the compiler evaluates them at
+ * compile time only (they have no CPU code); each one's shape rule and reference.
  *
  * The design idea: Size needs only its input's shape, which is always known, so it always
- * folds; Range's output length depends on its inputs' values, so they must be constants, and a
- * Range computed from the model's inputs is refused by name.
+ * folds; the output length of Range and of the windows depends on their inputs' values, so
+ * those must be constants, and one computed from the model's inputs is refused by name.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -46,8 +46,29 @@ static int range_infer(vta_graph *g, int i, vta_error *err) {
   return 0;
 }
 
+static int window_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *n;
+  if (in_known(g, i, err, 0, &n)) return -1;
+  if (!n->data || vta_value_count(n) != 1 || (n->dtype != VTA_DT_I64 && n->dtype != VTA_DT_I32))
+    return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "the size ('%s') must be a constant integer scalar known at "
+                        "compile time (the output's length)", n->name);
+  double len = vta_elem_get(n, 0);
+  if (len < 0 || len > 1e9) return vta_op_error(g, i, err, VTA_ERR_INVALID, "size %g is not a window length", len);
+  vta_dtype t = VTA_DT_F32;
+  int64_t odt = vta_node_int(&g->nodes[i], "output_datatype", 1);
+  if (vta_dtype_from_onnx((int)odt, &t))
+    return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "output_datatype %" PRId64, odt);
+  int64_t d = (int64_t)len;
+  vta_op_set_out(g, i, 0, t, 1, &d);
+  return 0;
+}
+
 static int shapecalc_infer(vta_graph *g, int i, vta_error *err) {
-  return g->nodes[i].op == VTA_GOP_SIZE ? size_infer_(g, i, err) : range_infer(g, i, err);
+  switch (g->nodes[i].op) {
+  case VTA_GOP_SIZE: return size_infer_(g, i, err);
+  case VTA_GOP_RANGE: return range_infer(g, i, err);
+  default: return window_infer(g, i, err);
+  }
 }
 
 /* ---- reference ---- */
@@ -61,9 +82,21 @@ static int shapecalc_eval(vta_graph *g, int i, vta_error *err) {
     ((int64_t *)o->data)[0] = vta_value_count(x);
     return 0;
   }
-  double s = vta_elem_get(x, 0), d = vta_elem_get(&g->values[nd->in[2]], 0);
   int64_t n = vta_value_count(o);
-  for (int64_t j = 0; j < n; j++) vta_elem_put(o, j, s + (double)j * d);
+  if (nd->op == VTA_GOP_RANGE) {
+    double s = vta_elem_get(x, 0), d = vta_elem_get(&g->values[nd->in[2]], 0);
+    for (int64_t j = 0; j < n; j++) vta_elem_put(o, j, s + (double)j * d);
+    return 0;
+  }
+  /* Windows: periodic ones repeat with period N, symmetric ones end where they start. */
+  double den = vta_node_int(nd, "periodic", 1) ? (double)n : (double)n - 1, pi2 = 2 * acos(-1.0);
+  for (int64_t j = 0; j < n; j++) {
+    double a = den > 0 ? pi2 * (double)j / den : 0, y;
+    if (nd->op == VTA_GOP_HANN_WINDOW) y = 0.5 - 0.5 * cos(a);
+    else if (nd->op == VTA_GOP_HAMMING_WINDOW) y = 25.0 / 46 - 21.0 / 46 * cos(a);
+    else y = 0.42 - 0.5 * cos(a) + 0.08 * cos(2 * a);
+    vta_elem_put(o, j, y);
+  }
   return 0;
 }
 
