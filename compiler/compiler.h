@@ -182,7 +182,10 @@ enum {
   X(BITSHIFT, "BitShift", VTA_OPK_OTHER, logic, 1)                 \
   X(HANN_WINDOW, "HannWindow", VTA_OPK_OTHER, shapecalc, 1)        \
   X(HAMMING_WINDOW, "HammingWindow", VTA_OPK_OTHER, shapecalc, 1)  \
-  X(BLACKMAN_WINDOW, "BlackmanWindow", VTA_OPK_OTHER, shapecalc, 1)
+  X(BLACKMAN_WINDOW, "BlackmanWindow", VTA_OPK_OTHER, shapecalc, 1)\
+  X(RNN, "RNN", VTA_OPK_OTHER, rnn, 1)                             \
+  X(GRU, "GRU", VTA_OPK_OTHER, rnn, 1)                             \
+  X(LSTM, "LSTM", VTA_OPK_OTHER, rnn, 1)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,

@@ -60,6 +60,7 @@ static int run_one(const char *dir, char *op, size_t opsize, char *why, size_t w
   vta_gvalue ins[16], outs[16];
   const char *names[16];
   int n_in = 0, n_out = 0, rc = R_FAIL;
+  why[0] = 0;
   memset(ins, 0, sizeof ins);
   memset(outs, 0, sizeof outs);
   for (;; n_in++) {
@@ -202,7 +203,7 @@ static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, 
 
 /* The floor under the number of node tests that pass: raise it with every operator added (the
  * count measured when it was last raised). */
-#define MIN_PASSED 758
+#define MIN_PASSED 767
 
 static void test_conformance_node_tests_pass(void **state) {
   (void)state;
