@@ -8,8 +8,10 @@
  * state; the state lives in small per-direction arrays (stack slots in the code) and each step
  * writes Y[t, dir]. GRU needs its reset gate for every unit before its candidate state (when
  * linear_before_reset is 0), hence two passes over the units there. Arithmetic is in double.
- * Refused by name: layout 1, clip, input_forget, activations other than the defaults (the
- * importer refuses string-list attributes), sequence_lens shorter than the sequence.
+ * Both layouts: 0 (X [seq, batch, in], states [dirs, batch, hidden]) and 1 (batch first: X
+ * [batch, seq, in], Y [batch, seq, dirs, hidden], states [batch, dirs, hidden]).
+ * Refused by name: clip, input_forget, activations other than the defaults (the importer
+ * refuses string-list attributes), sequence_lens shorter than the sequence.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -29,7 +31,8 @@ static int rnn_infer(vta_graph *g, int i, vta_error *err) {
   if (x->dtype != VTA_DT_F32 && x->dtype != VTA_DT_F64)
     return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "%s data (float32 and float64 are supported)",
                         vta_dtype_name(x->dtype));
-  if (vta_node_int(nd, "layout", 0)) return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "layout 1 (batch first)");
+  int64_t layout = vta_node_int(nd, "layout", 0);
+  if (layout != 0 && layout != 1) return vta_op_error(g, i, err, VTA_ERR_INVALID, "layout %" PRId64, layout);
   if (vta_node_attr(nd, "clip")) return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "clip");
   if (vta_node_int(nd, "input_forget", 0)) return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "input_forget 1");
   const char *dir = vta_node_string(nd, "direction", "forward");
@@ -37,13 +40,14 @@ static int rnn_infer(vta_graph *g, int i, vta_error *err) {
   if (dirs == 1 && strcmp(dir, "forward") && strcmp(dir, "reverse"))
     return vta_op_error(g, i, err, VTA_ERR_INVALID, "direction '%s'", dir);
   int G = gates_of(nd->op);
-  int64_t S = x->dims[0], B = x->dims[1], I = x->dims[2], H = vta_node_int(nd, "hidden_size", 0);
+  int64_t S = x->dims[layout], B = x->dims[1 - layout], I = x->dims[2], H = vta_node_int(nd, "hidden_size", 0);
   if (H < 1) return vta_op_error(g, i, err, VTA_ERR_INVALID, "hidden_size is missing or below 1");
   if (w->dims[0] != dirs || w->dims[1] != G * H || w->dims[2] != I || r->dims[0] != dirs || r->dims[1] != G * H ||
       r->dims[2] != H)
     return vta_op_error(g, i, err, VTA_ERR_INVALID, "W must be [%d, %" PRId64 ", %" PRId64 "] and R [%d, %" PRId64
                         ", %" PRId64 "]", dirs, G * H, I, dirs, G * H, H);
-  const int64_t want[8][3] = {{0}, {0}, {0}, {dirs, 2 * G * H, 0}, {B, 0, 0}, {dirs, B, H}, {dirs, B, H}, {dirs, 3 * H, 0}};
+  int64_t s0 = layout ? B : dirs, s1 = layout ? dirs : B; /* the states' first two dimensions */
+  const int64_t want[8][3] = {{0}, {0}, {0}, {dirs, 2 * G * H, 0}, {B, 0, 0}, {s0, s1, H}, {s0, s1, H}, {dirs, 3 * H, 0}};
   for (int k = 3; k < nd->n_in && k < 8; k++) {
     const vta_gvalue *p = vta_op_in(g, i, k);
     if (!p || (k == 6 && nd->op != VTA_GOP_LSTM)) continue;
@@ -65,7 +69,8 @@ static int rnn_infer(vta_graph *g, int i, vta_error *err) {
     return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "%" PRId64 " state elements per direction (the limit is 65536: "
                         "the state lives on the stack)", B * H);
   if (vta_attrs_set_int(&nd->n_attrs, &nd->attrs, "hidden_size", H)) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
-  int64_t y[4] = {S, dirs, B, H}, st[3] = {dirs, B, H};
+  int64_t y[4] = {S, dirs, B, H}, st[3] = {s0, s1, H};
+  if (layout) y[0] = B, y[1] = S, y[2] = dirs;
   if (nd->n_out > 0 && nd->out[0] >= 0) vta_op_set_out(g, i, 0, x->dtype, 4, y);
   for (int k = 1; k < nd->n_out && k < (nd->op == VTA_GOP_LSTM ? 3 : 2); k++)
     if (nd->out[k] >= 0) vta_op_set_out(g, i, k, x->dtype, 3, st);
@@ -75,18 +80,26 @@ static int rnn_infer(vta_graph *g, int i, vta_error *err) {
 /* ---- the walk's geometry ---- */
 
 typedef struct {
-  int G, dirs, rev, lbr;
+  int G, dirs, rev, lbr, layout;
   int64_t S, B, I, H;
 } geo;
 
 static geo geo_of(const vta_graph *g, const vta_node *nd) {
   const vta_gvalue *x = &g->values[nd->in[0]];
   const char *dir = vta_node_string(nd, "direction", "forward");
+  int layout = (int)vta_node_int(nd, "layout", 0);
   geo q = {gates_of(nd->op), strcmp(dir, "bidirectional") == 0 ? 2 : 1, strcmp(dir, "reverse") == 0,
-           (int)vta_node_int(nd, "linear_before_reset", 0), x->dims[0], x->dims[1], x->dims[2],
+           (int)vta_node_int(nd, "linear_before_reset", 0), layout, x->dims[layout], x->dims[1 - layout], x->dims[2],
            vta_node_int(nd, "hidden_size", 1)};
   return q;
 }
+/* Offsets in X (row of x_t for batch b), Y (h of step t, direction d, batch b) and the states
+ * (direction d, batch b), for either layout. */
+static int64_t x_row(const geo *q, int64_t t, int64_t b) { return (q->layout ? b * q->S + t : t * q->B + b) * q->I; }
+static int64_t y_row(const geo *q, int64_t t, int d, int64_t b) {
+  return (q->layout ? (b * q->S + t) * q->dirs + d : (t * q->dirs + d) * q->B + b) * q->H;
+}
+static int64_t st_row(const geo *q, int d, int64_t b) { return (q->layout ? b * q->dirs + d : d * q->B + b) * q->H; }
 static int has(const vta_node *nd, int k) { return k < nd->n_in && nd->in[k] >= 0; }
 
 /* ---- reference ---- */
@@ -108,8 +121,9 @@ static int rnn_eval(vta_graph *g, int i, vta_error *err) {
   if (q.B * H > 1024 || H > 1024) return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "more than 1024 state elements to fold");
   for (int d = 0; d < q.dirs; d++) {
     for (int64_t k = 0; k < q.B * H; k++) {
-      h[k] = H0 ? vta_elem_get(H0, d * q.B * H + k) : 0;
-      c[k] = C0 ? vta_elem_get(C0, d * q.B * H + k) : 0;
+      int64_t at = st_row(&q, d, k / H) + k % H;
+      h[k] = H0 ? vta_elem_get(H0, at) : 0;
+      c[k] = C0 ? vta_elem_get(C0, at) : 0;
     }
     int rev = q.rev || d == 1;
     for (int64_t s = 0; s < q.S; s++) {
@@ -124,7 +138,7 @@ static int rnn_eval(vta_graph *g, int i, vta_error *err) {
               int64_t row = gi * H + j;
               double xs = Bv ? vta_elem_get(Bv, d * 2 * GH + row) : 0, hs = Bv ? vta_elem_get(Bv, d * 2 * GH + GH + row) : 0;
               for (int64_t k = 0; k < q.I; k++)
-                xs += vta_elem_get(X, (t * q.B + b) * q.I + k) * vta_elem_get(W, (d * GH + row) * q.I + k);
+                xs += vta_elem_get(X, x_row(&q, t, b) + k) * vta_elem_get(W, (d * GH + row) * q.I + k);
               for (int64_t k = 0; k < H; k++) {
                 double hv = hp[k];
                 if (nd->op == VTA_GOP_GRU && gi == 2 && !q.lbr) hv *= zr[H + k];
@@ -152,7 +166,7 @@ static int rnn_eval(vta_graph *g, int i, vta_error *err) {
               hn[b * H + j] = og * tanh(cn);
             }
           }
-        for (int64_t j = 0; j < H; j++) vta_elem_put(Y, ((t * q.dirs + d) * q.B + b) * H + j, hn[b * H + j]);
+        for (int64_t j = 0; j < H; j++) vta_elem_put(Y, y_row(&q, t, d, b) + j, hn[b * H + j]);
       }
       memcpy(h, hn, sizeof(double) * (size_t)(q.B * H));
     }
@@ -187,6 +201,12 @@ static LLVMValueRef dot(cg *c, LLVMValueRef A, int ta, LLVMValueRef a0, LLVMValu
   return LLVMBuildLoad2(c->b, cg_f64_type(c), acc, "");
 }
 
+/* st_row() for a batch row known at run time. */
+static LLVMValueRef st_off(cg *c, const geo *q, int d, LLVMValueRef b) {
+  LLVMValueRef r = q->layout ? cg_add(c, cg_mul(c, b, q->dirs), cg_i64(c, d)) : cg_add(c, cg_i64(c, d * q->B), b);
+  return cg_mul(c, r, q->H);
+}
+
 static int rnn_emit(cg *c) {
   const vta_node *nd = c->nd;
   geo q = geo_of(c->g, nd);
@@ -207,18 +227,22 @@ static int rnn_emit(cg *c) {
   LLVMValueRef cs = cg_slot(c, LLVMArrayType(f64, (unsigned)BH)), zr = cg_slot(c, LLVMArrayType(f64, (unsigned)(2 * H)));
   LLVMValueRef zero = cg_i64(c, 0);
   for (int d = 0; d < q.dirs; d++) {
-    cg_loop l0;
-    LLVMValueRef k = cg_loop_open(c, &l0, zero, cg_i64(c, BH), 1);
-    LLVMValueRef at = cg_add(c, cg_i64(c, d * BH), k);
+    cg_loop l0, l1;
+    LLVMValueRef b0 = cg_loop_open(c, &l0, zero, cg_i64(c, q.B), 1);
+    LLVMValueRef j0 = cg_loop_open(c, &l1, zero, cg_i64(c, H), 1);
+    LLVMValueRef k = cg_add(c, cg_mul(c, b0, H), j0), at = cg_add(c, st_off(c, &q, d, b0), j0);
     cg_tstore(c, H0 ? ld(c, H0, t, at) : cg_f64(c, 0), h, VTA_DT_F64, k);
     cg_tstore(c, C0 ? ld(c, C0, t, at) : cg_f64(c, 0), cs, VTA_DT_F64, k);
+    cg_loop_close(c, &l1);
     cg_loop_close(c, &l0);
     int rev = q.rev || d == 1;
     cg_loop ls, lb, lj;
     LLVMValueRef s = cg_loop_open(c, &ls, zero, cg_i64(c, q.S), 1);
     LLVMValueRef tt = rev ? LLVMBuildSub(b, cg_i64(c, q.S - 1), s, "") : s;
     LLVMValueRef bb = cg_loop_open(c, &lb, zero, cg_i64(c, q.B), 1);
-    LLVMValueRef xrow = cg_mul(c, cg_add(c, cg_mul(c, tt, q.B), bb), q.I), hrow = cg_mul(c, bb, H);
+    LLVMValueRef xrow = q.layout ? cg_mul(c, cg_add(c, cg_mul(c, bb, q.S), tt), q.I)
+                                 : cg_mul(c, cg_add(c, cg_mul(c, tt, q.B), bb), q.I);
+    LLVMValueRef hrow = cg_mul(c, bb, H);
     for (int pass = 0; pass < (nd->op == VTA_GOP_GRU ? 2 : 1); pass++) {
       LLVMValueRef j = cg_loop_open(c, &lj, zero, cg_i64(c, H), 1);
       LLVMValueRef gate[4] = {0};
@@ -266,7 +290,9 @@ static int rnn_emit(cg *c) {
       if (nh) {
         cg_tstore(c, nh, hn, VTA_DT_F64, at);
         if (has_y) {
-          LLVMValueRef yo = cg_add(c, cg_mul(c, cg_add(c, cg_mul(c, cg_add(c, cg_mul(c, tt, q.dirs), cg_i64(c, d)), q.B), bb), H), j);
+          LLVMValueRef yr = q.layout ? cg_add(c, cg_mul(c, cg_add(c, cg_mul(c, bb, q.S), tt), q.dirs), cg_i64(c, d))
+                                     : cg_add(c, cg_mul(c, cg_add(c, cg_mul(c, tt, q.dirs), cg_i64(c, d)), q.B), bb);
+          LLVMValueRef yo = cg_add(c, cg_mul(c, yr, H), j);
           cg_tstore(c, cg_from_f64(c, nh, t), cg_out(c, 0), t, yo);
         }
       }
@@ -280,11 +306,14 @@ static int rnn_emit(cg *c) {
     cg_loop_close(c, &lc);
     cg_loop_close(c, &ls);
     /* final states */
-    cg_loop lf;
-    k = cg_loop_open(c, &lf, zero, cg_i64(c, BH), 1);
-    LLVMValueRef fo = cg_add(c, cg_i64(c, d * BH), k);
+    cg_loop lf, lg;
+    b0 = cg_loop_open(c, &lf, zero, cg_i64(c, q.B), 1);
+    j0 = cg_loop_open(c, &lg, zero, cg_i64(c, H), 1);
+    k = cg_add(c, cg_mul(c, b0, H), j0);
+    LLVMValueRef fo = cg_add(c, st_off(c, &q, d, b0), j0);
     if (has_yh) cg_tstore(c, cg_from_f64(c, ld(c, h, VTA_DT_F64, k), t), cg_out(c, 1), t, fo);
     if (has_yc) cg_tstore(c, cg_from_f64(c, ld(c, cs, VTA_DT_F64, k), t), cg_out(c, 2), t, fo);
+    cg_loop_close(c, &lg);
     cg_loop_close(c, &lf);
   }
   c->vec = vec;
