@@ -62,9 +62,9 @@ static void run_graph(run *r, const char *text, const void *const *data, int via
     memcpy(r->bufs[r->g->inputs[k]], data[k], vta_value_bytes(&r->g->values[r->g->inputs[k]]));
   for (int i = 0; i < r->g->n_nodes; i++) {
     if (!r->fns[i]) continue;
-    int vals[64];
-    void *args[64];
-    int n = vta_kernel_args(r->g, i, vals);
+    int vals[VTA_KERNEL_MAX_ARGS];
+    void *args[VTA_KERNEL_MAX_ARGS];
+    int n = vta_kernel_args(r->g, i, vals, VTA_KERNEL_MAX_ARGS);
     for (int k = 0; k < n; k++) args[k] = r->bufs[vals[k]];
     r->fns[i](args);
   }
