@@ -39,16 +39,20 @@ static int info_device(const char *cmd, const char *backend, const char *xclbin,
 int vta_cmd_info(int argc, char **argv) {
   const char *cmd = "info", *path = NULL, *backend = NULL, *xclbin = NULL, *device = NULL;
   const char *opts = NULL, *config = NULL, *val;
-  int graph = 0, r;
+  int graph = 0, operators = 0, r;
   for (int i = 1; i < argc; i++) {
     if (vta_cli_is_help(argv[i])) {
       printf("usage: vta info BUNDLE.vtab [--graph]\n"
+             "       vta info --operators\n"
              "       vta info --backend NAME [--xclbin FILE] [--device N] [--backend-options S]\n"
              "                [--config FILE]\n"
              "\n"
              "Checks a compiled bundle (magic, version, checksum) and describes it: inputs and\n"
              "outputs with their shapes, the operators and how many of each, constant and CPU\n"
              "code sizes. --graph prints the whole graph in its text form.\n"
+             "--operators prints the compiler's operator table (docs/operators.md): every ONNX\n"
+             "operator it imports, the file of its family, whether it has CPU code and whether\n"
+             "its conformance is claimed, then the operators refused by name with the reason.\n"
              "\n"
              "With --backend, opens that device for the configuration (--config, else\n"
              "$VTA_CONFIG, else the default) and describes it; for xrt: the device, its shell,\n"
@@ -74,12 +78,19 @@ int vta_cmd_info(int argc, char **argv) {
       config = val;
     } else if (strcmp(argv[i], "--graph") == 0)
       graph = 1;
+    else if (strcmp(argv[i], "--operators") == 0)
+      operators = 1;
     else if (argv[i][0] == '-' && argv[i][1])
       return vta_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     else if (path)
       return vta_cli_usage_error(cmd, "unexpected argument '%s'", argv[i]);
     else
       path = argv[i];
+  }
+  if (operators) {
+    if (path || graph || backend) return vta_cli_usage_error(cmd, "--operators takes no BUNDLE, --graph or --backend");
+    vta_op_table_markdown(stdout);
+    return VTA_EXIT_OK;
   }
   if (backend) {
     if (path || graph) return vta_cli_usage_error(cmd, "--backend describes a device, not a bundle");

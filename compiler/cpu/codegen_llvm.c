@@ -174,6 +174,9 @@ static LLVMValueRef in_p(cg *c, int k) { return argp_of(c, c->nd->in[k]); }
 static LLVMValueRef out_p(cg *c) { return c->argp[c->n_args - c->nd->n_out]; }
 static int has_in(cg *c, int k) { return c->nd->n_in > k && c->nd->in[k] >= 0; }
 
+LLVMValueRef cg_in(cg *c, int k) { return in_p(c, k); }
+LLVMValueRef cg_out(cg *c, int k) { return c->argp[c->n_args - c->nd->n_out + k]; }
+
 /* ---- pointwise loop nests with broadcasting, vectorised along the innermost dimension ---- */
 
 /* Broadcast strides of value v for an output of rank r (0 where broadcast). */
@@ -343,6 +346,7 @@ static int lead_clamp(const vta_node *nd, float *lo, float *hi) {
 static LLVMTypeRef elt_of(cg *c, vta_dtype t) {
   switch (vta_dtype_size(t)) {
   case 1: return c->i8;
+  case 2: return LLVMInt16TypeInContext(c->ctx);
   case 8: return c->i64;
   default: return t == VTA_DT_F32 ? c->f32 : c->i32;
   }
@@ -360,7 +364,7 @@ static void estore(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
 
 static void memcpy_f32(cg *c, LLVMValueRef dst, LLVMValueRef src, int64_t count) {
   if (count <= 0) return;
-  int64_t esize = c->et == c->i8 ? 1 : c->et == c->i64 ? 8 : 4;
+  int64_t esize = LLVMGetTypeKind(c->et) == LLVMFloatTypeKind ? 4 : (int64_t)LLVMGetIntTypeWidth(c->et) / 8;
   LLVMValueRef a[4] = {LLVMBuildBitCast(c->b, dst, c->i8ptr, ""), LLVMBuildBitCast(c->b, src, c->i8ptr, ""),
                        C(c, count * esize), LLVMConstInt(c->i1, 0, 0)};
   cg_call(c, "llvm.memcpy.p0i8.p0i8.i64", LLVMVoidTypeInContext(c->ctx), 4, a);
@@ -944,8 +948,10 @@ static void emit_softmax(cg *c) {
 /* ---- per-node driver ---- */
 
 int vta_codegen_supports(vta_gop op) {
+  const vta_op_family *fam = vta_op_family_of(op);
+  if (fam) return fam->emit != NULL;
   switch (op) {
-  case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_GATHER: case VTA_GOP_CONSTANT_OF_SHAPE:
+  case VTA_GOP_SHAPE: case VTA_GOP_CONSTANT_OF_SHAPE:
   case VTA_GOP_BATCHNORM: case VTA_GOP_DROPOUT:
     return 0;
   default:
@@ -956,6 +962,8 @@ int vta_codegen_supports(vta_gop op) {
 int vta_codegen_supports_node(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   if (!vta_codegen_supports(nd->op)) return 0;
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) return fam->supports ? fam->supports(g, i) : 1;
   int q = cg_qop_supports(g, i);
   if (q >= 0) return q;
   int all_f32 = 1, same = 1;
@@ -980,7 +988,15 @@ int vta_codegen_supports_node(const vta_graph *g, int i) {
 }
 
 int vta_node_needs_code(const vta_graph *g, int i) {
-  return g->nodes[i].n_out == 1 && vta_value_count(&g->values[g->nodes[i].out[0]]) > 0;
+  const vta_node *nd = &g->nodes[i];
+  /* Several outputs only for the families' operators (Split); every output present. */
+  if (nd->n_out != 1 && !vta_op_family_of(nd->op)) return 0;
+  int64_t n = 0;
+  for (int k = 0; k < nd->n_out; k++) {
+    if (nd->out[k] < 0) return 0;
+    n += vta_value_count(&g->values[nd->out[k]]);
+  }
+  return nd->n_out >= 1 && n > 0;
 }
 
 int vta_kernel_args(const vta_graph *g, int i, int *values, int cap) {
@@ -1047,7 +1063,10 @@ static int emit_node(cg *c, int i) {
   int done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
   int pointwise_done = 0;
   c->et = elt_of(c, V(c, nd->out[0])->dtype);
-  if (cg_emit_qop(c)) {
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) {
+    if (fam->emit(c)) return -1;
+  } else if (cg_emit_qop(c)) {
     /* A DequantizeLinear's float output may carry fused epilogue steps. */
     pointwise_done = nd->op != VTA_GOP_DEQUANTIZE_LINEAR;
   } else switch (nd->op) {
