@@ -22,8 +22,8 @@
 
 /* Published resource counts (LUTs, flip-flops, DSP slices, 36 Kb block RAMs, UltraRAMs) from
  * the vendor's product tables. Synthesis runs for the family; parts of one family share an
- * estimate. URAM is not inferred (synth_xilinx without -uram), so memories are counted as
- * BRAM36 and a part's URAM is headroom the estimate does not use. */
+ * estimate. For xcup, rtl-resources.sh infers URAM (-uram), so a point using URAM does not fit
+ * the xczu3eg (no URAM) even where BRAM would have held it (docs/user-guide/sweep.md). */
 static const sweep_part parts[] = {
     {"xc7z020", "Pynq-Z1", "xc7", 53200, 106400, 220, 140, 0},
     {"xczu3eg", "Ultra96", "xcup", 70560, 141120, 360, 216, 0},
