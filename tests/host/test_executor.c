@@ -15,10 +15,10 @@
 #include <cmocka.h>
 
 #include "host/executor.h"
+#include "support/slurm_local.h"
 
 static char tmp[256];
 static char slurm_dir[300];
-static int slurm_up;
 
 static void read_all(const char *path, char *buf, size_t size) {
   FILE *f = fopen(path, "r");
@@ -175,31 +175,13 @@ static void test_executor_refuses_bad_job_lists(void **state) {
 
 static int slurm_setup(void **state) {
   (void)state;
-  char cmd[700];
   snprintf(slurm_dir, sizeof slurm_dir, "%s/slurm", tmp);
-  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh start %s %d > %s.start.log 2>&1", slurm_dir,
-           (int)getpid(), slurm_dir);
-  if (system(cmd) != 0) {
-    char buf[2048];
-    snprintf(cmd, sizeof cmd, "%s.start.log", slurm_dir);
-    read_all(cmd, buf, sizeof buf);
-    fprintf(stderr, "local Slurm did not start: %s\n", buf);
-    return -1;
-  }
-  snprintf(cmd, sizeof cmd, "%s/slurm.conf", slurm_dir);
-  setenv("SLURM_CONF", cmd, 1);
-  slurm_up = 1;
-  return 0;
+  return test_slurm_start(slurm_dir);
 }
 
 static int slurm_teardown(void **state) {
   (void)state;
-  char cmd[400];
-  if (!slurm_up)
-    return 0;
-  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh stop %s", slurm_dir);
-  slurm_up = 0;
-  return system(cmd) == 0 ? 0 : -1;
+  return test_slurm_stop();
 }
 
 /* Seven jobs, arrays of at most three tasks (so three chained arrays), a throttle of two, one

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include "support/slurm_local.h"
 
 #include "host/sweep.h"
 
@@ -174,32 +175,16 @@ static void test_sweep_cli_refuses_bad_usage(void **state) {
 /* ---- the real sweep, local and Slurm ---- */
 
 static char slurm_dir[300];
-static int slurm_up;
 
 static int slurm_setup(void **state) {
   (void)state;
-  char cmd[800];
   snprintf(slurm_dir, sizeof slurm_dir, "%s/slurm", tmp);
-  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh start %s %d > %s.log 2>&1", slurm_dir,
-           (int)getpid(), slurm_dir);
-  if (system(cmd) != 0) {
-    fprintf(stderr, "local Slurm did not start (see %s.log)\n", slurm_dir);
-    return -1;
-  }
-  snprintf(cmd, sizeof cmd, "%s/slurm.conf", slurm_dir);
-  setenv("SLURM_CONF", cmd, 1);
-  slurm_up = 1;
-  return 0;
+  return test_slurm_start(slurm_dir);
 }
 
 static int slurm_teardown(void **state) {
   (void)state;
-  char cmd[400];
-  if (!slurm_up)
-    return 0;
-  slurm_up = 0;
-  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh stop %s", slurm_dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return test_slurm_stop();
 }
 
 /* A 1x4x4 accelerator with small buffers (yosys maps it in well under a minute of CPU time),
