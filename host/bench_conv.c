@@ -554,8 +554,8 @@ static int published_layer(const vta_conv_desc *d) {
  * instances of each published layer together) in *geo and *mn. */
 static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *low,
                        vta_lowered *pool_low, int pin, int pout, layer_run *r, uint64_t *c1,
-                       uint64_t *head, uint64_t *barriers, double *geo, double *mn,
-                       vta_error *err) {
+                       uint64_t *head, uint64_t *barriers, uint64_t *runs, double *geo,
+                       double *mn, vta_error *err) {
   const vta_config *cfg = &o->cfg;
   int N = n->nl + 1, k = 0, rc = VTA_OK;
   vta_prog_chain_item *items = calloc((size_t)N, sizeof *items);
@@ -611,7 +611,9 @@ static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *l
   /* The whole chain, the run of record. */
   vta_prog_chain_info ci;
   double dev0 = vta_jit_get_counters(b->jit)->device_seconds, t0 = now();
+  uint64_t syncs = vta_jit_get_counters(b->jit)->syncs;
   rc = vta_program_run_chain(b->jit, items, (size_t)N, &r->st, &ci, err);
+  *runs = vta_jit_get_counters(b->jit)->syncs - syncs; /* 1 unless the stream filled up */
   r->wall += now() - t0;
   r->device += vta_jit_get_counters(b->jit)->device_seconds - dev0;
   if (rc) goto done;
@@ -754,10 +756,9 @@ int vta_bench_resnet18(int argc, char **argv) {
   double pub_geo = -1, pub_min = -1;
   if (!o.no_chain) {
     if (run_chained(&o, &b, n, low, &pool_low, pin, pout, &r, &r_c1.st.cycles, &head_cycles,
-                    &barriers, &pub_geo, &pub_min, &err))
+                    &barriers, &device_runs, &pub_geo, &pub_min, &err))
       goto fail;
     r_pool.st.cycles = head_cycles - r_c1.st.cycles; /* what the pooling adds to C1 */
-    device_runs = 1;
   }
   for (int i = 0; o.no_chain && i < n->nl; i++) {
     net_layer *L = &n->l[i];

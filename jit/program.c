@@ -1399,6 +1399,7 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
     const vta_program *p = items[c].prog;
     const uint64_t *phys = items[c].phys ? items[c].phys : k_none;
     memset(kp, 0, maxk * sizeof *kp);
+    i = 0;
     /* Each layer loads its own kernels, with their footprint records: a kernel left resident
      * by an earlier layer but loaded more than 32 LOAD UOPs ago has none, and its GEMMs could
      * not run beside the ALU (measured: +9,000 cycles on a second C5 chained after a first). */
@@ -1480,9 +1481,11 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
   }
   if (rc) {
     vta_jit_discard(jit);
-    if (c < n)
+    if (c < n && i < items[c].prog->nops)
       vta_error_prefix(err, "chained program %zu of %zu: operation %zu (%s)", c, n, i,
                        k_op_names[items[c].prog->ops[i].op]);
+    else if (c < n)
+      vta_error_prefix(err, "chained program %zu of %zu: its boundary tokens", c, n);
     return rc;
   }
   if (info) *info = ci;
