@@ -57,7 +57,7 @@ typedef struct bench_opts {
   vta_config cfg;
   const char *backend, *backend_opts;
   const char *cfg_path; /* --config FILE, or NULL */
-  int verify, explain, per_layer;
+  int verify, explain, per_layer, no_chain;
 } bench_opts;
 
 typedef struct bench_dev {
@@ -308,6 +308,8 @@ static int parse_common(bench_opts *o, int argc, char **argv, void (*help)(void)
       o->explain = 1;
     } else if (!layer && strcmp(argv[i], "--per-layer") == 0) {
       o->per_layer = 1;
+    } else if (!layer && strcmp(argv[i], "--no-chain") == 0) {
+      o->no_chain = 1;
     } else if (layer && (r = vta_cli_option(o->cmd, argc, argv, &i, "--layer", NULL, &v))) {
       if (r < 0) return -1;
       *layer = v;
@@ -409,7 +411,15 @@ static void resnet_help(void) {
          "and the compile time of the ONNX model (vta compile builtin:resnet18 --accel).\n"
          "The network's output (and every layer) is checked against the C reference unless\n"
          "--no-verify is given (a difference exits 1);\n"
-         "--per-layer adds a JSON line per layer before the totals.\n");
+         "--per-layer adds a JSON line per layer before the totals.\n"
+         "\n"
+         "The max pooling and every convolution run chained, as one instruction stream and one\n"
+         "device run (then the average pooling on the CPU and the classifier in a second run);\n"
+         "--no-chain runs every layer as its own device run instead. Chained, the published\n"
+         "scope is the chain's cycles minus those of a run of its head (C1 and the pooling)\n"
+         "alone, and --per-layer gives each layer the cycles it adds to the chain (runs of\n"
+         "every prefix of the chain: slow on rtl), with the C2-C11 utilisation inside the\n"
+         "network (each published layer's instances together) in the totals.\n");
 }
 
 /* One accelerator layer of the network. */
@@ -525,6 +535,135 @@ static double model_compile_seconds(const bench_opts *o) {
   return rc == 0 ? t : -1;
 }
 
+/* The published layer (C1-C11) a network layer is an instance of, or -1. */
+static int published_layer(const vta_conv_desc *d) {
+  for (size_t k = 0; k < NLAYERS; k++) {
+    const conv_layer *c = &k_layers[k];
+    if (c->hw == d->h && c->cin == d->c && c->cout == d->k && c->k == d->kh && c->stride == d->stride_h &&
+        c->pad == d->pad_top)
+      return (int)k;
+  }
+  return -1;
+}
+
+/* The max pooling and every convolution chained into one device run (vta_program_run_chain),
+ * their constants uploaded first. r gets the run; *c1 and *head the cycles of C1 alone and of
+ * C1 with the pooling (the chain's head, outside the published scope). With --per-layer on a
+ * cycle-level backend, every prefix of the chain is run too, and each layer is given the cycles
+ * it adds: one JSON line per layer, and the C2-C11 utilisation inside the network (the
+ * instances of each published layer together) in *geo and *mn. */
+static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *low,
+                       vta_lowered *pool_low, int pin, int pout, layer_run *r, uint64_t *c1,
+                       uint64_t *head, uint64_t *barriers, uint64_t *runs, double *geo,
+                       double *mn, vta_error *err) {
+  const vta_config *cfg = &o->cfg;
+  int N = n->nl + 1, k = 0, rc = VTA_OK;
+  vta_prog_chain_item *items = calloc((size_t)N, sizeof *items);
+  uint64_t(*phys)[VTA_PROG_BUF_COUNT] = calloc((size_t)N, sizeof *phys);
+  int *layer_of = calloc((size_t)N, sizeof *layer_of);
+  uint64_t *cum = calloc((size_t)N, sizeof *cum);
+  if (!items || !phys || !layer_of || !cum) {
+    rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n->nl && rc == VTA_OK; i++) {
+    const net_layer *L = &n->l[i];
+    const vta_lowered *lw = &low[i];
+    if (L->in == pout && k < N) { /* the pooling comes first */
+      phys[k][VTA_PROG_BUF_INPUT] = n->a[pin].phys;
+      phys[k][VTA_PROG_BUF_OUTPUT] = n->a[pout].phys;
+      rc = upload(b, pool_low->weight, pool_low->weight_bytes, &phys[k][VTA_PROG_BUF_WEIGHT], err);
+      if (rc == VTA_OK && pool_low->bias_bytes)
+        rc = upload(b, pool_low->bias, pool_low->bias_bytes, &phys[k][VTA_PROG_BUF_BIAS], err);
+      items[k] = (vta_prog_chain_item){pool_low->prog, phys[k]};
+      layer_of[k++] = -1;
+    }
+    if (rc != VTA_OK || k >= N) break;
+    phys[k][VTA_PROG_BUF_INPUT] = n->a[L->in].phys;
+    phys[k][VTA_PROG_BUF_INPUT2] = L->in2 >= 0 ? n->a[L->in2].phys : 0;
+    phys[k][VTA_PROG_BUF_OUTPUT] = n->a[L->out].phys;
+    rc = upload(b, lw->weight, lw->weight_bytes, &phys[k][VTA_PROG_BUF_WEIGHT], err);
+    if (rc == VTA_OK && lw->bias_bytes) rc = upload(b, lw->bias, lw->bias_bytes, &phys[k][VTA_PROG_BUF_BIAS], err);
+    items[k] = (vta_prog_chain_item){lw->prog, phys[k]};
+    layer_of[k++] = i;
+  }
+  if (rc == VTA_OK && k != N)
+    rc = vta_error_set(err, VTA_ERR_INVALID, "the network has no max pooling before its layers");
+  if (rc) goto done;
+  /* The head alone (C1, then C1 and the pooling), for the published scope. */
+  for (int h = 1; h <= 2 && rc == VTA_OK; h++) {
+    vta_stats st;
+    memset(&st, 0, sizeof st);
+    rc = vta_program_run_chain(b->jit, items, (size_t)h, &st, NULL, err);
+    cum[h - 1] = st.cycles;
+  }
+  if (rc) goto done;
+  *c1 = cum[0];
+  *head = cum[1];
+  int prefixes = o->per_layer && cum[0] > 0;
+  for (int p = 3; prefixes && p < N && rc == VTA_OK; p++) {
+    vta_stats st;
+    memset(&st, 0, sizeof st);
+    rc = vta_program_run_chain(b->jit, items, (size_t)p, &st, NULL, err);
+    cum[p - 1] = st.cycles;
+  }
+  if (rc) goto done;
+  /* The whole chain, the run of record. */
+  vta_prog_chain_info ci;
+  double dev0 = vta_jit_get_counters(b->jit)->device_seconds, t0 = now();
+  uint64_t syncs = vta_jit_get_counters(b->jit)->syncs;
+  rc = vta_program_run_chain(b->jit, items, (size_t)N, &r->st, &ci, err);
+  *runs = vta_jit_get_counters(b->jit)->syncs - syncs; /* 1 unless the stream filled up */
+  r->wall += now() - t0;
+  r->device += vta_jit_get_counters(b->jit)->device_seconds - dev0;
+  if (rc) goto done;
+  *barriers = ci.barriers;
+  cum[N - 1] = r->st.cycles;
+  if (!prefixes) goto done;
+  uint64_t pub_bound[NLAYERS] = {0}, pub_cycles[NLAYERS] = {0};
+  for (int q = 0; q < N; q++) {
+    uint64_t cyc = cum[q] - (q ? cum[q - 1] : 0);
+    int i = layer_of[q], pl = i >= 0 ? published_layer(&n->l[i].d) : -1;
+    uint64_t bound = (i >= 0 ? low[i].choice.macs : 0) / cfg->macs_per_cycle;
+    if (pl >= 0) pub_bound[pl] += bound, pub_cycles[pl] += cyc;
+    if (i < 0) {
+      printf("{\"bench\":\"resnet18\",\"layer\":\"maxpool\",\"chained\":true,\"cycles\":%" PRIu64
+             ",\"predicted_cycles\":%" PRIu64 "}\n", cyc, pool_low->choice.cost.cycles);
+      continue;
+    }
+    const vta_conv_desc *d = &n->l[i].d;
+    printf("{\"bench\":\"resnet18\",\"layer\":%d,\"published\":%s%s%s,\"cin\":%u,\"hw\":%u,"
+           "\"cout\":%u,\"kernel\":%u,\"stride\":%u,\"residual\":%s,\"chained\":true,"
+           "\"macs\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"utilisation\":%.4f,"
+           "\"predicted_cycles\":%" PRIu64 "}\n",
+           i, pl >= 0 ? "\"" : "", pl >= 0 ? k_layers[pl].name : "null", pl >= 0 ? "\"" : "", d->c,
+           d->h, d->k, d->kh, d->stride_h, d->has_residual ? "true" : "false", low[i].choice.macs,
+           cyc, cyc ? (double)bound / (double)cyc : 0.0, low[i].choice.cost.cycles);
+  }
+  double lg = 0, lo = 1e9;
+  int m = 0;
+  for (size_t pl = 1; pl < NLAYERS; pl++) { /* C2-C11 */
+    if (!pub_cycles[pl]) continue;
+    double u = (double)pub_bound[pl] / (double)pub_cycles[pl];
+    printf("{\"bench\":\"resnet18\",\"published\":\"%s\",\"chained\":true,\"compute_bound\":%" PRIu64
+           ",\"cycles\":%" PRIu64 ",\"utilisation\":%.4f}\n",
+           k_layers[pl].name, pub_bound[pl], pub_cycles[pl], u);
+    lg += log(u);
+    lo = u < lo ? u : lo;
+    m++;
+  }
+  if (m) *geo = exp(lg / m), *mn = lo;
+done:
+  for (int q = 0; phys && q < N; q++)
+    for (int w = VTA_PROG_BUF_WEIGHT; w <= VTA_PROG_BUF_BIAS; w++)
+      if (phys[q][w]) vta_device_free(b->dev, phys[q][w]);
+  free(items);
+  free(phys);
+  free(layer_of);
+  free(cum);
+  return rc;
+}
+
 int vta_bench_resnet18(int argc, char **argv) {
   bench_opts o;
   memset(&o, 0, sizeof o);
@@ -613,7 +752,15 @@ int vta_bench_resnet18(int argc, char **argv) {
   memset(&r_c1, 0, sizeof r_c1);
   memset(&r_fc, 0, sizeof r_fc);
   double cpu = 0;
-  for (int i = 0; i < n->nl; i++) {
+  uint64_t device_runs = 0, head_cycles = 0, barriers = 0;
+  double pub_geo = -1, pub_min = -1;
+  if (!o.no_chain) {
+    if (run_chained(&o, &b, n, low, &pool_low, pin, pout, &r, &r_c1.st.cycles, &head_cycles,
+                    &barriers, &device_runs, &pub_geo, &pub_min, &err))
+      goto fail;
+    r_pool.st.cycles = head_cycles - r_c1.st.cycles; /* what the pooling adds to C1 */
+  }
+  for (int i = 0; o.no_chain && i < n->nl; i++) {
     net_layer *L = &n->l[i];
     if (L->in == pout) {
       /* Max pooling on the accelerator, from conv1's output to the pooled map. */
@@ -635,6 +782,7 @@ int vta_bench_resnet18(int argc, char **argv) {
     vta_stats_add(&r.st, &one.st);
     r.wall += one.wall;
     r.device += one.device;
+    device_runs += 1 + (L->in == pout);
     if (i == 0) r_c1 = one;
     if (o.per_layer) {
       const vta_conv_desc *d = &L->d;
@@ -664,6 +812,7 @@ int vta_bench_resnet18(int argc, char **argv) {
     memset(&one, 0, sizeof one);
     if (run_lowered(&b, &low[n->nl], pooled_phys, 0, logits_phys, &one, &err)) goto fail;
     r_fc = one;
+    device_runs++;
     vta_stats_add(&r.st, &one.st);
     r.wall += one.wall;
     r.device += one.device;
@@ -721,7 +870,8 @@ int vta_bench_resnet18(int argc, char **argv) {
   uint64_t macs_scope = macs - macs_c1 - low[n->nl].choice.macs;
   uint64_t pred_scope = pred - pred_c1 - low[n->nl].choice.cost.cycles - pool_low.choice.cost.cycles;
   if (r.st.cycles) {
-    uint64_t sc = r.st.cycles - r_c1.st.cycles - r_fc.st.cycles - r_pool.st.cycles;
+    uint64_t sc = o.no_chain ? r.st.cycles - r_c1.st.cycles - r_fc.st.cycles - r_pool.st.cycles
+                             : r.st.cycles - r_fc.st.cycles - head_cycles;
     printf("\"cycles\":%" PRIu64 ",\"utilisation\":%.4f,\"cycles_published_scope\":%" PRIu64
            ",\"utilisation_published_scope\":%.4f,\"c1_cycles\":%" PRIu64
            ",\"maxpool_cycles\":%" PRIu64 ",\"fc_cycles\":%" PRIu64 ",",
@@ -732,6 +882,10 @@ int vta_bench_resnet18(int argc, char **argv) {
     printf("\"cycles\":null,\"utilisation\":null,\"cycles_published_scope\":null,");
   }
   printf("\"compute_bound_published_scope\":%" PRIu64 ",", macs_scope / cfg->macs_per_cycle);
+  printf("\"chained\":%s,\"device_runs\":%" PRIu64 ",\"chain_barriers\":%" PRIu64 ",",
+         o.no_chain ? "false" : "true", device_runs, barriers);
+  if (pub_geo >= 0)
+    printf("\"c2_c11_geomean_utilisation\":%.4f,\"c2_c11_min_utilisation\":%.4f,", pub_geo, pub_min);
   printf("\"predicted_cycles\":%" PRIu64 ",\"predicted_cycles_published_scope\":%" PRIu64
          ",\"gemm_uops\":%" PRIu64 ",\"alu_uops\":%" PRIu64 ",\"bytes_read\":%" PRIu64
          ",\"bytes_written\":%" PRIu64 ",\"insns\":%" PRIu64 ",\"wall_seconds\":%.6f,"

@@ -27,7 +27,7 @@
 
 static void bench_model_help(void) {
   printf("usage: vta bench model MODEL [--backend B] [--input X.npy] [--reference Y.npy]\n"
-         "                       [--repeat N] [--no-ort]\n"
+         "                       [--repeat N] [--no-ort] [--no-chain]\n"
          "\n"
          "Compiles an ONNX model in memory (import, graph passes, LLVM code generation, JIT),\n"
          "runs it on one input on the CPU, single thread, and times onnxruntime-node on the\n"
@@ -38,7 +38,8 @@ static void bench_model_help(void) {
          "\n"
          "MODEL may also be a bundle (.vtab; onnxruntime is then not timed). With one compiled\n"
          "with --accel, --backend fsim|rtl runs its accelerator layers on that device and the\n"
-         "line adds, per inference: device runs, bytes to and from the device, host seconds\n"
+         "line adds, per inference: device runs (one per chain of consecutive accelerator\n"
+         "nodes; --no-chain: one per program), programs, bytes to and from the device, host seconds\n"
          "(packing, CPU nodes, transfers), device seconds and, on rtl, cycles and utilisation.\n"
          "\n"
          "MODEL is a path to an .onnx file (needs --input) or one of the reference models\n"
@@ -53,6 +54,7 @@ static void bench_model_help(void) {
          "                  checked (1e-4 relative) before timing; a wrong result exits 1\n"
          "  --repeat N      timed runs on each side (default 50); medians are reported\n"
          "  --no-ort        skip onnxruntime (its fields are null)\n"
+         "  --no-chain      one device run per accelerator program (for comparison)\n"
          "  -h, --help      show this help\n"
          "\nexit status: 0 measured, 1 the model or onnxruntime failed, 2 bad command line.\n");
 }
@@ -123,7 +125,7 @@ int vta_bench_model(int argc, char **argv) {
   const char *cmd = "bench", *model = NULL, *input = NULL, *backend = "cpu", *reference = NULL;
   const char *label = NULL;
   unsigned repeat = 50;
-  int ort = 1, r;
+  int ort = 1, r, chain = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (vta_cli_is_help(a)) {
@@ -146,6 +148,8 @@ int vta_bench_model(int argc, char **argv) {
       repeat = (unsigned)n;
     } else if (strcmp(a, "--no-ort") == 0) {
       ort = 0;
+    } else if (strcmp(a, "--no-chain") == 0) {
+      chain = 0;
     } else if (a[0] == '-' && a[1]) {
       return vta_cli_usage_error(cmd, "unknown option '%s'", a);
     } else if (model) {
@@ -205,6 +209,7 @@ int vta_bench_model(int argc, char **argv) {
     if (!m) vta_cli_fail(cmd, &err);
     goto done;
   }
+  vta_model_set_chaining(m, chain);
   if (vta_model_set_backend(m, backend, NULL, &err)) {
     vta_cli_fail(cmd, &err);
     goto done;
@@ -279,6 +284,7 @@ int vta_bench_model(int argc, char **argv) {
     vta_model_acc_stats(m, &st, &am, &tm);
     double n = rs.runs ? (double)rs.runs : 1;
     json_count("device_runs_per_inference", (double)rs.device_runs / n);
+    json_count("programs_per_inference", (double)rs.programs / n);
     json_count("bytes_to_device_per_inference", (double)rs.bytes_to_device / n);
     json_count("bytes_from_device_per_inference", (double)rs.bytes_from_device / n);
     json_count("weight_bytes_once", (double)rs.weight_bytes);

@@ -46,6 +46,8 @@ static void run_help(void) {
          "  --device N               with --backend xrt: the card's index (default 0)\n"
          "  --timeline F.json        (rtl, sc) the timeline of every accelerator program run:\n"
          "                           trace-event JSON for ui.perfetto.dev\n"
+         "  --no-chain               one device run per accelerator program instead of one per\n"
+         "                           chain of consecutive accelerator nodes (for comparison)\n"
          "  -h, --help               show this help\n"
          "\nexit status: 0 ran, 1 model, input or output problem, 2 bad command line.\n");
 }
@@ -128,7 +130,7 @@ int vta_cmd_run(int argc, char **argv) {
   const char *cmd = "run", *model = NULL, *outdir = NULL, *inputs[64], *backend = NULL;
   const char *label_spec = NULL, *backend_opts = NULL, *timeline = NULL, *xclbin = NULL;
   const char *device = NULL;
-  int n_in = 0, r;
+  int n_in = 0, r, chain = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
     if (vta_cli_is_help(a)) {
@@ -160,6 +162,8 @@ int vta_cmd_run(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--device", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       device = val;
+    } else if (strcmp(a, "--no-chain") == 0) {
+      chain = 0;
     } else if (a[0] == '-' && a[1]) {
       return vta_cli_usage_error(cmd, "unknown option '%s'", a);
     } else if (model) {
@@ -210,6 +214,7 @@ int vta_cmd_run(int argc, char **argv) {
     return vta_cli_fail(cmd, &err);
   }
   int rc = VTA_EXIT_OK;
+  vta_model_set_chaining(m, chain);
   if (backend && vta_model_set_backend(m, backend, backend_opts, &err)) {
     for (int j = 0; j < n_in; j++) free((char *)names[j]), vta_npy_free(&tens[j]);
     free(label_store);
@@ -289,14 +294,16 @@ int vta_cmd_run(int argc, char **argv) {
       printf(", %llu cycles, utilisation %.1f%% (GEMM lanes busy %.1f%%)", (unsigned long long)st.cycles,
              100.0 * (double)am / peak, 100.0 * (double)st.macs / peak);
     }
-    printf(", %.3f s simulated\n", st.wall_seconds);
+    printf(", %.3f s in the backend's run calls (host wall time)\n", st.wall_seconds);
     /* Where the run's time went on the host and what crossed the host-device boundary (the
      * weights were uploaded once, when the backend was chosen). */
     vta_model_stats rs;
     vta_model_run_stats(m, &rs);
-    printf("host: %.2f ms (packing %.2f, CPU nodes %.2f, transfers %.2f); device: %llu runs, %.2f ms wall",
+    printf("host: %.2f ms (packing %.2f, CPU nodes %.2f, transfers %.2f); device: %llu runs "
+           "(%llu programs, %llu chain barriers), %.2f ms wall",
            rs.pack_ms + rs.cpu_ms + rs.transfer_ms, rs.pack_ms, rs.cpu_ms, rs.transfer_ms,
-           (unsigned long long)rs.device_runs, rs.device_ms);
+           (unsigned long long)rs.device_runs, (unsigned long long)rs.programs,
+           (unsigned long long)rs.barriers, rs.device_ms);
     if (st.cycles)
       printf(", %.3f ms at %.0f MHz", (double)st.cycles / vta_model_acc_config(m)->clock_mhz / 1e3,
              vta_model_acc_config(m)->clock_mhz);

@@ -107,6 +107,8 @@ static void reset_stream(vta_jit *jit) {
   jit->epoch++;
 }
 
+void vta_jit_forget_kernels(vta_jit *jit) { jit_ubuf_forget(&jit->ub); }
+
 void vta_jit_discard(vta_jit *jit) {
   reset_stream(jit);
   memset(jit->s.carry, 0, sizeof jit->s.carry);

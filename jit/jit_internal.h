@@ -128,6 +128,8 @@ void jit_ubuf_free(jit_ubuf *ub);
 /* Forgets every resident kernel (a new stream cannot assume the buffer's contents). */
 void jit_ubuf_clear(jit_ubuf *ub);
 /* Where a kernel of n micro-ops would go next (no change). */
+/* Every kernel not resident any more (the next run of each loads it), the ring's position kept. */
+void jit_ubuf_forget(jit_ubuf *ub);
 uint32_t jit_ubuf_plan(const jit_ubuf *ub, uint32_t n);
 /* Places k at jit_ubuf_plan's position, evicting the kernels it overlaps; returns how many
  * were evicted, or -1 if out of memory. */

@@ -361,6 +361,11 @@ void jit_ubuf_clear(jit_ubuf *ub) {
   ub->top = 0;
 }
 
+void jit_ubuf_forget(jit_ubuf *ub) {
+  for (size_t i = 0; i < ub->n; i++) ub->res[i]->resident = 0;
+  ub->n = ub->cursor = 0; /* the ring's top stays: new kernels go after the latest ones */
+}
+
 uint32_t jit_ubuf_plan(const jit_ubuf *ub, uint32_t n) {
   return (uint64_t)ub->top + n > ub->depth ? 0 : ub->top;
 }

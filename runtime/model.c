@@ -7,7 +7,9 @@
  * are used in place from the plan, so a run allocates nothing. An accelerator node (with a
  * device backend chosen) packs its int8 input into each program's layout, copies it to device
  * memory, replays the program and unpacks the output; the walk stays the same, and every other
- * node runs its CPU kernel in between. With the cpu backend the same nodes run their CPU code,
+ * node runs its CPU kernel in between. Consecutive accelerator nodes are chained: their
+ * programs go to the device as one stream and one run (vta_program_run_chain), so layers do not
+ * pay a run's fill and drain each; tensors passed between them never leave the device. With the cpu backend the same nodes run their CPU code,
  * which computes the same int8 tensors.
  */
 #include "vta/model.h"
@@ -47,6 +49,8 @@ struct vta_model {
   unsigned char *stale;      /* per value: the host copy is older than the device's */
   int8_t *staging;           /* host side of the packed tensors (the largest buffer) */
   int8_t *tmp;               /* a part's unpacked output (the largest output) */
+  int chain;                 /* chain consecutive accelerator nodes into one device run */
+  vta_prog_chain_item *items; /* a chain's programs (room for every part) */
   vta_stats st;
   vta_model_stats rs;
   void *owner;
@@ -80,6 +84,8 @@ static void acc_release(vta_model *m) {
   m->on_host = m->stale = NULL;
   free(m->staging);
   free(m->tmp);
+  free(m->items);
+  m->items = NULL;
   m->staging = NULL;
   m->tmp = NULL;
   vta_jit_destroy(m->vjit);
@@ -107,6 +113,7 @@ void vta_model_destroy(vta_model *m) {
 
 static vta_model *build(vta_model *m, const unsigned char *plan, size_t size, const char *name,
                         const vta_kernel_fn *kernels, uint32_t n_kernels, vta_error *err) {
+  m->chain = 1;
   m->name = strdup(name ? name : "model");
   if (!m->name) goto nomem;
   if (vta_plan_read(plan, size, m->name, &m->p, err)) goto bad;
@@ -186,6 +193,8 @@ void vta_model_set_owner(vta_model *m, void *ctx, void (*release)(void *ctx), vt
   m->fallback = fallback;
 }
 void *vta_model_owner(const vta_model *m) { return m->owner; }
+
+void vta_model_set_chaining(vta_model *m, int on) { m->chain = on != 0; }
 
 int vta_model_n_acc_layers(const vta_model *m) {
   int n = 0;
@@ -333,7 +342,8 @@ int vta_model_set_backend(vta_model *m, const char *backend, const char *options
   }
   m->staging = calloc(1, (size_t)staging + 64);
   m->tmp = calloc(1, (size_t)tmp + 64);
-  if (!m->staging || !m->tmp) goto nomem;
+  m->items = calloc((size_t)vta_model_n_acc_layers(m) + 1, sizeof *m->items);
+  if (!m->staging || !m->tmp || !m->items) goto nomem;
   return 0;
 fail_node:
   if (at) vta_error_prefix(err, "%s", at);
@@ -396,58 +406,122 @@ static int sync_value(vta_model *m, uint32_t v, vta_error *err) {
   return 0;
 }
 
-/* Node i on the accelerator: pack and copy what is not on the device already, replay, copy back
- * and unpack what the host needs. */
-static int run_acc(vta_model *m, uint32_t i, vta_error *err) {
+/* Part q of node i: pack and copy its inputs that are not on the device already. */
+static int put_inputs(vta_model *m, uint32_t i, uint32_t q, vta_error *err) {
   const vta_plan_node *nd = &m->p.nodes[i];
   const vta_config *cfg = &m->p.cfg;
-  acc_part *a = m->acc[i];
-  for (uint32_t q = 0; q < nd->n_parts; q++) {
-    const vta_plan_part *P = &nd->parts[q];
-    int bad = 0;
-    if (!a[q].shared[VTA_PROG_BUF_INPUT]) {
-      double t0 = now_ms();
-      pack_input(cfg, P, m->buf[nd->acc_in], m->staging);
-      double t1 = now_ms();
-      bad = vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_INPUT], m->staging, P->input_bytes, err);
-      m->rs.pack_ms += t1 - t0;
-      m->rs.transfer_ms += now_ms() - t1;
-      m->rs.bytes_to_device += P->input_bytes;
-    }
-    if (!bad && P->has_in2 && !a[q].shared[VTA_PROG_BUF_INPUT2]) { /* the residual operand */
-      double t2 = now_ms();
-      memset(m->staging, 0, (size_t)P->input2_bytes);
-      vta_layout_pack_act(cfg, m->buf[nd->acc_in2], P->in2_n, P->in2_c, P->in2_h, P->in2_w, cfg->block_out,
-                          m->staging);
-      double t3 = now_ms();
-      bad = vta_device_copy_to(m->dev, a[q].phys[VTA_PROG_BUF_INPUT2], m->staging, P->input2_bytes, err);
-      m->rs.pack_ms += t3 - t2;
-      m->rs.transfer_ms += now_ms() - t3;
-      m->rs.bytes_to_device += P->input2_bytes;
-    }
-    double t5 = now_ms();
-    if (!bad) bad = vta_program_run(m->vjit, a[q].prog, a[q].phys, &m->st, err);
-    m->rs.device_ms += now_ms() - t5;
-    if (bad) {
-      vta_error_prefix(err, "%s: %s on the accelerator (program %u)", m->name, nd->what, q);
-      return -1;
-    }
-    m->rs.device_runs++;
-    if (m->producer[nd->acc_out] == (int32_t)i && !m->on_host[nd->acc_out]) {
-      m->stale[nd->acc_out] = 1; /* stays on the device; unpacked only if asked for */
+  acc_part *a = &m->acc[i][q];
+  const vta_plan_part *P = &nd->parts[q];
+  int bad = 0;
+  if (!a->shared[VTA_PROG_BUF_INPUT]) {
+    double t0 = now_ms();
+    pack_input(cfg, P, m->buf[nd->acc_in], m->staging);
+    double t1 = now_ms();
+    bad = vta_device_copy_to(m->dev, a->phys[VTA_PROG_BUF_INPUT], m->staging, P->input_bytes, err);
+    m->rs.pack_ms += t1 - t0;
+    m->rs.transfer_ms += now_ms() - t1;
+    m->rs.bytes_to_device += P->input_bytes;
+  }
+  if (!bad && P->has_in2 && !a->shared[VTA_PROG_BUF_INPUT2]) { /* the residual operand */
+    double t2 = now_ms();
+    memset(m->staging, 0, (size_t)P->input2_bytes);
+    vta_layout_pack_act(cfg, m->buf[nd->acc_in2], P->in2_n, P->in2_c, P->in2_h, P->in2_w, cfg->block_out,
+                        m->staging);
+    double t3 = now_ms();
+    bad = vta_device_copy_to(m->dev, a->phys[VTA_PROG_BUF_INPUT2], m->staging, P->input2_bytes, err);
+    m->rs.pack_ms += t3 - t2;
+    m->rs.transfer_ms += now_ms() - t3;
+    m->rs.bytes_to_device += P->input2_bytes;
+  }
+  if (bad) vta_error_prefix(err, "%s: %s on the accelerator (program %u)", m->name, nd->what, q);
+  return bad ? -1 : 0;
+}
+
+/* Part q of node i after its run: its output stays on the device, or is copied back and
+ * unpacked. */
+static int get_output(vta_model *m, uint32_t i, uint32_t q, vta_error *err) {
+  const vta_plan_node *nd = &m->p.nodes[i];
+  const vta_plan_part *P = &nd->parts[q];
+  if (m->producer[nd->acc_out] == (int32_t)i && !m->on_host[nd->acc_out]) {
+    m->stale[nd->acc_out] = 1; /* stays on the device; unpacked only if asked for */
+    return 0;
+  }
+  double t6 = now_ms();
+  if (vta_device_copy_from(m->dev, m->staging, m->acc[i][q].phys[VTA_PROG_BUF_OUTPUT], P->output_bytes, err)) {
+    vta_error_prefix(err, "%s: %s on the accelerator (program %u)", m->name, nd->what, q);
+    return -1;
+  }
+  double t7 = now_ms();
+  m->rs.transfer_ms += t7 - t6;
+  m->rs.bytes_from_device += P->output_bytes;
+  unpack_output(&m->p.cfg, P, m->staging, m->tmp, m->buf[nd->acc_out]);
+  m->rs.pack_ms += now_ms() - t7;
+  return 0;
+}
+
+/* Where the chain starting at accelerator node i ends (one past its last node): it takes the
+ * following accelerator nodes, over nodes without code, up to a CPU node or a node that reads
+ * from the host a tensor an accelerator node of the chain produces (it would need the chain's
+ * result unpacked and packed again before the chain's one run). */
+static uint32_t chain_end(const vta_model *m, uint32_t i) {
+  const vta_plan *p = &m->p;
+  uint32_t j = i + 1, last = i + 1;
+  if (!m->chain) return last;
+  for (; j < p->n_nodes; j++) {
+    const vta_plan_node *nd = &p->nodes[j];
+    if (!m->acc[j]) {
+      if (nd->has_code) break;
       continue;
     }
-    double t6 = now_ms();
-    if (vta_device_copy_from(m->dev, m->staging, a[q].phys[VTA_PROG_BUF_OUTPUT], P->output_bytes, err)) {
-      vta_error_prefix(err, "%s: %s on the accelerator (program %u)", m->name, nd->what, q);
-      return -1;
-    }
-    double t7 = now_ms();
-    m->rs.transfer_ms += t7 - t6;
-    m->rs.bytes_from_device += P->output_bytes;
-    unpack_output(cfg, P, m->staging, m->tmp, m->buf[nd->acc_out]);
-    m->rs.pack_ms += now_ms() - t7;
+    int reads_chain = 0;
+    for (uint32_t q = 0; q < nd->n_parts && !reads_chain; q++)
+      for (int in2 = 0; in2 < 2 && !reads_chain; in2++) {
+        if (in2 && !nd->parts[q].has_in2) continue;
+        if (m->acc[j][q].shared[in2 ? VTA_PROG_BUF_INPUT2 : VTA_PROG_BUF_INPUT]) continue;
+        uint32_t v = in2 ? nd->acc_in2 : nd->acc_in;
+        for (uint32_t k = i; k < j && !reads_chain; k++)
+          reads_chain = m->acc[k] && p->nodes[k].acc_out == v;
+      }
+    if (reads_chain) break;
+    last = j + 1;
   }
+  return last;
+}
+
+/* Accelerator nodes [i, end) (nodes without code between them do nothing): every host input
+ * packed and copied, then one device run of their programs chained (or one run per program),
+ * then the outputs the host needs copied back. */
+static int run_chain(vta_model *m, uint32_t i, uint32_t end, vta_error *err) {
+  const vta_plan *p = &m->p;
+  size_t n = 0;
+  for (uint32_t k = i; k < end; k++)
+    for (uint32_t q = 0; m->acc[k] && q < p->nodes[k].n_parts; q++) {
+      if (put_inputs(m, k, q, err)) return -1;
+      m->items[n++] = (vta_prog_chain_item){m->acc[k][q].prog, m->acc[k][q].phys};
+    }
+  double t5 = now_ms();
+  int bad = 0;
+  /* Device runs as the JIT counts them (a stream that fills up is run early, and continued). */
+  uint64_t syncs = vta_jit_get_counters(m->vjit)->syncs;
+  if (m->chain) {
+    vta_prog_chain_info ci;
+    bad = vta_program_run_chain(m->vjit, m->items, n, &m->st, &ci, err);
+    if (!bad) m->rs.barriers += ci.barriers;
+  } else {
+    for (size_t k = 0; k < n && !bad; k++)
+      bad = vta_program_run(m->vjit, m->items[k].prog, m->items[k].phys, &m->st, err);
+  }
+  m->rs.device_runs += vta_jit_get_counters(m->vjit)->syncs - syncs;
+  m->rs.device_ms += now_ms() - t5;
+  if (bad) {
+    vta_error_prefix(err, "%s: %s%s on the accelerator", m->name, p->nodes[i].what,
+                     end > i + 1 ? " and the nodes chained after it" : "");
+    return -1;
+  }
+  m->rs.programs += n;
+  for (uint32_t k = i; k < end; k++)
+    for (uint32_t q = 0; m->acc[k] && q < p->nodes[k].n_parts; q++)
+      if (get_output(m, k, q, err)) return -1;
   return 0;
 }
 
@@ -455,7 +529,9 @@ int vta_model_run(vta_model *m, vta_error *err) {
   for (uint32_t i = 0; i < m->p.n_nodes; i++) {
     const vta_plan_node *nd = &m->p.nodes[i];
     if (m->acc && m->acc[i]) {
-      if (run_acc(m, i, err)) return -1;
+      uint32_t end = chain_end(m, i);
+      if (run_chain(m, i, end, err)) return -1;
+      i = end - 1;
       continue;
     }
     if (!nd->has_code) continue;

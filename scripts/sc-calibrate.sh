@@ -39,7 +39,7 @@ for c in $configs; do
     r=$(line rtl)
     s=$(line sc)
     cyc() { sed -n 's/.* \([0-9]*\) cycles.*/\1/p' <<<"$1"; }
-    sec() { sed -n 's/.* \([0-9.]*\) s simulated.*/\1/p' <<<"$1"; }
+    sec() { sed -n 's/.* \([0-9.]*\) s in the backend.s run calls.*/\1/p' <<<"$1"; }
     printf '{"config_file":"%s","bench":"model","layer":"%s","rtl_cycles":%s,"sc_cycles":%s,"rtl_seconds":%s,"sc_seconds":%s}\n' \
       "$name" "$model" "$(cyc "$r")" "$(cyc "$s")" "$(sec "$r")" "$(sec "$s")" >>"$jl"
   done

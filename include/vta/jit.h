@@ -200,6 +200,14 @@ size_t vta_jit_kernel_size(const vta_jit_kernel *k);
 /* Is the kernel in the micro-op buffer for the current stream? Where (uop indices)? */
 int vta_jit_kernel_resident(const vta_jit_kernel *k, uint32_t *begin, uint32_t *end);
 
+/* Forgets which kernels are resident, as a new stream does, but in the current stream: the
+ * next run of each kernel loads it again (placed after the latest ones in the ring). A LOAD
+ * UOP gives the compute module the kernel's footprint record (the last 32 are kept), which
+ * lets a GEMM and an ALU instruction run side by side; a chain of programs
+ * (vta_program_run_chain) calls this at each boundary, so each layer loads its kernels as it
+ * would in a run of its own. */
+void vta_jit_forget_kernels(vta_jit *jit);
+
 /* Runs a finished kernel: a LOAD UOP when it is not resident, then one GEMM or ALU
  * instruction. GEMM maps the first loop to iter_out and the second to iter_in; ALU with one
  * loop uses iter_in. */

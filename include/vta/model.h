@@ -72,6 +72,10 @@ const float *vta_model_output(const vta_model *m, int k);
 /* The backend of the accelerator layers: "cpu" (their CPU code, the default), or a device
  * backend ("fsim", "rtl", ...) with its options string (may be NULL). */
 int vta_model_set_backend(vta_model *m, const char *backend, const char *options, vta_error *err);
+/* Chaining (on by default): consecutive accelerator nodes run as one instruction stream and one
+ * device run, each layer's first loads overlapping the previous layer's drain. Off: one device
+ * run per program (for comparison; the results are the same bits). */
+void vta_model_set_chaining(vta_model *m, int on);
 /* Accelerator programs the model holds, and the graph nodes they compute. */
 int vta_model_n_acc_layers(const vta_model *m);
 int vta_model_n_acc_nodes(const vta_model *m);
@@ -86,13 +90,16 @@ void vta_model_acc_stats(const vta_model *m, struct vta_stats *st, uint64_t *acc
  * host-device boundary. */
 typedef struct vta_model_stats {
   uint64_t runs;            /* vta_model_run calls */
-  uint64_t device_runs;     /* accelerator programs run */
+  uint64_t device_runs;     /* device runs (one per chain of accelerator nodes) */
   double pack_ms;           /* host: packing inputs and unpacking outputs of the accelerator */
   double cpu_ms;            /* host: the CPU nodes */
   double transfer_ms;       /* host: copies to and from device memory */
   double device_ms;         /* wall time of the device runs (the backend's own) */
   uint64_t bytes_to_device, bytes_from_device; /* activations only (weights: at load) */
   uint64_t weight_bytes;    /* uploaded once when the backend was chosen */
+  uint64_t programs;        /* accelerator programs replayed (several per chained run) */
+  uint64_t barriers;        /* chain boundaries where a layer's loads waited for the stores
+                               of an earlier one (it reads their output) */
 } vta_model_stats;
 void vta_model_run_stats(const vta_model *m, vta_model_stats *s);
 

@@ -181,6 +181,35 @@ int vta_program_deserialize(const uint8_t *bytes, size_t n, const char *name, vt
 int vta_program_run(vta_jit *jit, const vta_program *p, const uint64_t *buffer_phys,
                     vta_stats *stats, vta_error *err);
 
+/* ---- Chained replay: several programs in one device run ----
+ *
+ * Replays programs one after the other into one stream (each program's final sync dropped)
+ * and runs it once. At each boundary, tokens across the layers stand in for the run boundary:
+ * - the next program's first load waits (compute->load) for the previous program's last GEMM,
+ *   so it does not overwrite INP/WGT still being read, but overlaps that program's epilogue
+ *   and stores (its drain);
+ * - its first GEMM/ALU (or a compute-side load) waits (store->compute) for the previous
+ *   program's last store, so it does not overwrite OUT entries not yet stored;
+ * - when it reads a DRAM range that an earlier program of the chain stores into and no
+ *   barrier has covered since ("dirty"), its loads of that range also wait for every earlier
+ *   store (store->compute->load through a compute no-op); its other first loads (weights)
+ *   are issued before the wait, so they overlap the drain too.
+ * Buffers are compared by address range (buffer_phys[b] over the program's size of b). */
+typedef struct vta_prog_chain_item {
+  const vta_program *prog;
+  const uint64_t *phys; /* as vta_program_run's buffer_phys */
+} vta_prog_chain_item;
+
+typedef struct vta_prog_chain_info {
+  uint32_t programs;  /* replayed */
+  uint32_t barriers;  /* boundaries where a read waited for earlier stores */
+} vta_prog_chain_info;
+
+/* Runs items[0..n) as one stream with one synchronisation (more only if the JIT's stream or
+ * micro-op staging fills up). info may be NULL. */
+int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t n,
+                          vta_stats *stats, vta_prog_chain_info *info, vta_error *err);
+
 #ifdef __cplusplus
 }
 #endif

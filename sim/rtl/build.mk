@@ -20,7 +20,7 @@ RTL_MODEL_DEPS := $(wildcard hw/rtl/*.sv) sim/rtl/harness.cpp sim/rtl/rtl_model.
 # The rtl tests, and the integration tests that also run their programs on the rtl backend.
 RTL_TEST_BINS := $(patsubst %.c,$(BUILD)/san/%,$(wildcard tests/sim/test_rtl*.c \
   tests/host/test_cmd_exec.c tests/host/test_bench_alu.c tests/jit/test_gemm_published.c \
-  tests/compiler/test_vta_pool.c tests/driver/test_published.c tests/host/test_regress.c \
+  tests/compiler/test_vta_pool.c tests/compiler/test_vta_chain.c tests/driver/test_published.c tests/host/test_regress.c \
   tests/driver/test_xrt.c tests/host/test_cli_xrt.c))
 
 EXTRA_LIB_OBJS_REL += $(BUILD)/rel/sim/rtl/rtl.o

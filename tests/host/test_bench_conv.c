@@ -48,6 +48,13 @@ static void test_bench_resnet18_runs_the_network(void **state) {
   CLI_ASSERT_CONTAINS(r.out, "\"predicted_cycles_published_scope\":");
   CLI_ASSERT_CONTAINS(r.out, "\"cpu_ops\":[\"avgpool\"]"); /* max pooling on the accelerator */
   CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");               /* by default */
+  /* The pooling and every convolution in one chained run, the classifier in a second. */
+  CLI_ASSERT_CONTAINS(r.out, "\"chained\":true,\"device_runs\":2,");
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--no-chain");
+  CLI_ASSERT_STATUS(&r, 0);
+  CLI_ASSERT_CONTAINS(r.out, "\"chained\":false,\"device_runs\":22,");
+  CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");
   cli_result_free(&r);
 }
 
