@@ -3,27 +3,16 @@
 # (small) configuration: the design must elaborate, synthesize, contain no latch and pass
 # yosys's `check`.
 #
-# Debian's yosys (0.23) parses a subset of SystemVerilog without `import pkg::*`, so the sources
-# are first rewritten mechanically into a copy: the import line is dropped and every name the
-# generated package declares is qualified as vta_pkg::Name. Nothing else is changed.
+# Debian's yosys (0.23) needs the sources rewritten first (scripts/rtl-yosys-src.sh).
 set -eu
 svgen=$1 config=$2 root=$3
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$("$svgen" "$config" "$root")
 out="$dir/synth"
 mkdir -p "$out/src"
-ids=$(grep -oE '(localparam [a-z ]+(\[[^]]*\])? |\} )[A-Za-z_0-9]+' "$dir/vta_pkg.sv" | awk '{print $NF}' |
-      sort -u | paste -sd'|')
-for f in "$repo"/hw/rtl/*.sv; do
-  if grep -q 'import vta_pkg::\*;' "$f"; then
-    # Port names in connections (.Name(...)) are the cell's own, not the package's.
-    perl -0pe "s/\n\s*import vta_pkg::\*;\s*\n/\n/; s/(?<![.\w])($ids)\b/vta_pkg::\$1/g" "$f" > "$out/src/$(basename "$f")"
-  else
-    cp "$f" "$out/src/"
-  fi
-done
+srcs=$("$repo/scripts/rtl-yosys-src.sh" "$dir" "$out/src")
 yosys -q -l "$out/yosys.log" -p "
-  read_verilog -sv $dir/vta_pkg.sv $(ls "$out"/src/*.sv | tr '\n' ' ')
+  read_verilog -sv $srcs
   hierarchy -check -top vta_top
   proc
   select -assert-none t:\$dlatch t:\$_DLATCH_*

@@ -2,10 +2,16 @@
 //
 // A GEMM unit and an ALU, each with its own micro-op sequencer (vta_uop_seq), run one GEMM and
 // one ALU instruction at the same time when the two cannot interfere; each issues one micro-op
-// per cycle through three stages:
+// per cycle through a pipeline without stalls (docs/hw.md, "Compute pipeline", has the table):
 //   C0 issue:  the sequencer walks the loop nest and reads its copy of the micro-op buffer;
-//   C1 index:  adds the loop offsets; reads INP and WGT (GEMM), and ACC;
-//   C2 result: GEMM multiply-accumulate or ALU operation; writes ACC and the narrowed OUT element.
+//   U1, U2:    the micro-op comes out of the buffer (output register) and the loop offsets are
+//              added to its indices, registered in
+//   X:         (ComputeC1 - 4 cycles before C1) the GEMM unit reads INP and WGT; the dot
+//              products go through vta_gemm's multipliers and adder tree, while each unit's
+//              control (indices, flags, ALU tag) waits in a delay line (vta_delay);
+//   C1:        ACC is read (ComputeC1 cycles after C0; the same depth for both units);
+//   C2 result: GEMM accumulate (ACC + dot product) or ALU operation; writes ACC and the narrowed
+//              OUT element.
 //
 // Instructions are decoded in program order from a one-entry decode register (D). An
 // instruction's footprint, the range of ACC indices its destinations can take (and of its
@@ -361,8 +367,8 @@ module vta_compute
                      apart(fp_dlo_q, fp_dhi_q, run_slo_q[!unit], run_shi_q[!unit])) &&
                     (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit], run_dhi_q[!unit]))));
   assign other_free   = !run_issue[!unit] || run_last[!unit] || compat;
-  assign units_idle   = !g_issue && !a_issue && !g_c1_valid && !a_c1_valid && !g2_valid_q &&
-                        !a2_valid_q;
+  assign units_idle   = !g_issue && !a_issue && !g_seq_busy && !a_seq_busy && !g_dly_busy &&
+                        !a_dly_busy && !g2_valid_q && !a2_valid_q;
   assign drained      = units_idle && (rq_cnt_q == '0) && !loading_q;
   assign rq_room      = (rq_cnt_q != (RqW + 1)'(RqDepth));
 
@@ -432,6 +438,11 @@ module vta_compute
   logic [WgtIdxW-1:0] g_wgt;
   logic               g_c1_reset;
   logic [AluTagW-1:0] a_c1_tag;
+  logic g_x_valid, g_x_write, g_x_last, g_x_reset, a_x_valid, a_x_write, a_x_last;
+  logic [DstW-1:0]    g_x_dst, a_x_dst;
+  logic [SrcW-1:0]    a_x_src;
+  logic [AluTagW-1:0] a_x_tag;
+  logic               g_seq_busy, a_seq_busy, g_dly_busy, a_dly_busy;
 
   vta_uop_seq #(.TagW(1)) u_gemm_seq (
     .clk_i,
@@ -456,13 +467,14 @@ module vta_compute
     .last_o     (g_last),
     .bgn_o      (run_bgn[0]),
     .end_o      (run_end[0]),
-    .c1_valid_o (g_c1_valid),
-    .c1_write_o (g_c1_write),
-    .c1_last_o  (g_c1_last),
-    .c1_tag_o   (g_c1_reset),
-    .c1_dst_o   (g_dst),
-    .c1_src_o   (g_src),
-    .c1_wgt_o   (g_wgt)
+    .x_valid_o  (g_x_valid),
+    .x_write_o  (g_x_write),
+    .x_last_o   (g_x_last),
+    .x_tag_o    (g_x_reset),
+    .x_dst_o    (g_x_dst),
+    .x_src_o    (g_src),
+    .x_wgt_o    (g_wgt),
+    .busy_o     (g_seq_busy)
   );
 
   vta_uop_seq #(.TagW(AluTagW)) u_alu_seq (
@@ -488,13 +500,36 @@ module vta_compute
     .last_o     (a_last),
     .bgn_o      (run_bgn[1]),
     .end_o      (run_end[1]),
-    .c1_valid_o (a_c1_valid),
-    .c1_write_o (a_c1_write),
-    .c1_last_o  (a_c1_last),
-    .c1_tag_o   (a_c1_tag),
-    .c1_dst_o   (a_dst),
-    .c1_src_o   (a_src),
-    .c1_wgt_o   ()
+    .x_valid_o  (a_x_valid),
+    .x_write_o  (a_x_write),
+    .x_last_o   (a_x_last),
+    .x_tag_o    (a_x_tag),
+    .x_dst_o    (a_x_dst),
+    .x_src_o    (a_x_src),
+    .x_wgt_o    (),
+    .busy_o     (a_seq_busy)
+  );
+
+  // ---- X to C1: the delay lines (the GEMM unit's operands meanwhile go through vta_gemm) ----
+  localparam int unsigned XToC1 = ComputeC1 - 3;
+
+  vta_delay #(.Width(3 + DstW), .Stages(XToC1)) u_g_dly (
+    .clk_i,
+    .rst_ni,
+    .valid_i(g_x_valid),
+    .data_i ({g_x_write, g_x_last, g_x_reset, g_x_dst}),
+    .valid_o(g_c1_valid),
+    .data_o ({g_c1_write, g_c1_last, g_c1_reset, g_dst}),
+    .any_o  (g_dly_busy)
+  );
+  vta_delay #(.Width(2 + AluTagW + DstW + SrcW), .Stages(XToC1)) u_a_dly (
+    .clk_i,
+    .rst_ni,
+    .valid_i(a_x_valid),
+    .data_i ({a_x_write, a_x_last, a_x_tag, a_x_dst, a_x_src}),
+    .valid_o(a_c1_valid),
+    .data_o ({a_c1_write, a_c1_last, a_c1_tag, a_dst, a_src}),
+    .any_o  (a_dly_busy)
   );
 
   // ---- C1: buffer reads ----
@@ -506,9 +541,11 @@ module vta_compute
   assign g_rd = g_c1_valid && g_c1_write;
   assign a_rd = a_c1_valid && a_c1_write;
 
-  assign inp_re_o    = g_c1_valid;
+  // INP and WGT are read in X: their data (block RAM output registers) enter vta_gemm two
+  // cycles later, and its dot products reach C2 with the micro-op's control.
+  assign inp_re_o    = g_x_valid;
   assign inp_raddr_o = LogInpDepth'(g_src);
-  assign wgt_re_o    = g_c1_valid;
+  assign wgt_re_o    = g_x_valid;
   assign wgt_raddr_o = LogWgtDepth'(g_wgt);
 
   // ---- C2 registers ----
@@ -630,12 +667,20 @@ module vta_compute
   assign a_src_val = fwd(a2_s_q, acc_b_rdata[a2_s_q[BankW]], fwd_g_valid_q, fwd_g_addr_q,
                          fwd_g_data_q, fwd_a_valid_q, fwd_a_addr_q, fwd_a_data_q);
 
+  logic [AccW-1:0] gemm_dot;
   vta_gemm u_gemm (
+    .clk_i,
     .inp_i(inp_rdata_i),
     .wgt_i(wgt_rdata_i),
-    .acc_i(g_dst_val),
-    .acc_o(gemm_res)
+    .dot_o(gemm_dot)
   );
+  // The accumulate: each lane wraps to AccWidth bits.
+  always_comb begin
+    for (int l = 0; l < AccLanes; l++) begin
+      gemm_res[l*AccWidth+:AccWidth] = g_dst_val[l*AccWidth+:AccWidth] +
+                                       gemm_dot[l*AccWidth+:AccWidth];
+    end
+  end
 
   vta_alu u_alu (
     .op_i     (a2_op_q),
@@ -752,35 +797,52 @@ module vta_compute
 
 `ifndef SYNTHESIS
   // A unit's micro-ops stay inside the footprint its instruction was admitted with (checked in
-  // C1, against the footprint of the instruction that issued them a cycle earlier).
-  logic                   chk_ok_q [2];
-  logic [LogAccDepth-1:0] chk_dlo_q [2];
-  logic [LogAccDepth-1:0] chk_dhi_q [2];
-  logic [LogAccDepth-1:0] chk_slo_q [2];
-  logic [LogAccDepth-1:0] chk_shi_q [2];
-  logic                   chk_src_q;
+  // X, against the footprint of the instruction that issued them three cycles earlier).
+  logic                   chk_ok_q [3][2];
+  logic [LogAccDepth-1:0] chk_dlo_q [3][2];
+  logic [LogAccDepth-1:0] chk_dhi_q [3][2];
+  logic [LogAccDepth-1:0] chk_slo_q [3][2];
+  logic [LogAccDepth-1:0] chk_shi_q [3][2];
+  logic                   chk_src_q [3];
+  logic [LogAccDepth-1:0] gx_a, ax_a, ax_s;
+  logic                   gx_rd, ax_rd;
+  assign gx_a  = LogAccDepth'(g_x_dst);
+  assign ax_a  = LogAccDepth'(a_x_dst);
+  assign ax_s  = LogAccDepth'(a_x_src);
+  assign gx_rd = g_x_valid && g_x_write;
+  assign ax_rd = a_x_valid && a_x_write;
   always_ff @(posedge clk_i) begin
     for (int p = 0; p < 2; p++) begin
-      chk_ok_q[p]  <= run_issue[p] && run_ok_q[p] && !run_nop_q[p];
-      chk_dlo_q[p] <= run_dlo_q[p];
-      chk_dhi_q[p] <= run_dhi_q[p];
-      chk_slo_q[p] <= run_slo_q[p];
-      chk_shi_q[p] <= run_shi_q[p];
+      chk_ok_q[0][p]  <= run_issue[p] && run_ok_q[p] && !run_nop_q[p];
+      chk_dlo_q[0][p] <= run_dlo_q[p];
+      chk_dhi_q[0][p] <= run_dhi_q[p];
+      chk_slo_q[0][p] <= run_slo_q[p];
+      chk_shi_q[0][p] <= run_shi_q[p];
+      for (int d = 1; d < 3; d++) begin
+        chk_ok_q[d][p]  <= chk_ok_q[d-1][p];
+        chk_dlo_q[d][p] <= chk_dlo_q[d-1][p];
+        chk_dhi_q[d][p] <= chk_dhi_q[d-1][p];
+        chk_slo_q[d][p] <= chk_slo_q[d-1][p];
+        chk_shi_q[d][p] <= chk_shi_q[d-1][p];
+      end
     end
-    chk_src_q <= run_src_q[1];
+    chk_src_q[0] <= run_src_q[1];
+    chk_src_q[1] <= chk_src_q[0];
+    chk_src_q[2] <= chk_src_q[1];
   end
 
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
-      assert (!(g_rd && chk_ok_q[0] && (g_a1 < chk_dlo_q[0] || g_a1 > chk_dhi_q[0])))
-      else $error("vta_compute: GEMM destination %0d outside its footprint [%0d, %0d]", g_a1,
-                  chk_dlo_q[0], chk_dhi_q[0]);
-      assert (!(a_rd && chk_ok_q[1] && (a_a1 < chk_dlo_q[1] || a_a1 > chk_dhi_q[1])))
-      else $error("vta_compute: ALU destination %0d outside its footprint [%0d, %0d]", a_a1,
-                  chk_dlo_q[1], chk_dhi_q[1]);
-      assert (!(a_rd && chk_ok_q[1] && chk_src_q && (a_s1 < chk_slo_q[1] || a_s1 > chk_shi_q[1])))
-      else $error("vta_compute: ALU operand %0d outside its footprint [%0d, %0d]", a_s1,
-                  chk_slo_q[1], chk_shi_q[1]);
+      assert (!(gx_rd && chk_ok_q[2][0] && (gx_a < chk_dlo_q[2][0] || gx_a > chk_dhi_q[2][0])))
+      else $error("vta_compute: GEMM destination %0d outside its footprint [%0d, %0d]", gx_a,
+                  chk_dlo_q[2][0], chk_dhi_q[2][0]);
+      assert (!(ax_rd && chk_ok_q[2][1] && (ax_a < chk_dlo_q[2][1] || ax_a > chk_dhi_q[2][1])))
+      else $error("vta_compute: ALU destination %0d outside its footprint [%0d, %0d]", ax_a,
+                  chk_dlo_q[2][1], chk_dhi_q[2][1]);
+      assert (!(ax_rd && chk_ok_q[2][1] && chk_src_q[2] &&
+                (ax_s < chk_slo_q[2][1] || ax_s > chk_shi_q[2][1])))
+      else $error("vta_compute: ALU operand %0d outside its footprint [%0d, %0d]", ax_s,
+                  chk_slo_q[2][1], chk_shi_q[2][1]);
       // Both units issue only instructions admitted together: known, disjoint footprints.
       assert (!(g_issue && a_issue) ||
               (run_ok_q[0] && run_ok_q[1] &&

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# rtl-yosys-src.sh PKGDIR OUTDIR - copies hw/rtl/*.sv into OUTDIR in the form Debian's yosys
+# (0.23) parses, and prints the file list (PKGDIR/vta_pkg.sv first) for read_verilog -sv.
+#
+# yosys 0.23 parses a subset of SystemVerilog without `import pkg::*`, so the sources are
+# rewritten mechanically: the import line is dropped and every name the generated package
+# declares is qualified as vta_pkg::Name. Nothing else is changed. Used by rtl-synth.sh and
+# rtl-timing.sh.
+set -eu
+pkgdir=$1 out=$2
+repo=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+rm -f "$out"/*.sv
+ids=$(grep -oE '(localparam [a-z ]+(\[[^]]*\])? |\} )[A-Za-z_0-9]+' "$pkgdir/vta_pkg.sv" | awk '{print $NF}' |
+      sort -u | paste -sd'|')
+for f in "$repo"/hw/rtl/*.sv; do
+  if grep -q 'import vta_pkg::\*;' "$f"; then
+    # Port names in connections (.Name(...)) are the cell's own, not the package's.
+    perl -0pe "s/\n\s*import vta_pkg::\*;\s*\n/\n/; s/(?<![.\w])($ids)\b/vta_pkg::\$1/g" "$f" > "$out/$(basename "$f")"
+  else
+    cp "$f" "$out/"
+  fi
+done
+echo "$pkgdir/vta_pkg.sv" "$out"/*.sv
