@@ -81,6 +81,11 @@ typedef struct footprint {
  * tuning interface); measured like the others on the rtl backend. */
 #define UOP_LOAD_ISSUE 1
 
+/* Cycles a GEMM or ALU instruction that may touch the other unit's ACC elements waits after
+ * that unit's last micro-op, beyond the three-stage pipeline's rule (hw/rtl/vta_compute.sv,
+ * other_free). */
+#define UNIT_HANDOFF 3
+
 /* The hardware keeps this many footprint records (hw/rtl/vta_uop_fp.sv, NRec). */
 #define VTA_TILE_FP_RECORDS 32
 
@@ -383,9 +388,11 @@ static int cs_sync(void *ctx, vta_error *err) {
    * time covered by a unit's work (its busy time counts once when both run). */
   uint64_t ufree[2] = {0, 0}, next_start = 0, retired = 0, covered = 0;
   /* A unit is free for its next instruction when it issues its last micro-op; that micro-op
-   * writes ACC compute_c1 cycles later (C2 of the compute pipeline, docs/hw.md), one of which
-   * the constants above already count (they date from the three-stage pipeline). */
-  uint64_t pipe = s->cfg->compute_c1 > 1 ? s->cfg->compute_c1 - 1 : 0;
+   * writes ACC compute_c1 + 3 cycles later (C3 of the compute pipeline, docs/hw.md), two of
+   * which the constants above already count (they date from the three-stage pipeline). An
+   * instruction that may touch the other unit's elements starts HANDOFF cycles after the
+   * other's last micro-op issued, so that its first ACC read follows that write. */
+  uint64_t pipe = (uint64_t)s->cfg->compute_c1 + 1;
   uint32_t ubgn[2] = {0, 0}, uend[2] = {0, 0}; /* micro-op entries each unit reads */
   footprint ufp[2];
   memset(ufp, 0, sizeof ufp);
@@ -402,7 +409,8 @@ static int cs_sync(void *ctx, vta_error *err) {
         t = next_start;
         if (in->kind == I_EXEC) {
           t = max_u64(t, ufree[in->unit]);
-          if (!fp_apart(&in->fp, &ufp[!in->unit], bank)) t = max_u64(t, ufree[!in->unit]);
+          if (!fp_apart(&in->fp, &ufp[!in->unit], bank))
+            t = max_u64(t, ufree[!in->unit] + UNIT_HANDOFF);
         } else if (in->kind == I_READ && in->uop) {
           for (int u = 0; u < 2; u++)
             if (in->ubgn < uend[u] && ubgn[u] < in->uend) t = max_u64(t, ufree[u]);
@@ -632,7 +640,7 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
   compute = max_u64(compute, U * half / 2);
   /* Bias loads per unit (with per-channel shifts, a second row of shift vectors). */
   uint64_t vrows = vta_conv_shift_vector(d) ? 2 : 1;
-  if (!p->bias_resident) compute += U * (m->drain + (cfg->compute_c1 - 1) + lat + vrows * p->co_t * 4 * we / 16 / bus);
+  if (!p->bias_resident) compute += U * (m->drain + (cfg->compute_c1 + 1) + lat + vrows * p->co_t * 4 * we / 16 / bus);
   /* Loads: how many steps load an input tile and a weight tile. A cycle of tiles stays
    * resident when it fits the slots (least recently used replacement misses on every access
    * of a cycle longer than the slots). */

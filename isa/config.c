@@ -156,11 +156,11 @@ static int derive(vta_config *cfg, const char *origin, vta_error *err) {
   cfg->macs_per_cycle = (uint64_t)cfg->batch * cfg->block_in * cfg->block_out;
   cfg->gemm_tree_levels = 0;
   while ((1u << cfg->gemm_tree_levels) < cfg->block_in) cfg->gemm_tree_levels++;
-  /* Issue (0), micro-op read (1), its output register (2), the buffer indices (3), INP/WGT
-   * read (4), their output registers (5), the DSP input (6), product (7) and output (8)
-   * registers, one cycle per adder-tree level; ACC is read one cycle before the dot product
-   * is there. */
-  cfg->compute_c1 = 7 + cfg->gemm_tree_levels;
+  /* Cycles after the issue (C0): the micro-op buffer's array read (1) and output register (2),
+   * the buffer indices (3, X: INP/WGT read), their array read (4) and output registers (5),
+   * the DSP input (6), product (7) and output (8) registers, one per adder-tree level; ACC is
+   * read (C1) two cycles before the dot product is there (C2). */
+  cfg->compute_c1 = 6 + cfg->gemm_tree_levels;
   return vta_isa_layout(cfg, origin, err);
 }
 

@@ -49,8 +49,8 @@ typedef struct vta_config {
   uint64_t macs_per_cycle;  /* BATCH * BLOCK_IN * BLOCK_OUT */
   /* The RTL compute pipeline (docs/hw.md, "Compute pipeline"): levels of the GEMM adder tree
    * (ceil(log2 BLOCK_IN)) and the cycles from a micro-op's issue to its ACC read (C1); its
-   * result is written one cycle later (C2). The rtl cost model and the RTL both take them
-   * from here. */
+   * result is computed two cycles later (C2) and written three (C3). The rtl cost model and
+   * the RTL both take them from here. */
   uint32_t gemm_tree_levels;
   uint32_t compute_c1;
   vta_format_layout layout[VTA_FMT_COUNT];
