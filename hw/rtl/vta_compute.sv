@@ -31,13 +31,14 @@
 // GEMM and ALU instruction (and every LOAD that moves nothing, which the JIT uses as a
 // compute no-op) enters a retire queue when it starts and leaves it, firing its pushes, once it
 // and everything before it have completed; so a consumer never sees a token of an instruction
-// before an earlier one has finished. A micro-op in C1 reads ACC in the cycle the micro-op ahead
-// of it (of either unit) writes in C2, and so sees the old value; each unit keeps its last write
-// for one cycle, and a reader takes the newer value from whichever matches (a reduction loop
-// accumulating into one element every cycle, or an instruction reading what the other unit
-// wrote just before). A LOAD UOP starts while the units run instructions whose micro-ops it
-// does not overwrite (the JIT puts new kernels beside the resident ones), so fetching a kernel
-// overlaps the instructions before it; it completes through the retire queue. LOAD ACC and
+// before an earlier one has finished. A micro-op reads ACC (C1) before the three micro-ops of
+// its unit ahead of it have written (C3); the unit keeps their results and forwards them (a
+// reduction loop accumulates into one element every cycle). An instruction that may touch the
+// other unit's elements starts three cycles after the other's last micro-op issued, so it
+// reads that unit's writes from ACC itself. A LOAD UOP starts while the units run
+// instructions whose micro-ops it does not overwrite (the JIT puts new kernels beside the
+// resident ones), so fetching a kernel overlaps the instructions before it; it completes
+// through the retire queue. LOAD ACC and
 // ACC_8BIT (they write ACC through the units' write ports) and FINISH wait for both units to
 // drain and the retire queue to empty. Every instruction after a LOAD waits for it to finish.
 module vta_compute
