@@ -45,6 +45,19 @@ GEN_HEADERS :=
 # The fragments define rules of their own: `make` with no target must still mean `make all`.
 .DEFAULT_GOAL := all
 
+# A tool the build finds with a $(shell ...) probe must never be silently absent. Each area
+# declares its probes with
+#   $(eval $(call need_tool,NAME,$(PROBE_RESULT),WHAT IS MISSING (Debian package PKG)))
+# and makes the targets that use it depend on `need-NAME` (order-only). The check runs when such a
+# target is built, not when the Makefile is read, so that `make test` and `make run` can first
+# install the packages (deps.sh) on a fresh machine and then build.
+comma := ,
+define need_tool
+.PHONY: need-$(1)
+need-$(1):
+	@$(if $(strip $(2)),:,echo "make: $(3) was not found. Run scripts/deps.sh as root (make test and make run do) to install it." >&2; exit 1)
+endef
+
 -include $(wildcard */build.mk sim/*/build.mk)
 
 REL_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o) $(EXTRA_LIB_OBJS_REL)

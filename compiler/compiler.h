@@ -343,8 +343,9 @@ int vta_graph_verify(const vta_graph *g, vta_error *err); /* verify.c */
  *     with mul[c]:   y = acc * mul[c] + bias + rnd        (int64; the quantizer keeps it in int32)
  *     rnd = shift ? 1 << (shift - 1) : 0;  out = clamp(y >> shift, lo, hi)   (arithmetic shift)
  *   Attributes: shift (0..31), lo, hi (-128 <= lo <= hi <= 127); mul is an optional constant
- *   input, one multiplier per output channel. Without mul this is exactly the epilogue of compiler/vta_lower.h (ADD bias,
- *   ADD rounding, SHR, MAX, MIN), so such a node runs on the accelerator or the CPU alike.
+ *   input, one multiplier per output channel. Without mul this is exactly the epilogue of
+ *   compiler/accel/vta_lower.h (ADD bias, ADD rounding, SHR, MAX, MIN), so such a node runs on
+ *   the accelerator or the CPU alike.
  *
  *   QAdd(a i8, b i8 of the same shape) -> i8, attributes ma, mb, shift, lo, hi:
  *     out = clamp((a * ma + b * mb + rnd) >> shift, lo, hi)   (int32)

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 #include "host/calib.h"
 #include "host/cli.h"
 #include "host/cli_args.h"

@@ -1,7 +1,7 @@
 /* cmd_tune.c - `vta tune`: measure the cost model's best tilings of every accelerator layer of
  * a bundle on a simulator and record the fastest per layer shape.
  *
- * The design idea: the cost model (compiler/vta_tile.c) ranks thousands of tilings by an event
+ * The design idea: the cost model (compiler/accel/vta_tile.c) ranks thousands of tilings by an event
  * model of the pipeline; its top few are close and the model is not the hardware. Tuning runs
  * those few on the device - the cycle-accurate rtl backend by default - through the lowering's
  * forced-plan entry (vta_lower_conv2d / vta_lower_dense with a plan), checks that every
@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "compiler/compiler.h"
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 #include "host/cli.h"
 #include "host/cli_args.h"
 #include "host/tuning.h"

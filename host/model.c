@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 #include "vta/device.h"
 #include "vta/jit.h"
 #include "vta/program.h"

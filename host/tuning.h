@@ -16,7 +16,7 @@
 
 #include <cJSON.h>
 
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 
 #define VTA_TUNING_FORMAT 1
 

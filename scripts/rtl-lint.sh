@@ -4,6 +4,7 @@
 # bits, so that every shape isa/ accepts is known to elaborate cleanly. The only waivers are in
 # hw/lint/verilator.vlt.
 set -eu
+command -v verilator >/dev/null || { echo "rtl-lint.sh: verilator was not found (Debian package verilator); run scripts/deps.sh as root" >&2; exit 1; }
 svgen=$1 root=$2
 shift 2
 repo=$(cd "$(dirname "$0")/.." && pwd)

@@ -6,6 +6,7 @@
 # --x-assign fast / --x-initial fast and OPT_FAST=-O3 give the fastest model; one thread,
 # because the design is small and threads cost more in synchronisation than they gain on 2 cores.
 set -eu
+command -v verilator >/dev/null || { echo "rtl-model.sh: verilator was not found (Debian package verilator); run scripts/deps.sh as root" >&2; exit 1; }
 svgen=$1 config=$2 root=$3
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$("$svgen" "$config" "$root")

@@ -5,6 +5,7 @@
 #
 # Debian's yosys (0.23) needs the sources rewritten first (scripts/rtl-yosys-src.sh).
 set -eu
+command -v yosys >/dev/null || { echo "rtl-synth.sh: yosys was not found (Debian package yosys); run scripts/deps.sh as root" >&2; exit 1; }
 svgen=$1 config=$2 root=$3
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$("$svgen" "$config" "$root")

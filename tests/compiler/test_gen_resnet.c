@@ -1,4 +1,4 @@
-/* test_gen_resnet.c - the built-in ResNet-18 (compiler/gen_resnet.c): a valid ONNX model of the
+/* test_gen_resnet.c - the built-in ResNet-18 (compiler/import/gen_resnet.c): a valid ONNX model of the
  * published architecture, the same bytes for the same seed, and through the compiler: int8 with
  * every convolution (the first one included) on the accelerator, fsim bit-identical to the
  * CPU code, close to float.
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "compiler/compiler.h"
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 #include "host/calib.h"
 #include "host/model.h"
 #include "vta/config.h"

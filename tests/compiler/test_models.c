@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "compiler/compiler.h"
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 #include "host/calib.h"
 #include "host/model.h"
 #include "host/npy.h"

@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "compiler/compiler.h"
-#include "compiler/partition.h"
-#include "compiler/vta_lower.h"
+#include "compiler/accel/partition.h"
+#include "compiler/accel/vta_lower.h"
 #include "host/model.h"
 #include "vta/config.h"
 #include "vta/stats.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler/vta_lower.h"
+#include "compiler/accel/vta_lower.h"
 #include "vta/config.h"
 #include "vta/device.h"
 #include "vta/jit.h"

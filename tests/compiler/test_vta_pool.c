@@ -1,4 +1,4 @@
-/* test_vta_pool.c - int8 max pooling lowered onto the accelerator (compiler/vta_pool.c) and run
+/* test_vta_pool.c - int8 max pooling lowered onto the accelerator (compiler/accel/vta_pool.c) and run
  * through vta_program_run on fsim (and rtl when its model is built), compared bit for bit with
  * vta_ref_pool_max: ResNet-18's 3x3/2 pooling scaled down, 2x2/2, 3x3/1, channel counts that are
  * not multiples of BLOCK, batches, tiles of several rows, on the default, batch4, block32 and
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "compiler/partition.h"
-#include "compiler/vta_pool.h"
+#include "compiler/accel/partition.h"
+#include "compiler/accel/vta_pool.h"
 #include "vta/config.h"
 #include "vta/device.h"
 #include "vta/jit.h"

@@ -14,7 +14,7 @@
  * micro-ops per input entry (four input entries per output) against nine ALU micro-ops - the
  * ALU bounds it, at 9 cycles per output entry of BATCH x BLOCK values.
  */
-#include "compiler/vta_pool.h"
+#include "compiler/accel/vta_pool.h"
 
 #include <stdlib.h>
 #include <string.h>

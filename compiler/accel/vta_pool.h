@@ -17,7 +17,7 @@
 #ifndef VTA_COMPILER_VTA_POOL_H
 #define VTA_COMPILER_VTA_POOL_H
 
-#include "compiler/vta_lower.h"
+#include "compiler/accel/vta_lower.h"
 
 typedef struct vta_pool_desc {
   uint32_t n, c, h, w;

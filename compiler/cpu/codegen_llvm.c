@@ -31,7 +31,7 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "compiler/codegen_llvm.h"
+#include "compiler/cpu/codegen_llvm.h"
 
 /* Short names for the node emitters below. */
 typedef cg_loop loop_t;

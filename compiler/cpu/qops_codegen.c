@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/codegen_llvm.h"
+#include "compiler/cpu/codegen_llvm.h"
 
 /* ---- small helpers ---- */
 

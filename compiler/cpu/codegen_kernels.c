@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compiler/codegen_llvm.h"
+#include "compiler/cpu/codegen_llvm.h"
 
 static int mr_of(const cg *c) { return c->vw >= 16 ? 8 : 6; }
 

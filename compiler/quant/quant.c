@@ -18,7 +18,7 @@
  * - convolutions with groups = 1 and dilation 1, and matrix products - what the accelerator
  *   runs: a power-of-two weight scale per channel, x_scale * w_scale[c] * 2^k_c = output
  *   scale, so that channel c's requantization is a pure rounding shift by k_c: acc + bias +
- *   2^(k_c-1), SHR k_c, MAX, MIN - the accelerator's ALU epilogue (compiler/vta_lower.h), one
+ *   2^(k_c-1), SHR k_c, MAX, MIN - the accelerator's ALU epilogue (compiler/accel/vta_lower.h), one
  *   program per distinct k_c - and the weights lose at most one bit of their int8 range to the
  *   power of two. For the accelerator the shifts are shared in groups of BLOCK_OUT channels
  *   (group_shifts) so that programs compute whole channel blocks;

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/vta_lower.h"
-#include "compiler/vta_pool.h"
+#include "compiler/accel/vta_lower.h"
+#include "compiler/accel/vta_pool.h"
 
 static int8_t epilogue(uint32_t acc, int32_t bias, int32_t res_term, uint32_t shift, int32_t lo,
                        int32_t hi) {

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/vta_lower.h"
+#include "compiler/accel/vta_lower.h"
 
 static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }

@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "compiler/vta_lower.h"
+#include "compiler/accel/vta_lower.h"
 
 static uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 

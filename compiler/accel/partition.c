@@ -2,7 +2,7 @@
  * programs; the text of `vta compile --explain`.
  *
  * The design idea: a node goes to the accelerator when its arithmetic is exactly what the
- * lowering (compiler/vta_lower.h) emits - an int8 convolution with groups 1 and dilation 1,
+ * lowering (compiler/accel/vta_lower.h) emits - an int8 convolution with groups 1 and dilation 1,
  * or an int8 dense layer, whose requantization is the pure rounding shift of the ALU epilogue
  * (per-channel multipliers only as powers of two, which are per-channel shifts) - and the
  * lowering's cost model finds a tiling that fits the configuration's buffers. Everything else
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/partition.h"
+#include "compiler/accel/partition.h"
 #include "vta/config.h"
 
 int vta_node_on_acc(const vta_graph *g, int i) {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compiler/codegen_llvm.h"
+#include "compiler/cpu/codegen_llvm.h"
 
 /* ---- small builders ---- */
 

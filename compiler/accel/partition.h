@@ -1,6 +1,6 @@
 /* partition.h - an accelerator node's layer description and lowering (partition.c), for the
  * bundle writer and the model runtime. Kept out of compiler.h because it needs the lowering's
- * types (compiler/vta_lower.h).
+ * types (compiler/accel/vta_lower.h).
  *
  *     vta_acc_layer L;
  *     if (vta_acc_lower(g, i, &cfg, &L, &err)) ...   // L.low.prog, L.low.weight, L.low.bias
@@ -11,8 +11,8 @@
 #define VTA_COMPILER_PARTITION_H
 
 #include "compiler/compiler.h"
-#include "compiler/vta_lower.h"
-#include "compiler/vta_pool.h"
+#include "compiler/accel/vta_lower.h"
+#include "compiler/accel/vta_pool.h"
 
 /* One accelerator program of a node. A convolution with per-channel power-of-two weight
  * scales (a "mul" input of powers of two) is one part whose channels shift by their own
