@@ -4,7 +4,8 @@
 #   make run        install missing packages, build, run the demonstration, the GEMM benchmark
 #                   and two real ONNX models (text orientation, face detection) on real pictures
 #   make test       install missing packages, build everything with ASan+UBSan, run every test;
-#                   ends with the line "N passed, N failed"
+#                   ends with the line "N passed, N failed, N skipped" (skipped tests listed)
+#   make fuzz       libFuzzer harnesses of every input format, each FUZZ_SECONDS (tests/fuzz/build.mk)
 #   make install PREFIX=DIR
 #
 # Sources are found by wildcard: a new .c file in a library folder joins libvta, a new
@@ -28,7 +29,7 @@ REL_CFLAGS := $(BASE_CFLAGS) -O2 -g $(CFLAGS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SAN_CFLAGS := $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -DVTA_TEST_BUILD=1 $(CFLAGS)
 
-LIB_DIRS := isa sim/mem sim/fsim driver jit
+LIB_DIRS := isa sim/mem sim/fsim sim/gen sim/trace driver jit
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 HOST_SRCS := $(wildcard host/*.c)
 TEST_SRCS := $(wildcard tests/*/test_*.c tests/*/*/test_*.c)
@@ -58,7 +59,7 @@ need-$(1):
 	@$(if $(strip $(2)),:,echo "make: $(3) was not found. Run scripts/deps.sh as root (make test and make run do) to install it." >&2; exit 1)
 endef
 
--include $(wildcard */build.mk sim/*/build.mk)
+-include $(wildcard */build.mk sim/*/build.mk tests/*/build.mk)
 
 REL_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/rel/%.o) $(EXTRA_LIB_OBJS_REL)
 SAN_LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/san/%.o) $(EXTRA_LIB_OBJS_SAN)

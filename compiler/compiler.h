@@ -219,8 +219,14 @@ int vta_graph_add_node(vta_graph *g, vta_gop op, const char *name, int n_in, con
 int vta_graph_add_input(vta_graph *g, int value);
 int vta_graph_add_output(vta_graph *g, int value);
 
-int64_t vta_value_count(const vta_gvalue *v);  /* element count (1 for rank 0) */
+/* Element count (1 for rank 0); -1 when a dimension is negative or the product overflows. */
+int64_t vta_value_count(const vta_gvalue *v);
+/* Bytes of the data; SIZE_MAX when the count is -1 or the product overflows (an allocation of
+ * that size fails cleanly). */
 size_t vta_value_bytes(const vta_gvalue *v);
+/* Checks every dimension against VTA_LIMIT_DIM and the data size against
+ * VTA_LIMIT_TENSOR_BYTES (vta/limits.h); `what` names the value in the message. */
+int vta_value_check_size(const vta_gvalue *v, const char *what, vta_error *err);
 /* Gives value v the shape and fresh zeroed constant storage; returns 0 or -1 (no memory). */
 int vta_value_set_const(vta_gvalue *v, vta_dtype t, int rank, const int64_t *dims);
 
@@ -506,8 +512,12 @@ typedef struct vta_cpu_code {
 /* Symbol name of node i's kernel ("vta_k12"); the node must need code (vta_node_needs_code). */
 void vta_kernel_name(int node, char *buf, size_t size);
 int vta_node_needs_code(const vta_graph *g, int i);
-/* Number of args of node i's kernel, and their value indices (array of at least that size). */
-int vta_kernel_args(const vta_graph *g, int i, int *values);
+/* Number of args of node i's kernel; their value indices go to values[0..cap-1] (the rest are
+ * not written: a Concat of many inputs has more args than a kernel may take, and the caller
+ * must check the count against its array, e.g. VTA_KERNEL_MAX_ARGS). */
+int vta_kernel_args(const vta_graph *g, int i, int *values, int cap);
+/* The most arguments a generated CPU kernel takes; nodes with more are refused by codegen. */
+#define VTA_KERNEL_MAX_ARGS 64
 
 /* Generates the kernels of every node for target (NULL: this machine) and produces the
  * outputs asked for in `what` (VTA_CODE_* bits). */

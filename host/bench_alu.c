@@ -88,6 +88,7 @@ static void alu_help(void) {
          "  --config FILE        hardware configuration (default: $VTA_CONFIG, else built in)\n"
          "  --backend NAME       device backend (default: $VTA_BACKEND, else fsim)\n"
          "  --wave FILE          write a waveform (rtl: FST) of the run\n"
+         "  --timeline F.json    (rtl, sc) the run's timeline: trace-event JSON (Perfetto)\n"
          "  --device-options S   backend options, e.g. latency=64 (rtl)\n"
          "  -h, --help           show this help\n"
          "\n"
@@ -198,7 +199,7 @@ static int build_stream(const vta_config *cfg, uint32_t rows, uint32_t ops, uint
 }
 
 int vta_bench_alu(int argc, char **argv) {
-  const char *cmd = "bench alu", *cfg_path = NULL, *backend_name = NULL, *wave = NULL;
+  const char *cmd = "bench alu", *cfg_path = NULL, *backend_name = NULL, *wave = NULL, *timeline = NULL;
   const char *dev_opts = NULL, *v;
   uint64_t rows = 0, ops = 1000;
   for (int i = 1; i < argc; i++) {
@@ -216,6 +217,8 @@ int vta_bench_alu(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &backend_name))) {
       if (r < 0) return VTA_EXIT_USAGE;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--wave", NULL, &wave))) {
+      if (r < 0) return VTA_EXIT_USAGE;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--timeline", NULL, &timeline))) {
       if (r < 0) return VTA_EXIT_USAGE;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--device-options", NULL, &dev_opts))) {
       if (r < 0) return VTA_EXIT_USAGE;
@@ -240,6 +243,12 @@ int vta_bench_alu(int argc, char **argv) {
   char optbuf[1024];
   const char *options = vta_bench_device_options(cmd, wave, dev_opts, optbuf, sizeof optbuf);
   if ((wave || dev_opts) && !options) return VTA_EXIT_USAGE;
+  char tlbuf[2200];
+  if (timeline) {
+    options = vta_cli_timeline_options(cmd, vta_cli_backend(backend_name), timeline, options,
+                                       tlbuf, sizeof tlbuf);
+    if (!options) return VTA_EXIT_USAGE;
+  }
   const char *backend = vta_cli_backend(backend_name);
   uint32_t lanes = cfg.batch * cfg.block_out, H = (uint32_t)rows, K = (uint32_t)ops;
   size_t acc_bytes = (size_t)2 * H * cfg.elem_bytes[VTA_MEM_ACC];

@@ -25,7 +25,8 @@
 #include "host/npy.h"
 
 static void bench_model_help(void) {
-  printf("usage: vta bench model MODEL [--backend cpu] [--input X.npy] [--repeat N] [--no-ort]\n"
+  printf("usage: vta bench model MODEL [--backend cpu] [--input X.npy] [--reference Y.npy]\n"
+         "                       [--repeat N] [--no-ort]\n"
          "\n"
          "Compiles an ONNX model in memory (import, graph passes, LLVM code generation, JIT),\n"
          "runs it on one input on the CPU, single thread, and times onnxruntime-node on the\n"
@@ -42,6 +43,8 @@ static void bench_model_help(void) {
          "options:\n"
          "  --backend cpu   the backend (cpu is the only one for now)\n"
          "  --input FILE    the input tensor (.npy, float32) for a model given by path\n"
+         "  --reference FILE  the expected first output (.npy, float32, the output's size):\n"
+         "                  checked (1e-4 relative) before timing; a wrong result exits 1\n"
          "  --repeat N      timed runs on each side (default 50); medians are reported\n"
          "  --no-ort        skip onnxruntime (its fields are null)\n"
          "  -h, --help      show this help\n"
@@ -124,6 +127,9 @@ int vta_bench_model(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--input", "-i", &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       input = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--reference", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      reference = val;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--repeat", NULL, &val)) != 0) {
       uint64_t n;
       if (r < 0 || vta_cli_parse_u64(cmd, "--repeat", val, 100000, &n) != 0) return VTA_EXIT_USAGE;
@@ -151,7 +157,10 @@ int vta_bench_model(int argc, char **argv) {
         return VTA_EXIT_FAIL;
       }
       model = known[k].model;
-      if (!input) input = known[k].input, reference = known[k].reference;
+      if (!input) {
+        input = known[k].input;
+        if (!reference) reference = known[k].reference;
+      }
     }
   if (!input)
     return vta_cli_usage_error(cmd, "model '%s' needs --input X.npy (or name a reference "
@@ -189,6 +198,20 @@ int vta_bench_model(int argc, char **argv) {
     vta_npy ref;
     if (vta_npy_read(reference, &ref, &err)) {
       vta_cli_fail(cmd, &err);
+      goto done;
+    }
+    /* The reference must be the output's own type and size: comparing float32 with other
+     * data, or past either end, would be a wrong verdict or a read out of bounds. */
+    int orank;
+    int64_t odims[8];
+    vta_model_output_info(m, 0, &orank, odims);
+    size_t ocount = 1;
+    for (int d = 0; d < orank; d++) ocount *= (size_t)odims[d];
+    if (strcmp(ref.descr, "<f4") != 0 || ref.count != ocount) {
+      fprintf(stderr, "vta bench: %s: the reference must be float32 (<f4) with %zu elements, the "
+                      "output's count; it holds %s with %zu\n", reference, ocount, ref.descr,
+              ref.count);
+      vta_npy_free(&ref);
       goto done;
     }
     const float *y = vta_model_output(m, 0), *want = ref.data;

@@ -23,6 +23,8 @@
 #include <sys/stat.h>
 
 #include "host/npy.h"
+#include "vta/file.h"
+#include "vta/limits.h"
 
 #define MAX_SAMPLES 256
 
@@ -35,12 +37,22 @@ void vta_calib_set_free(vta_calib_set *c) {
 }
 
 static int add_sample(vta_calib_set *c, float **inputs, vta_error *err) {
-  float **d = realloc(c->data, sizeof(float *) * (size_t)((c->n_samples + 1) * c->n_inputs));
+  /* + 1: a graph without inputs still gets a block (realloc to 0 bytes frees c->data and
+   * returns NULL, which was then freed again: found by fuzz_onnx). */
+  float **d = realloc(c->data, sizeof(float *) * ((size_t)(c->n_samples + 1) * (size_t)c->n_inputs + 1));
   if (!d) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory reading calibration inputs");
   c->data = d;
   for (int k = 0; k < c->n_inputs; k++) d[c->n_samples * c->n_inputs + k] = inputs[k];
   c->n_samples++;
   return 0;
+}
+
+/* One sample's input pointers (one per graph input: their number has no fixed bound). */
+static float **new_sample(const vta_graph *g, vta_error *err) {
+  float **in = calloc((size_t)g->n_inputs + 1, sizeof *in);
+  if (!in) vta_error_set(err, VTA_ERR_NOMEM, "out of memory for a calibration sample of %d inputs",
+                         g->n_inputs);
+  return in;
 }
 
 /* Reads a float32 .npy whose element count matches input k. */
@@ -97,8 +109,12 @@ int vta_calib_load_dir(const vta_graph *g, const char *dir, vta_calib_set *c, vt
   if (n < 0) return -1;
   int rc = 0;
   for (int s = 0; s < n && !rc; s++) {
-    float *in[64] = {0};
+    float **in = new_sample(g, err);
     char path[4096];
+    if (!in) {
+      rc = -1;
+      break;
+    }
     for (int k = 0; k < g->n_inputs && !rc; k++) {
       if (one)
         snprintf(path, sizeof path, "%s/%s", dir, names[s]);
@@ -109,6 +125,7 @@ int vta_calib_load_dir(const vta_graph *g, const char *dir, vta_calib_set *c, vt
     if (!rc) rc = add_sample(c, in, err);
     if (rc)
       for (int k = 0; k < g->n_inputs; k++) free(in[k]);
+    free(in);
   }
   for (int s = 0; s < n; s++) free(names[s]);
   if (!rc && c->n_samples == 0)
@@ -158,27 +175,29 @@ int vta_calib_load_default(const vta_graph *g, const char *model_path, vta_calib
   else
     snprintf(dir, sizeof dir, "./");
   for (int s = 0; s < MAX_SAMPLES; s++) {
-    float *in[64] = {0};
+    float **in = new_sample(g, err);
+    if (!in) {
+      vta_calib_set_free(c);
+      return -1;
+    }
     int ok = 1;
     for (int k = 0; k < g->n_inputs && ok; k++) {
       char path[4200];
       snprintf(path, sizeof path, "%stest_data_set_%d/input_%d.pb", dir, s, k);
-      FILE *f = fopen(path, "rb");
-      if (!f) {
+      struct stat st;
+      if (stat(path, &st) != 0) {
         ok = 0;
         break;
       }
-      fseek(f, 0, SEEK_END);
-      long n = ftell(f);
-      fseek(f, 0, SEEK_SET);
-      unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
-      ok = b && fread(b, 1, (size_t)n, f) == (size_t)n;
-      fclose(f);
+      unsigned char *b = NULL;
+      size_t n = 0;
+      vta_error e1;
+      ok = vta_file_read(path, "an ONNX tensor", VTA_LIMIT_NPY_BYTES, &b, &n, &e1) == VTA_OK;
       vta_gvalue t;
       memset(&t, 0, sizeof t);
       vta_error e2 = {0};
       const vta_gvalue *v = &g->values[g->inputs[k]];
-      if (ok && vta_onnx_read_tensor(b, (size_t)n, &t, &e2) == 0 && t.dtype == VTA_DT_F32 &&
+      if (ok && vta_onnx_read_tensor(b, n, &t, &e2) == 0 && t.dtype == VTA_DT_F32 &&
           vta_value_count(&t) == vta_value_count(v)) {
         in[k] = t.data;
         t.data = NULL;
@@ -190,12 +209,16 @@ int vta_calib_load_default(const vta_graph *g, const char *model_path, vta_calib
     }
     if (!ok) {
       for (int k = 0; k < g->n_inputs; k++) free(in[k]);
+      free(in);
       break;
     }
     if (add_sample(c, in, err)) {
+      for (int k = 0; k < g->n_inputs; k++) free(in[k]);
+      free(in);
       vta_calib_set_free(c);
       return -1;
     }
+    free(in);
   }
   if (c->n_samples) {
     snprintf(source, size, "%stest_data_set_N", dir);
@@ -216,12 +239,17 @@ int vta_calib_load_noise(const vta_graph *g, vta_calib_set *c, char *source, siz
    * bundle from the same model every time). */
   uint64_t state = 0x9E3779B97F4A7C15ull;
   for (int s = 0; s < 4; s++) {
-    float *in[64] = {0};
+    float **in = new_sample(g, err);
+    if (!in) {
+      vta_calib_set_free(c);
+      return -1;
+    }
     for (int k = 0; k < g->n_inputs; k++) {
       int64_t n = vta_value_count(&g->values[g->inputs[k]]);
-      in[k] = malloc(sizeof(float) * (size_t)n + 4);
+      in[k] = n >= 0 ? malloc(sizeof(float) * (size_t)n + 4) : NULL;
       if (!in[k]) {
         for (int j = 0; j < k; j++) free(in[j]);
+        free(in);
         vta_calib_set_free(c);
         return vta_error_set(err, VTA_ERR_NOMEM, "out of memory making calibration inputs");
       }
@@ -234,9 +262,12 @@ int vta_calib_load_noise(const vta_graph *g, vta_calib_set *c, char *source, siz
       }
     }
     if (add_sample(c, in, err)) {
+      for (int k = 0; k < g->n_inputs; k++) free(in[k]);
+      free(in);
       vta_calib_set_free(c);
       return -1;
     }
+    free(in);
   }
   return 0;
 }

@@ -22,7 +22,9 @@
   X(compile, "compile an ONNX model into a bundle")                                    \
   X(run, "run a compiled bundle or an ONNX model on inputs (.npy)")                    \
   X(info, "describe a compiled bundle")                                                \
-  X(tune, "measure tilings of a bundle's accelerator layers and record the fastest")
+  X(tune, "measure tilings of a bundle's accelerator layers and record the fastest") \
+  X(sweep, "sweep hardware parameters: cycles against FPGA resources, Pareto plot") \
+  X(regress, "run a simulation regression of the backends against fsim (JUnit XML)")
 
 #define VTA_X_(name, summary) int vta_cmd_##name(int argc, char **argv) __attribute__((weak));
 VTA_COMMANDS(VTA_X_)
@@ -41,6 +43,11 @@ int vta_cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64
                       uint64_t *out);
 /* Reads a whole file (binary). Prints the error and returns -1 on failure. */
 int vta_cli_read_file(const char *cmd, const char *path, unsigned char **data, size_t *size);
+/* The backend options with "timeline=FILE" added for --timeline FILE (NULL: options unchanged).
+ * Only the cycle-level backends (rtl, sc) record timelines; otherwise, or when the result does
+ * not fit buf, prints the error and returns NULL. */
+const char *vta_cli_timeline_options(const char *cmd, const char *backend, const char *timeline,
+                                     const char *options, char *buf, size_t n);
 /* Writes a whole file atomically (temporary file in the same folder, then rename): nothing
  * half-written on failure. "-" writes to stdout. */
 int vta_cli_write_file(const char *cmd, const char *path, const void *data, size_t size);

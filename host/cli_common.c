@@ -18,7 +18,9 @@
 
 #include "host/cli.h"
 #include "host/cli_args.h"
+#include "vta/file.h"
 #include "vta/isa.h"
+#include "vta/limits.h"
 
 int vta_cli_is_help(const char *arg) {
   return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
@@ -126,55 +128,12 @@ int vta_cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64
 }
 
 int vta_cli_read_file(const char *cmd, const char *path, unsigned char **data, size_t *size) {
-  int is_stdin = strcmp(path, "-") == 0;
-  FILE *f = is_stdin ? stdin : fopen(path, "rb");
-  const char *name = is_stdin ? "standard input" : path;
-  unsigned char *buf = NULL;
-  size_t len = 0, cap = 0;
-  if (!f) {
-    fprintf(stderr, "vta %s: cannot open %s: %s\n", cmd, name, strerror(errno));
+  vta_error err;
+  if (vta_file_read(path, "an input file", VTA_LIMIT_FILE_BYTES, data, size, &err) != VTA_OK) {
+    fprintf(stderr, "vta %s: %s\n", cmd, err.msg);
     return -1;
   }
-  for (;;) {
-    size_t got;
-    if (cap - len < 65536) {
-      /* Grow geometrically; one spare byte is kept so the data can be NUL-terminated for
-       * callers that treat it as text. */
-      size_t ncap = cap ? cap * 2 : 65536 + 1;
-      unsigned char *nbuf;
-      if (ncap < cap) {
-        fprintf(stderr, "vta %s: %s is too large to read\n", cmd, name);
-        goto fail;
-      }
-      nbuf = realloc(buf, ncap);
-      if (!nbuf) {
-        fprintf(stderr, "vta %s: out of memory reading %s (%zu bytes so far)\n", cmd, name, len);
-        goto fail;
-      }
-      buf = nbuf;
-      cap = ncap;
-    }
-    got = fread(buf + len, 1, cap - len - 1, f);
-    len += got;
-    if (got == 0) {
-      if (ferror(f)) {
-        fprintf(stderr, "vta %s: cannot read %s: %s\n", cmd, name, strerror(errno));
-        goto fail;
-      }
-      break;
-    }
-  }
-  if (!is_stdin)
-    fclose(f);
-  buf[len] = 0;
-  *data = buf;
-  *size = len;
   return 0;
-fail:
-  if (!is_stdin)
-    fclose(f);
-  free(buf);
-  return -1;
 }
 
 static int write_all(int fd, const unsigned char *p, size_t n) {
@@ -259,6 +218,12 @@ int vta_cli_check_insns(const char *cmd, const vta_config *cfg, const char *path
             VTA_INSN_BYTES);
     return -1;
   }
+  if (n > VTA_LIMIT_STREAM_INSNS) {
+    fprintf(stderr, "vta %s: %s: %zu instructions; a stream may hold at most %llu "
+                    "(VTA_LIMIT_STREAM_INSNS)\n", cmd, path, n,
+            (unsigned long long)VTA_LIMIT_STREAM_INSNS);
+    return -1;
+  }
   for (i = 0; i < n; i++) {
     vta_insn_word w;
     vta_insn insn;
@@ -310,4 +275,28 @@ int vta_cli_assemble_file(const char *cmd, const vta_config *cfg, const char *pa
   *bytes = out;
   *nbytes = count * VTA_INSN_BYTES;
   return 0;
+}
+
+const char *vta_cli_timeline_options(const char *cmd, const char *backend, const char *timeline,
+                                     const char *options, char *buf, size_t n) {
+  if (!timeline) return options;
+  /* Only the cycle-level simulators record what happens cycle by cycle. */
+  if (strcmp(backend, "rtl") != 0 && strcmp(backend, "sc") != 0) {
+    fprintf(stderr,
+            "vta %s: --timeline %s: the %s backend has no cycles to draw; timelines come from "
+            "the cycle-level backends (rtl, sc)\n",
+            cmd, timeline, backend);
+    return NULL;
+  }
+  if (strchr(timeline, ',')) {
+    fprintf(stderr, "vta %s: --timeline %s: the file name may not contain ','\n", cmd, timeline);
+    return NULL;
+  }
+  int k = snprintf(buf, n, "%s%stimeline=%s", options ? options : "", options && *options ? "," : "",
+                   timeline);
+  if (k < 0 || (size_t)k >= n) {
+    fprintf(stderr, "vta %s: --timeline and the backend options are too long together\n", cmd);
+    return NULL;
+  }
+  return buf;
 }

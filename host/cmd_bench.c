@@ -48,6 +48,7 @@ static void bench_help(void) {
          "  --backend NAME   device backend (default: $VTA_BACKEND, else fsim)\n"
          "  --repeat R       run R times and report the fastest (default 1)\n"
          "  --wave FILE      write a waveform (rtl: FST) of the runs\n"
+         "  --timeline F.json  (rtl, sc) the runs' timeline: trace-event JSON for ui.perfetto.dev\n"
          "  --device-options S  backend options, e.g. latency=64 (rtl)\n"
          "  -h, --help       show this help\n"
          "\n"
@@ -289,7 +290,7 @@ static int parse_dim(const char *cmd, const char *opt, const char *text, uint32_
 
 static int bench_gemm(int argc, char **argv) {
   const char *cmd = "bench gemm", *cfg_path = NULL, *backend_name = NULL, *v;
-  const char *wave = NULL, *dev_opts = NULL;
+  const char *wave = NULL, *dev_opts = NULL, *timeline = NULL;
   gemm_shape s = {.m = 1024, .n = 1024, .k = 1024};
   uint32_t repeat = 1;
   for (int i = 1; i < argc; i++) {
@@ -311,6 +312,8 @@ static int bench_gemm(int argc, char **argv) {
       if (r < 0) return VTA_EXIT_USAGE;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--wave", NULL, &wave))) {
       if (r < 0) return VTA_EXIT_USAGE;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--timeline", NULL, &timeline))) {
+      if (r < 0) return VTA_EXIT_USAGE;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--device-options", NULL, &dev_opts))) {
       if (r < 0) return VTA_EXIT_USAGE;
     } else {
@@ -320,6 +323,12 @@ static int bench_gemm(int argc, char **argv) {
   char optbuf[1024];
   const char *options = vta_bench_device_options(cmd, wave, dev_opts, optbuf, sizeof optbuf);
   if ((wave || dev_opts) && !options) return VTA_EXIT_USAGE;
+  char tlbuf[2200];
+  if (timeline) {
+    options = vta_cli_timeline_options(cmd, vta_cli_backend(backend_name), timeline, options,
+                                       tlbuf, sizeof tlbuf);
+    if (!options) return VTA_EXIT_USAGE;
+  }
   vta_config cfg;
   if (vta_cli_config(cmd, cfg_path, &cfg) != 0) return VTA_EXIT_FAIL;
   const char *backend = vta_cli_backend(backend_name);

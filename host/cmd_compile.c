@@ -14,6 +14,7 @@
 #include "host/cli.h"
 #include "host/cli_args.h"
 #include "host/tuning.h"
+#include "vta/limits.h"
 
 /* The seed of builtin:resnet18's weights (any fixed value: the benchmark is the same model on
  * every machine and in every run). */
@@ -159,6 +160,9 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
         long long d = strtoll(p, &e, 10);
         if (e == p || d < 1 || rk >= VTA_MAX_RANK)
           return vta_cli_usage_error(cmd, "--shape '%s' is not [NAME=]D1,D2,... with positive dimensions", val);
+        if (d > VTA_LIMIT_DIM)
+          return vta_cli_usage_error(cmd, "--shape '%s': dimension %lld is above the limit %lld "
+                                     "(VTA_LIMIT_DIM)", val, d, (long long)VTA_LIMIT_DIM);
         shape_dims[n_shapes][rk++] = d;
         p = *e == ',' ? e + 1 : e;
         if (*e && *e != ',') return vta_cli_usage_error(cmd, "--shape '%s': unexpected '%c'", val, *e);

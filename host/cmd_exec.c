@@ -21,7 +21,7 @@
 
 static void exec_help(void) {
   printf("usage: vta exec PROG --mem IMAGE.bin [--base ADDR] [--out OUT.bin] [--stats FILE|-]\n"
-         "                [--backend NAME] [--config FILE] [--timeout N]\n"
+         "                [--backend NAME] [--config FILE] [--timeout N] [--timeline FILE.json]\n"
          "\n"
          "Runs an instruction stream on a device whose memory holds IMAGE.bin at physical\n"
          "address ADDR, then copies the image back. PROG is a binary stream (16 bytes per\n"
@@ -40,6 +40,9 @@ static void exec_help(void) {
          "  --config FILE    hardware configuration (default: $VTA_CONFIG, else 1x16x16)\n"
          "  --timeout N      give up after N device cycles (instructions on fsim);\n"
          "                   0 is the default limit of %llu\n"
+         "  --timeline F     (rtl, sc) write the run's timeline to F: Chrome trace-event\n"
+         "                   JSON for ui.perfetto.dev, one track per module, a span per\n"
+         "                   instruction, token queue and bytes-in-flight counters\n"
          "  -h, --help       show this help\n"
          "\n"
          "exit status: 0 the program ran to FINISH, 1 bad input or a failed run (deadlock,\n"
@@ -49,7 +52,7 @@ static void exec_help(void) {
 }
 
 typedef struct exec_args {
-  const char *prog, *mem, *out, *stats, *backend, *config;
+  const char *prog, *mem, *out, *stats, *backend, *config, *timeline;
   uint64_t base, timeout;
 } exec_args;
 
@@ -65,7 +68,7 @@ static int parse_args(int argc, char **argv, exec_args *a) {
       struct { const char *name; const char **dst; } opts[] = {
           {"--mem", &a->mem},         {"--base", &base},         {"--out", &a->out},
           {"--stats", &a->stats},     {"--backend", &a->backend}, {"--config", &a->config},
-          {"--timeout", &timeout},
+          {"--timeout", &timeout},    {"--timeline", &a->timeline},
       };
       size_t k;
       if (vta_cli_is_help(arg)) {
@@ -141,7 +144,12 @@ static int run_on_device(const exec_args *a, const vta_config *cfg, unsigned cha
                          vta_stats *stats, vta_error *err) {
   vta_device *dev = NULL;
   uint64_t insn_phys = 0;
-  int r = vta_device_open(a->backend, cfg, NULL, &dev, err);
+  char optbuf[4200];
+  const char *options = vta_cli_timeline_options("exec", a->backend, a->timeline, NULL, optbuf,
+                                                 sizeof optbuf);
+  if (a->timeline && !options)
+    return vta_error_set(err, VTA_ERR_INVALID, "--timeline needs the rtl or sc backend");
+  int r = vta_device_open(a->backend, cfg, options, &dev, err);
   if (r != VTA_OK)
     return r;
   if ((r = vta_device_alloc_at(dev, a->base, image_size, err)) != VTA_OK)

@@ -39,6 +39,8 @@ static void run_help(void) {
          "                           on that simulator (the rest on the CPU), and the\n"
          "                           accelerator's statistics are printed\n"
          "  --backend-options S      options for the backend (see vta exec --help)\n"
+         "  --timeline F.json        (rtl, sc) the timeline of every accelerator program run:\n"
+         "                           trace-event JSON for ui.perfetto.dev\n"
          "  -h, --help               show this help\n"
          "\nexit status: 0 ran, 1 model, input or output problem, 2 bad command line.\n");
 }
@@ -119,7 +121,7 @@ static void safe_name(const char *s, char *out, size_t size) {
 
 int vta_cmd_run(int argc, char **argv) {
   const char *cmd = "run", *model = NULL, *outdir = NULL, *inputs[64], *backend = NULL;
-  const char *label_spec = NULL, *backend_opts = NULL;
+  const char *label_spec = NULL, *backend_opts = NULL, *timeline = NULL;
   int n_in = 0, r;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -140,6 +142,9 @@ int vta_cmd_run(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       backend = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--timeline", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      timeline = val;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend-options", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       backend_opts = val;
@@ -152,6 +157,13 @@ int vta_cmd_run(int argc, char **argv) {
     }
   }
   if (!model) return vta_cli_usage_error(cmd, "no MODEL given");
+  static char tlbuf[4200];
+  if (timeline) {
+    if (!backend) backend = vta_cli_backend(NULL);
+    backend_opts = vta_cli_timeline_options(cmd, backend, timeline, backend_opts, tlbuf,
+                                            sizeof tlbuf);
+    if (!backend_opts) return VTA_EXIT_USAGE;
+  }
   static const char *labels[MAX_LABELS];
   char *label_store = NULL;
   int n_labels = 0;
@@ -188,6 +200,13 @@ int vta_cmd_run(int argc, char **argv) {
     return vta_cli_fail(cmd, &err);
   }
   char *given = calloc((size_t)vta_model_n_inputs(m) + 1, 1);
+  if (!given) {
+    fprintf(stderr, "vta run: out of memory for %d inputs\n", vta_model_n_inputs(m));
+    for (int j = 0; j < n_in; j++) free((char *)names[j]), vta_npy_free(&tens[j]);
+    free(label_store);
+    vta_model_destroy(m);
+    return VTA_EXIT_FAIL;
+  }
   for (int k = 0; k < n_in && rc == VTA_EXIT_OK; k++) {
     const char *file = strchr(inputs[k], '=') ? strchr(inputs[k], '=') + 1 : inputs[k];
     int idx;

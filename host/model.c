@@ -26,6 +26,8 @@
 #include "compiler/compiler.h"
 #include "compiler/accel/partition.h"
 #include "vta/device.h"
+#include "vta/file.h"
+#include "vta/limits.h"
 #include "vta/jit.h"
 #include "vta/program.h"
 
@@ -131,11 +133,16 @@ static vta_model *model_build(vta_graph *g, const vta_cpu_code *code, const vta_
     m->owned[i] = 1;
   }
   for (int i = 0; i < g->n_nodes; i++) {
-    int vals[64];
-    int n = vta_kernel_args(g, i, vals);
+    int n = vta_kernel_args(g, i, NULL, 0);
+    int *vals = calloc((size_t)n + 1, sizeof *vals);
     m->args[i] = calloc((size_t)n + 1, sizeof(void *));
-    if (!m->args[i]) goto nomem;
+    if (!vals || !m->args[i]) {
+      free(vals);
+      goto nomem;
+    }
+    vta_kernel_args(g, i, vals, n);
     for (int k = 0; k < n; k++) m->args[i][k] = m->buf[vals[k]];
+    free(vals);
   }
   unsigned char *have = NULL;
   if (code->skips_acc && acc && acc->n) {
@@ -300,31 +307,16 @@ vta_model *vta_model_open(const char *path, vta_error *err) {
 
 vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *const *names,
                                  const int *ranks, const int64_t (*dims)[8], vta_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    vta_error_set(err, VTA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    return NULL;
-  }
-  char magic[4] = {0};
-  size_t got = fread(magic, 1, 4, f);
-  if (got == 4 && memcmp(magic, "VTAB", 4) == 0) {
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc(n > 0 ? (size_t)n : 1);
-    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) {
-      free(b);
-      fclose(f);
-      vta_error_set(err, VTA_ERR_IO, "%s: read error", path);
-      return NULL;
-    }
-    fclose(f);
-    vta_model *m = vta_model_load(b, (size_t)n, err);
+  /* One read serves both kinds of file, so that a pipe (which cannot be read twice) works. */
+  unsigned char *b;
+  size_t n;
+  if (vta_file_read(path, "a model or bundle", VTA_LIMIT_MODEL_BYTES, &b, &n, err)) return NULL;
+  if (n >= 4 && memcmp(b, "VTAB", 4) == 0) {
+    vta_model *m = vta_model_load(b, n, err);
     free(b);
     if (!m) vta_error_prefix(err, "%s", path);
     return m;
   }
-  fclose(f);
   vta_model_timing t = {0};
   double t0 = vta_now_ms();
   vta_import_opts io = {0};
@@ -332,8 +324,12 @@ vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *con
   io.shape_names = names;
   io.shape_ranks = ranks;
   io.shape_dims = dims;
-  vta_graph *g = vta_onnx_import_file(path, &io, err);
-  if (!g) return NULL;
+  vta_graph *g = vta_onnx_import(b, n, &io, err);
+  free(b);
+  if (!g) {
+    vta_error_prefix(err, "%s", path);
+    return NULL;
+  }
   double t1 = vta_now_ms();
   vta_compile_opts o = {0};
   if (vta_compile_graph(g, &o, err)) {

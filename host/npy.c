@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "vta/file.h"
+#include "vta/limits.h"
 #include <unistd.h>
 
 static const struct {
@@ -84,6 +87,11 @@ int vta_npy_parse(const void *bytes, size_t size, const char *path, vta_npy *out
                          path, VTA_NPY_MAX_RANK, h);
       goto out;
     }
+    if (d > VTA_LIMIT_DIM) {
+      rc = vta_error_set(err, VTA_ERR_INVALID, "%s: dimension %d is %lld, above the limit of %lld "
+                         "per dimension (VTA_LIMIT_DIM): %s", path, out->rank, d, (long long)VTA_LIMIT_DIM, h);
+      goto out;
+    }
     out->dims[out->rank++] = d;
     if (d && out->count > SIZE_MAX / out->elem_size / (size_t)d) {
       rc = vta_error_set(err, VTA_ERR_INVALID, "%s: the shape's size overflows: %s", path, h);
@@ -111,18 +119,11 @@ out:
 
 int vta_npy_read(const char *path, vta_npy *out, vta_error *err) {
   memset(out, 0, sizeof *out);
-  FILE *f = fopen(path, "rb");
-  if (!f) return vta_error_set(err, VTA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  errno = 0;
-  long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-  unsigned char *buf = n >= 0 && n < LONG_MAX && fseek(f, 0, SEEK_SET) == 0 ? malloc(n > 0 ? (size_t)n : 1) : NULL;
-  if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    fclose(f);
-    return vta_error_set(err, VTA_ERR_IO, "%s: cannot read: %s", path, errno ? strerror(errno) : "not a regular file");
-  }
-  fclose(f);
-  int rc = vta_npy_parse(buf, (size_t)n, path, out, err);
+  unsigned char *buf;
+  size_t n;
+  int rc = vta_file_read(path, "a .npy tensor", VTA_LIMIT_NPY_BYTES, &buf, &n, err);
+  if (rc) return rc;
+  rc = vta_npy_parse(buf, n, path, out, err);
   free(buf);
   return rc;
 }

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vta/file.h"
+#include "vta/limits.h"
+
 static const char *const epi_names[VTA_EPI_COUNT] = {"reset", "reset-add", "offset"};
 _Static_assert(sizeof epi_names / sizeof epi_names[0] == VTA_EPI_COUNT, "one name per epilogue");
 static const char *const order_names[VTA_TILE_ORDER_COUNT] = {"spatial-outer", "co-outer"};
@@ -117,19 +120,17 @@ static int read_layer(const cJSON *L, int index, vta_tuned_plan *t, vta_error *e
 
 int vta_tuning_read(const char *path, const vta_config *cfg, vta_tuning *t, vta_error *err) {
   memset(t, 0, sizeof *t);
-  FILE *f = fopen(path, "rb");
-  if (!f) return vta_error_set(err, VTA_ERR_IO, "%s: cannot open the tuning file: %s", path, strerror(errno));
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *text = malloc(n > 0 ? (size_t)n + 1 : 1);
-  if (!text || fread(text, 1, (size_t)(n > 0 ? n : 0), f) != (size_t)(n > 0 ? n : 0)) {
-    free(text);
-    fclose(f);
-    return vta_error_set(err, VTA_ERR_IO, "%s: read error", path);
-  }
-  fclose(f);
-  text[n > 0 ? n : 0] = 0;
+  unsigned char *text;
+  size_t n;
+  if (vta_file_read(path, "a tuning file", VTA_LIMIT_TEXT_BYTES, &text, &n, err)) return -1;
+  int rc = vta_tuning_parse((const char *)text, path, cfg, t, err);
+  free(text);
+  return rc;
+}
+
+int vta_tuning_parse(const char *text, const char *path, const vta_config *cfg, vta_tuning *t,
+                     vta_error *err) {
+  memset(t, 0, sizeof *t);
   cJSON *root = cJSON_Parse(text);
   int rc = -1;
   char shape[160];
@@ -167,7 +168,6 @@ int vta_tuning_read(const char *path, const vta_config *cfg, vta_tuning *t, vta_
     }
   }
   cJSON_Delete(root);
-  free(text);
   if (rc) vta_tuning_free(t);
   return rc;
 }

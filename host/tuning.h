@@ -21,6 +21,9 @@
 #define VTA_TUNING_FORMAT 1
 
 int vta_tuning_read(const char *path, const vta_config *cfg, vta_tuning *t, vta_error *err);
+/* The same on text already in memory (NUL-terminated); `path` names it in messages. */
+int vta_tuning_parse(const char *text, const char *path, const vta_config *cfg, vta_tuning *t,
+                     vta_error *err);
 void vta_tuning_free(vta_tuning *t);
 
 /* JSON pieces for the writer (cmd_tune.c): a plan, a layer geometry, an epilogue's name. */

@@ -14,6 +14,8 @@
 
 #include "isa/isa_internal.h"
 #include "vta/config.h"
+#include "vta/file.h"
+#include "vta/limits.h"
 
 typedef enum key_kind { KEY_INT, KEY_REAL, KEY_STRING } key_kind;
 
@@ -334,47 +336,16 @@ out:
 }
 
 int vta_config_load(vta_config *cfg, const char *path, vta_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return vta_error_set(err, VTA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  if (!buf) {
-    fclose(f);
-    return vta_error_set(err, VTA_ERR_NOMEM, "%s: out of memory", path);
-  }
-  for (;;) {
-    if (n + 1 >= cap) {
-      if (cap > (1u << 20)) {
-        free(buf);
-        fclose(f);
-        return vta_error_set(err, VTA_ERR_INVALID,
-                             "%s: larger than 1 MiB; not a hardware configuration", path);
-      }
-      char *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        return vta_error_set(err, VTA_ERR_NOMEM, "%s: out of memory", path);
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - 1 - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  int bad = ferror(f), why = errno;
-  fclose(f);
-  if (bad) {
-    free(buf);
-    return vta_error_set(err, VTA_ERR_IO, "%s: cannot read: %s", path, strerror(why));
-  }
-  buf[n] = 0;
+  unsigned char *data;
+  size_t n;
+  int rc = vta_file_read(path, "a hardware configuration", VTA_LIMIT_CONFIG_BYTES, &data, &n, err);
+  if (rc) return rc;
+  char *buf = (char *)data;
   if (strlen(buf) != n) {
     free(buf);
     return vta_error_set(err, VTA_ERR_INVALID, "%s: contains a NUL byte; not JSON text", path);
   }
-  int rc = vta_config_parse(cfg, buf, path, err);
+  rc = vta_config_parse(cfg, buf, path, err);
   free(buf);
   return rc;
 }

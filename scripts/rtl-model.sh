@@ -13,7 +13,10 @@ dir=$("$svgen" "$config" "$root")
 key=$(basename "$dir")
 dir=$(cd "$dir" && pwd)
 jobs=${RTL_JOBS:-2}
-verilator --cc --exe --build -j "$jobs" \
+cov=
+if [ "${RTL_COVERAGE:-0}" = 1 ]; then cov="--coverage-line --coverage-toggle"; fi
+# shellcheck disable=SC2086
+verilator --cc --exe --build -j "$jobs" $cov \
   -O3 --x-assign fast --x-initial fast --assert --trace-fst --trace-structs \
   -Wno-fatal -Wno-lint -Wno-style \
   --top-module vta_top --prefix Vvta_top \
@@ -22,7 +25,7 @@ verilator --cc --exe --build -j "$jobs" \
   -LDFLAGS "-shared -Wl,-Bsymbolic -lz" \
   -MAKEFLAGS "OPT_FAST=-O3 OPT_SLOW=-O1" \
   -o "$dir/libvta_rtl_model.so.tmp" \
-  "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo/sim/rtl/harness.cpp" > "$dir/build.log" 2>&1 || {
+  "$repo/sim/rtl/trace.vlt" "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo/sim/rtl/harness.cpp" > "$dir/build.log" 2>&1 || {
   tail -30 "$dir/build.log" >&2
   echo "rtl-model.sh: Verilator build of $key failed (full log: $dir/build.log)" >&2
   exit 1

@@ -3,14 +3,13 @@
 # (small) configuration: the design must elaborate, synthesize, contain no latch and pass
 # yosys's `check`.
 #
-# Debian's yosys (0.23) needs the sources rewritten first (scripts/rtl-yosys-src.sh).
+# The sources are rewritten for Debian's yosys by rtl-yosys-src.sh.
 set -eu
 command -v yosys >/dev/null || { echo "rtl-synth.sh: yosys was not found (Debian package yosys); run scripts/deps.sh as root" >&2; exit 1; }
 svgen=$1 config=$2 root=$3
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$("$svgen" "$config" "$root")
 out="$dir/synth"
-mkdir -p "$out/src"
 srcs=$("$repo/scripts/rtl-yosys-src.sh" "$dir" "$out/src")
 yosys -q -l "$out/yosys.log" -p "
   read_verilog -sv $srcs

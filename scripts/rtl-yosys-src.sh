@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # rtl-yosys-src.sh PKGDIR OUTDIR - copies hw/rtl/*.sv into OUTDIR in the form Debian's yosys
-# (0.23) parses, and prints the file list (PKGDIR/vta_pkg.sv first) for read_verilog -sv.
+# (0.23) reads, and prints the file list for read_verilog (the package first). Shared by
+# rtl-synth.sh (the synthesis check), rtl-resources.sh (resource estimates) and rtl-timing.sh
+# (static timing).
 #
-# yosys 0.23 parses a subset of SystemVerilog without `import pkg::*`, so the sources are
-# rewritten mechanically: the import line is dropped and every name the generated package
-# declares is qualified as vta_pkg::Name. Nothing else is changed. Used by rtl-synth.sh and
-# rtl-timing.sh.
+# yosys parses a subset of SystemVerilog without `import pkg::*`, so the sources are rewritten
+# mechanically: the import line is dropped and every name the generated package PKGDIR/vta_pkg.sv
+# declares is qualified as vta_pkg::Name. Nothing else is changed.
 set -eu
-pkgdir=$1 out=$2
+dir=$1 out=$2
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
-rm -f "$out"/*.sv
-ids=$(grep -oE '(localparam [a-z ]+(\[[^]]*\])? |\} )[A-Za-z_0-9]+' "$pkgdir/vta_pkg.sv" | awk '{print $NF}' |
+rm -f "$out"/*.sv  # a module removed from hw/rtl must not linger
+ids=$(grep -oE '(localparam [a-z ]+(\[[^]]*\])? |\} )[A-Za-z_0-9]+' "$dir/vta_pkg.sv" | awk '{print $NF}' |
       sort -u | paste -sd'|')
 for f in "$repo"/hw/rtl/*.sv; do
   if grep -q 'import vta_pkg::\*;' "$f"; then
@@ -21,4 +22,4 @@ for f in "$repo"/hw/rtl/*.sv; do
     cp "$f" "$out/"
   fi
 done
-echo "$pkgdir/vta_pkg.sv" "$out"/*.sv
+echo "$dir/vta_pkg.sv $(ls "$out"/*.sv | tr '\n' ' ')"

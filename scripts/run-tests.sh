@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # run-tests.sh - runs each cmocka test executable given as an argument, with a time limit, and
-# adds up their results. A binary that crashes or times out before printing its summary counts
-# as one failure. Ends with the line "N passed, N failed"; exits 1 if anything failed.
+# adds up their results. A binary that crashes, times out or exits without printing cmocka's
+# summary ("[==========] N test(s) run.") counts as one failure, so a test cannot pass by not
+# running. Skipped tests (cmocka's skip()) are counted and listed by name. Ends with the line
+# "N passed, N failed, N skipped"; exits 1 if anything failed.
 set -u
 limit=${VTA_TEST_TIMEOUT:-600}
-passed=0; failed=0; bad=()
+passed=0; failed=0; skipped=0; bad=(); skipped_names=()
 export CMOCKA_MESSAGE_OUTPUT=stdout
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -15,17 +17,31 @@ for t in "$@"; do
   secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
   p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
   f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-  p=${p:-0}; f=${f:-0}
+  s=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
+  p=${p:-0}; f=${f:-0}; s=${s:-0}
+  why=""
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
-  passed=$((passed + p)); failed=$((failed + f))
+  if ! printf '%s\n' "$out" | grep -q '^\[==========\] [0-9]* test(s) run\.'; then
+    [ "$f" -eq 0 ] && f=1
+    why="no cmocka summary, "
+  fi
+  if [ "$s" -gt 0 ]; then
+    while IFS= read -r t; do skipped_names+=("$name:$t"); done < <(printf '%s\n' "$out" |
+      sed -n 's/^\[  SKIPPED \] \([A-Za-z_][A-Za-z0-9_]*\)$/\1/p' | sort -u)
+  fi
+  passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
   if [ "$f" -ne 0 ]; then
     bad+=("$name")
     printf '%s\n' "$out" | tail -40
-    printf 'FAIL %-40s %4d passed %4d failed  (exit %d, %ss)\n' "$name" "$p" "$f" "$rc" "$secs"
+    printf 'FAIL %-40s %4d passed %4d failed %4d skipped  (%sexit %d, %ss)\n' "$name" "$p" "$f" "$s" \
+      "$why" "$rc" "$secs"
+  elif [ "$s" -ne 0 ]; then
+    printf 'ok   %-40s %4d passed %4d skipped  (%ss)\n' "$name" "$p" "$s" "$secs"
   else
     printf 'ok   %-40s %4d passed  (%ss)\n' "$name" "$p" "$secs"
   fi
 done
 [ ${#bad[@]} -eq 0 ] || printf 'failed: %s\n' "${bad[*]}"
-echo "$passed passed, $failed failed"
+[ ${#skipped_names[@]} -eq 0 ] || printf 'skipped: %s\n' "${skipped_names[*]}"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -982,14 +982,23 @@ int vta_node_needs_code(const vta_graph *g, int i) {
   return g->nodes[i].n_out == 1 && vta_value_count(&g->values[g->nodes[i].out[0]]) > 0;
 }
 
-int vta_kernel_args(const vta_graph *g, int i, int *values) {
+int vta_kernel_args(const vta_graph *g, int i, int *values, int cap) {
   const vta_node *nd = &g->nodes[i];
   int n = 0;
   for (int k = 0; k < nd->n_in; k++)
-    if (nd->in[k] >= 0) values[n++] = nd->in[k];
+    if (nd->in[k] >= 0) {
+      if (n < cap) values[n] = nd->in[k];
+      n++;
+    }
   for (int k = 0; k < nd->n_epi; k++)
-    if (nd->epi[k].arg >= 0) values[n++] = nd->epi[k].arg;
-  for (int k = 0; k < nd->n_out; k++) values[n++] = nd->out[k];
+    if (nd->epi[k].arg >= 0) {
+      if (n < cap) values[n] = nd->epi[k].arg;
+      n++;
+    }
+  for (int k = 0; k < nd->n_out; k++) {
+    if (n < cap) values[n] = nd->out[k];
+    n++;
+  }
   return n;
 }
 
@@ -1008,7 +1017,7 @@ static int emit_node(cg *c, int i) {
   const vta_node *nd = &c->g->nodes[i];
   c->nd = nd;
   c->node = i;
-  c->n_args = vta_kernel_args(c->g, i, c->argv);
+  c->n_args = vta_kernel_args(c->g, i, c->argv, CG_MAX_ARGS);
   if (c->n_args > CG_MAX_ARGS) {
     char w[300];
     return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s has %d operands; the CPU code generator "

@@ -13,7 +13,7 @@
 
 #include "compiler/compiler.h"
 
-#define CG_MAX_ARGS 64
+#define CG_MAX_ARGS VTA_KERNEL_MAX_ARGS
 #define CG_MAX_DW 16 /* distinct depthwise kernel shapes per module */
 
 enum { CG_KERNELS_OWN = 0, CG_KERNELS_EXPORT = 1, CG_KERNELS_IMPORT = 2 };

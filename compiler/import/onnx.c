@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "vta/file.h"
+#include "vta/limits.h"
 #include "onnx/onnx.pb-c.h"
 
 #define MIN_OPSET 9
@@ -248,7 +250,8 @@ static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
                          opname);
   int ins[64], outs[16];
   if (np->n_input > 64 || np->n_output > 16)
-    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: too many inputs or outputs", where);
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: %zu inputs and %zu outputs; a node may "
+                         "have at most 64 and 16", where, np->n_input, np->n_output);
   for (size_t k = 0; k < np->n_input; k++) {
     if (!np->input[k][0]) {
       ins[k] = -1;
@@ -311,6 +314,13 @@ static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
   return copy_attrs(im, ni, np, where);
 }
 
+/* A graph input's shape, from the model or --shape, within the limits (vta/limits.h). */
+static int check_input(importer *im, const vta_gvalue *val) {
+  char what[300];
+  snprintf(what, sizeof what, "graph input '%s'", val->name);
+  return vta_value_check_size(val, what, im->err);
+}
+
 static int import_input(importer *im, const Onnx__ValueInfoProto *vi) {
   const char *name = vi->name ? vi->name : "";
   int v = vta_graph_find_value(im->g, name);
@@ -363,7 +373,7 @@ static int import_input(importer *im, const Onnx__ValueInfoProto *vi) {
                              i, (long long)d->dim_value, (long long)given);
       val->dims[i] = given;
     }
-    return 0;
+    return check_input(im, val);
   }
   for (size_t i = 0; i < tt->shape->n_dim; i++) {
     const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
@@ -371,7 +381,7 @@ static int import_input(importer *im, const Onnx__ValueInfoProto *vi) {
     if (x < 0) x = im->opts && im->opts->dynamic_dim > 0 ? im->opts->dynamic_dim : 1;
     val->dims[i] = x;
   }
-  return 0;
+  return check_input(im, val);
 }
 
 vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts *opts,
@@ -445,6 +455,14 @@ vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_imp
     }
     if (decode_tensor(t, &im.g->values[v], what, err)) goto bad;
   }
+  if (gp->n_node > VTA_LIMIT_NODES || gp->n_input > VTA_LIMIT_GRAPH_IO ||
+      gp->n_output > VTA_LIMIT_GRAPH_IO) {
+    vta_error_set(err, VTA_ERR_INVALID, "the ONNX graph has %zu nodes, %zu inputs and %zu outputs; "
+                  "the limits are %d nodes (VTA_LIMIT_NODES) and %d inputs or outputs "
+                  "(VTA_LIMIT_GRAPH_IO)", gp->n_node, gp->n_input, gp->n_output, VTA_LIMIT_NODES,
+                  VTA_LIMIT_GRAPH_IO);
+    goto bad;
+  }
   for (size_t i = 0; i < gp->n_input; i++)
     if (import_input(&im, gp->input[i])) goto bad;
   for (size_t i = 0; i < gp->n_node; i++)
@@ -472,36 +490,9 @@ bad:
 }
 
 vta_graph *vta_onnx_import_file(const char *path, const vta_import_opts *opts, vta_error *err) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    vta_error_set(err, VTA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    return NULL;
-  }
-  unsigned char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      cap = cap ? cap * 2 : 1 << 20;
-      unsigned char *nb = realloc(buf, cap);
-      if (!nb) {
-        free(buf);
-        fclose(f);
-        vta_error_set(err, VTA_ERR_NOMEM, "%s: out of memory", path);
-        return NULL;
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) break;
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    free(buf);
-    vta_error_set(err, VTA_ERR_IO, "%s: read error", path);
-    return NULL;
-  }
+  unsigned char *buf;
+  size_t len;
+  if (vta_file_read(path, "an ONNX model", VTA_LIMIT_MODEL_BYTES, &buf, &len, err)) return NULL;
   vta_graph *g = vta_onnx_import(buf, len, opts, err);
   free(buf);
   if (!g) vta_error_prefix(err, "%s", path);

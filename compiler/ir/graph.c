@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "vta/limits.h"
 
 static const char *const op_names[] = {
 #define VTA_X_(e, name, kind) name,
@@ -190,11 +191,36 @@ int vta_graph_add_output(vta_graph *g, int value) {
 
 int64_t vta_value_count(const vta_gvalue *v) {
   int64_t n = 1;
-  for (int i = 0; i < v->rank; i++) n *= v->dims[i];
+  for (int i = 0; i < v->rank; i++)
+    if (v->dims[i] < 0) return -1;
+  for (int i = 0; i < v->rank; i++)
+    if (v->dims[i] == 0) return 0;
+  for (int i = 0; i < v->rank; i++) {
+    if (n > INT64_MAX / v->dims[i]) return -1;
+    n *= v->dims[i];
+  }
   return n;
 }
 size_t vta_value_bytes(const vta_gvalue *v) {
-  return (size_t)vta_value_count(v) * vta_dtype_size(v->dtype);
+  int64_t n = vta_value_count(v);
+  size_t es = vta_dtype_size(v->dtype);
+  if (n < 0 || (es && (uint64_t)n > SIZE_MAX / es)) return SIZE_MAX;
+  return (size_t)n * es;
+}
+
+int vta_value_check_size(const vta_gvalue *v, const char *what, vta_error *err) {
+  for (int i = 0; i < v->rank; i++)
+    if (v->dims[i] < 0 || v->dims[i] > VTA_LIMIT_DIM)
+      return vta_error_set(err, VTA_ERR_INVALID, "%s: dimension %d is %" PRId64 "; dimensions must "
+                           "be 0 to %" PRId64 " (VTA_LIMIT_DIM)", what, i, v->dims[i],
+                           (int64_t)VTA_LIMIT_DIM);
+  size_t bytes = vta_value_bytes(v);
+  if (bytes == SIZE_MAX || bytes > (size_t)VTA_LIMIT_TENSOR_BYTES)
+    return vta_error_set(err, VTA_ERR_INVALID, "%s: %" PRId64 " elements of %zu bytes exceed the "
+                         "limit of %" PRId64 " bytes per tensor (VTA_LIMIT_TENSOR_BYTES)", what,
+                         vta_value_count(v), vta_dtype_size(v->dtype),
+                         (int64_t)VTA_LIMIT_TENSOR_BYTES);
+  return 0;
 }
 
 int vta_value_set_const(vta_gvalue *v, vta_dtype t, int rank, const int64_t *dims) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "vta/limits.h"
 
 typedef struct {
   vta_graph *g;
@@ -851,6 +852,10 @@ static int infer_node(ctx *c) {
     int64_t shape[VTA_MAX_RANK];
     int n = const_ints(IN(c, 0), shape, VTA_MAX_RANK);
     if (n < 0) return bad(c, "the shape input must be a constant known at compile time");
+    for (int d = 0; d < n; d++)
+      if (shape[d] < 0 || shape[d] > VTA_LIMIT_DIM)
+        return bad(c, "shape element %d is %" PRId64 "; dimensions must be 0 to %" PRId64
+                   " (VTA_LIMIT_DIM)", d, shape[d], (int64_t)VTA_LIMIT_DIM);
     vta_dtype t = VTA_DT_F32;
     if (vta_node_attr(nd, "dtype") && vta_dtype_from_onnx((int)vta_node_int(nd, "dtype", 1), &t))
       return unsupported(c, "the value's element type");
@@ -926,9 +931,15 @@ int vta_shape_infer_node(vta_graph *g, int i, vta_error *err) {
   ctx c = {g, i, &g->nodes[i], err, ""};
   vta_node_describe(g, i, c.where, sizeof c.where);
   if (infer_node(&c)) return -1;
-  for (int k = 0; k < c.nd->n_out; k++)
-    if (c.nd->out[k] >= 0 && g->values[c.nd->out[k]].rank < 0)
-      return bad(&c, "output %d has no inferred shape", k);
+  for (int k = 0; k < c.nd->n_out; k++) {
+    if (c.nd->out[k] < 0) continue;
+    const vta_gvalue *v = &g->values[c.nd->out[k]];
+    if (v->rank < 0) return bad(&c, "output %d has no inferred shape", k);
+    /* Before anything is allocated for it (constant evaluation, buffers). */
+    char what[400];
+    snprintf(what, sizeof what, "%s: output '%s'", c.where, v->name);
+    if (vta_value_check_size(v, what, err)) return -1;
+  }
   return 0;
 }
 

@@ -166,9 +166,10 @@ static void runner_run(const vta_graph *g, lane *r, const vta_calib *cal, int s)
   }
   for (int i = 0; i < g->n_nodes; i++) {
     if (!r->fns[i]) continue;
-    int vals[64];
-    void *args[64];
-    int n = vta_kernel_args(g, i, vals);
+    /* A node with a kernel has at most VTA_KERNEL_MAX_ARGS args (codegen refuses more). */
+    int vals[VTA_KERNEL_MAX_ARGS];
+    void *args[VTA_KERNEL_MAX_ARGS];
+    int n = vta_kernel_args(g, i, vals, VTA_KERNEL_MAX_ARGS);
     for (int k = 0; k < n; k++) args[k] = r->buf[vals[k]];
     r->fns[i](args);
   }

@@ -3,7 +3,8 @@
 #
 #   make rtl-model RTL_CONFIG=file.json   build the model of one configuration
 #   make rtl-models                       build the models the tests use
-#   make regress                          the long fsim-versus-rtl differential regression
+#   make rtl-cov-models                   the same with line+toggle coverage (vta regress --coverage)
+#   make regress                          the nightly regression suite (vta regress)
 
 RTL_ROOT := $(abspath $(BUILD))/rtl
 RTL_SVGEN := $(BUILD)/bin/vta-svgen
@@ -13,24 +14,26 @@ RTL_TEST_CONFIGS := configs/vta_default.json sim/rtl/configs/rtl_wide.json
 RTL_TEST_STAMPS := $(RTL_TEST_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
 # A model depends on the RTL, the harness and whatever shapes the generated package (the field
 # table and configuration code of isa/), not on the rest of libvta.
-RTL_MODEL_DEPS := $(wildcard hw/rtl/*.sv) sim/rtl/harness.cpp sim/rtl/rtl_model.h \
+RTL_MODEL_DEPS := $(wildcard hw/rtl/*.sv) sim/rtl/harness.cpp sim/rtl/rtl_model.h sim/rtl/trace.vlt \
   scripts/rtl-model.sh isa/svgen.c isa/svgen.h $(wildcard isa/config.c isa/fields.c) \
   include/vta/isa.h include/vta/config.h
 # The rtl tests, and the integration tests that also run their programs on the rtl backend.
 RTL_TEST_BINS := $(patsubst %.c,$(BUILD)/san/%,$(wildcard tests/sim/test_rtl*.c \
   tests/host/test_cmd_exec.c tests/host/test_bench_alu.c tests/jit/test_gemm_published.c \
-  tests/driver/test_published.c))
+  tests/compiler/test_vta_pool.c tests/driver/test_published.c tests/host/test_regress.c))
 
 EXTRA_LIB_OBJS_REL += $(BUILD)/rel/sim/rtl/rtl.o
 EXTRA_LIB_OBJS_SAN += $(BUILD)/san/sim/rtl/rtl.o
 EXTRA_LIBS += -ldl
 
 # The loader looks for models under this build's folder unless told otherwise.
-$(BUILD)/rel/sim/rtl/rtl.o: REL_CFLAGS += -DVTA_RTL_MODEL_ROOT='"$(RTL_ROOT)"'
-$(BUILD)/san/sim/rtl/rtl.o: SAN_CFLAGS += -DVTA_RTL_MODEL_ROOT='"$(RTL_ROOT)"'
+$(BUILD)/rel/sim/rtl/rtl.o: REL_CFLAGS += -DVTA_RTL_MODEL_ROOT='"$(RTL_ROOT)"' \
+  -DVTA_RTL_COV_MODEL_ROOT='"$(abspath $(BUILD))/rtl-cov"'
+$(BUILD)/san/sim/rtl/rtl.o: SAN_CFLAGS += -DVTA_RTL_MODEL_ROOT='"$(RTL_ROOT)"' \
+  -DVTA_RTL_COV_MODEL_ROOT='"$(abspath $(BUILD))/rtl-cov"'
 # The backend table lists the rtl backend when this fragment is part of the build.
-$(BUILD)/rel/driver/device.o $(BUILD)/rel/driver/backend_rtl.o: REL_CFLAGS += -DVTA_HAVE_RTL
-$(BUILD)/san/driver/device.o $(BUILD)/san/driver/backend_rtl.o: SAN_CFLAGS += -DVTA_HAVE_RTL
+$(BUILD)/rel/driver/device.o $(BUILD)/rel/driver/backend_rtl.o $(BUILD)/rel/driver/diff.o: REL_CFLAGS += -DVTA_HAVE_RTL
+$(BUILD)/san/driver/device.o $(BUILD)/san/driver/backend_rtl.o $(BUILD)/san/driver/diff.o: SAN_CFLAGS += -DVTA_HAVE_RTL
 
 # (The top Makefile defines LIBA after including this fragment: name the archive directly.)
 $(RTL_SVGEN): $(BUILD)/rel/sim/rtl/svgen_main.o $(BUILD)/lib/libvta.a
@@ -46,20 +49,30 @@ $(RTL_ROOT)/stamp/%.stamp: %.json $(RTL_MODEL_DEPS) | $(RTL_SVGEN)
 # The rtl tests need the models of the test configurations.
 $(RTL_TEST_BINS): $(RTL_TEST_STAMPS)
 
-.PHONY: rtl-model rtl-models regress
+# The same models with line and toggle coverage, for `vta regress --coverage` (slower to build
+# and to run; only regressions that ask for coverage use them).
+RTL_COV_ROOT := $(abspath $(BUILD))/rtl-cov
+RTL_COV_CONFIGS := $(RTL_TEST_CONFIGS) configs/batch4.json configs/block8.json
+$(RTL_COV_ROOT)/stamp/%.stamp: %.json $(RTL_MODEL_DEPS) | $(RTL_SVGEN)
+	@mkdir -p $(dir $@)
+	@echo "  VERILATOR (coverage) $<"
+	$(Q)RTL_COVERAGE=1 scripts/rtl-model.sh $(RTL_SVGEN) $< $(RTL_COV_ROOT) >/dev/null
+	$(Q)touch $@
+
+.PHONY: rtl-model rtl-models rtl-cov-models regress
+rtl-cov-models: $(RTL_COV_CONFIGS:%.json=$(RTL_COV_ROOT)/stamp/%.stamp)
 rtl-models: $(RTL_TEST_STAMPS)
 rtl-model: $(RTL_SVGEN)
 	@test -n "$(RTL_CONFIG)" || { echo "usage: make rtl-model RTL_CONFIG=file.json" >&2; exit 2; }
 	$(Q)scripts/rtl-model.sh $(RTL_SVGEN) $(RTL_CONFIG) $(RTL_ROOT)
 
-# Many more random programs than `make test` runs: VTA_RTL_PROGRAMS (default 3000) per test of
-# test_rtl_diff (three serialised, four concurrent: 21,000 programs), and the same
-# on the configurations below, whose models it builds first (36,000 programs in all, about 3
-# minutes on one core once the models exist); then as many random programs of GEMM and ALU
-# instructions that the compute module may run side by side (test_rtl, about a minute more).
+# The nightly regression (`vta regress --suite nightly`, docs/user-guide/regress.md): fsim, rtl
+# (and sc once built) against fsim on 25,000 random programs per configuration and backend over
+# four configurations, whose models it builds first. JUnit in $(BUILD)/regress/nightly.xml,
+# waveforms of failing rtl cases in $(BUILD)/regress/waves. REGRESS_ARGS adds options (for
+# example --seed-start N to repeat a night, or --time-budget S).
 RTL_REGRESS_CONFIGS := configs/batch4.json configs/block8.json
-regress: $(BUILD)/san/tests/sim/test_rtl_diff $(BUILD)/san/tests/sim/test_rtl \
-  $(RTL_REGRESS_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
-	$(Q)VTA_RTL_PROGRAMS=$${VTA_RTL_PROGRAMS:-3000} VTA_RTL_EXTRA_CONFIGS="$(RTL_REGRESS_CONFIGS)" \
-	  VTA_TEST_TIMEOUT=$${VTA_TEST_TIMEOUT:-3600} scripts/run-tests.sh \
-	  $(BUILD)/san/tests/sim/test_rtl_diff $(BUILD)/san/tests/sim/test_rtl
+regress: $(VTA) $(RTL_TEST_STAMPS) $(RTL_REGRESS_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
+	@mkdir -p $(BUILD)/regress
+	$(Q)$(VTA) regress --suite nightly --junit $(BUILD)/regress/nightly.xml \
+	  --wave-dir $(BUILD)/regress/waves $(REGRESS_ARGS)

@@ -25,9 +25,13 @@
 #include <string>
 
 #include "Vvta_top.h"
+#include "Vvta_top___024root.h"
 #include "verilated.h"
 #if VM_TRACE
 #include "verilated_fst_c.h"
+#endif
+#if VM_COVERAGE
+#include "verilated_cov.h"
 #endif
 
 #include "sim/rtl/rtl_model.h"
@@ -97,6 +101,9 @@ class Model {
     if (tfp_) tfp_->close();
 #endif
     top_->final();
+#if VM_COVERAGE
+    if (opts_.coverage_path) ctx_->coveragep()->write(opts_.coverage_path);
+#endif
   }
 
   int run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_result *res, char *err,
@@ -113,6 +120,41 @@ class Model {
   void reset();
   void cycle();
   void drive();
+  // Reports this cycle's activity (before the edge, as the counters see it) when it differs.
+  void sample(bool r, bool w) {
+    const auto *root = top_->rootp;
+    if (!root->vta_top__DOT__u_ctrl__DOT__running_q) {
+      run_cycle_ = 0;
+      return;
+    }
+    vta_rtl_sample s{};
+    s.cycle = run_cycle_++;
+    s.busy = root->vta_top__DOT__busy;
+    s.done = root->vta_top__DOT__insn_done;
+    s.dispatch = (root->vta_top__DOT__f_load_valid && root->vta_top__DOT__f_load_ready) |
+                 (root->vta_top__DOT__f_comp_valid && root->vta_top__DOT__f_comp_ready) << 1 |
+                 (root->vta_top__DOT__f_store_valid && root->vta_top__DOT__f_store_ready) << 2;
+    s.fetch_done = root->vta_top__DOT__fetch_done;
+    s.queue[0] = root->vta_top__DOT__lq_count;
+    s.queue[1] = root->vta_top__DOT__cq_count;
+    s.queue[2] = root->vta_top__DOT__sq_count;
+    s.tokens[0] = root->vta_top__DOT__u_l2c__DOT__count_q;
+    s.tokens[1] = root->vta_top__DOT__u_c2l__DOT__count_q;
+    s.tokens[2] = root->vta_top__DOT__u_c2s__DOT__count_q;
+    s.tokens[3] = root->vta_top__DOT__u_s2c__DOT__count_q;
+    for (const ReadBurst &b : rq_) s.rd_bytes += uint64_t(b.beats - b.done) * bus_bytes_;
+    for (const WriteBurst &b : wq_) s.wr_bytes += uint64_t(b.beats - b.done) * bus_bytes_;
+    (void)r;
+    (void)w;
+    vta_rtl_sample cmp = s;
+    cmp.cycle = last_sample_.cycle;
+    if (s.done || s.dispatch || s.cycle == 0 || std::memcmp(&cmp, &last_sample_, sizeof cmp) != 0)
+      opts_.sample(opts_.sample_ctx, &s);
+    last_sample_ = s;
+  }
+  bool in_window() const {
+    return cycle_ >= opts_.wave_from && (opts_.wave_to == 0 || cycle_ < opts_.wave_to);
+  }
   void lite_write(uint32_t addr, uint32_t data);
   uint32_t lite_read(uint32_t addr);
 
@@ -123,7 +165,8 @@ class Model {
   std::unique_ptr<VerilatedFstC> tfp_;
 #endif
   size_t bus_bytes_ = 8;
-  uint64_t cycle_ = 0, time_ = 0;
+  uint64_t cycle_ = 0, time_ = 0, watch_cycle_ = 0, run_cycle_ = 0;
+  vta_rtl_sample last_sample_{};
   std::deque<ReadBurst> rq_;
   std::deque<WriteBurst> wq_;
   std::deque<uint64_t> bq_;  // cycles at which write responses become valid
@@ -181,10 +224,12 @@ void Model::cycle() {
     wlast = t.m_axi_wlast_o;
   }
 
+  if (opts_.sample) sample(r, w);
+
   t.clk_i = 1;
   t.eval();
 #if VM_TRACE
-  if (tfp_) tfp_->dump(time_);
+  if (tfp_ && in_window()) tfp_->dump(time_);
 #endif
   time_++;
   cycle_++;
@@ -220,7 +265,10 @@ void Model::cycle() {
     if (lo < bus_bytes_) {
       if (a + hi < opts_.mem_capacity && opts_.mem_check(opts_.mem_ctx, a + lo, hi - lo + 1)) {
         for (size_t k = lo; k <= hi; k++)
-          if (wstrb[k / 8] >> (k % 8) & 1) opts_.mem_base[a + k] = wdata[k];
+          if (wstrb[k / 8] >> (k % 8) & 1) {
+            opts_.mem_base[a + k] = wdata[k];
+            if (a + k == opts_.watch_addr && opts_.watch_addr) watch_cycle_ = cycle_;
+          }
       } else if (mem_error_.empty()) {
         char buf[160];
         std::snprintf(buf, sizeof buf,
@@ -243,7 +291,7 @@ void Model::cycle() {
   t.clk_i = 0;
   t.eval();
 #if VM_TRACE
-  if (tfp_) tfp_->dump(time_);
+  if (tfp_ && in_window()) tfp_->dump(time_);
 #endif
   time_++;
 }
@@ -313,6 +361,7 @@ uint32_t Model::lite_read(uint32_t addr) {
 int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_result *res, char *err,
                size_t n) {
   uint64_t start = cycle_;
+  watch_cycle_ = 0;
   g_stopped = false;
   mem_error_.clear();
   lite_write(0x04, 1);  // GIE
@@ -340,6 +389,7 @@ int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_resul
     res->counters[c] = lo | hi << 32;
   }
   res->status = lite_read(0x90);
+  res->watch_cycle = watch_cycle_;
   if (rc == VTA_OK && !g_stopped) {
     (void)lite_read(0x00);  // clears ap_done
     lite_write(0x0C, 1);    // clears the done interrupt
@@ -386,6 +436,16 @@ void *model_create(const vta_rtl_model_opts *o, char *err, size_t n) {
       delete m;
       return nullptr;
     }
+#if !VM_COVERAGE
+    if (o->coverage_path) {
+      std::snprintf(err, n,
+                    "cannot write coverage to %s: this model was built without coverage (make "
+                    "rtl-cov-models builds the models with it)",
+                    o->coverage_path);
+      delete m;
+      return nullptr;
+    }
+#endif
     return m;
   } catch (const std::exception &e) {
     std::snprintf(err, n, "cannot create the RTL model: %s", e.what());

@@ -35,12 +35,26 @@ typedef struct vta_rtl_options {
   uint32_t bytes_per_cycle; /* DRAM bandwidth per direction, 0 = one bus beat per cycle */
   const char *wave_path;    /* FST waveform file or NULL ($VTA_RTL_WAVE when NULL) */
   const char *model_root;   /* folder of the models or NULL ($VTA_RTL_MODELS, then the build's) */
+  /* Waveform window: cycles (counted from the model's reset) [wave_from, wave_to) are
+   * recorded; wave_to 0 = to the end. A regression records only the cycles around a
+   * divergence: a whole run's FST can be gigabytes. */
+  uint64_t wave_from, wave_to;
+  /* Device address whose last write (cycle) the model records, 0 = none
+   * (vta_rtl_last_watch_cycle). */
+  uint64_t watch_addr;
+  /* Coverage data written when the simulator is destroyed, for models built with line and
+   * toggle coverage (`make rtl-cov-models`, models=$(BUILD)/rtl-cov); NULL = none. */
+  const char *coverage_path;
+  /* Timeline of every run (Chrome trace-event JSON, sim/trace/trace.h), written when the
+   * simulator is destroyed or vta_rtl_timeline_close is called; NULL = none. */
+  const char *timeline_path;
 } vta_rtl_options;
 
 /* Defaults from the configuration (latencies = cfg->dram_latency, full bandwidth). */
 void vta_rtl_options_default(const vta_config *cfg, vta_rtl_options *o);
 /* Parses "key=value,key=value": latency=N (both directions), read_latency=N, write_latency=N,
- * bandwidth=BYTES_PER_CYCLE, wave=FILE, models=DIR. Strings point into `text`, which must
+ * bandwidth=BYTES_PER_CYCLE, wave=FILE, wave_from=CYCLE, wave_to=CYCLE, watch=ADDR, coverage=FILE,
+ * timeline=FILE.json, models=DIR. Strings point into `text`, which must
  * outlive the options. NULL or "" leaves the defaults. */
 int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err);
 
@@ -66,6 +80,14 @@ uint64_t vta_rtl_last_sim_cycles(const vta_rtl *r);
 /* Cycles of the last run in which the GEMM unit and the ALU both wrote a result (they run a GEMM
  * and an ALU instruction together when these cannot interfere; docs/hw.md). */
 uint64_t vta_rtl_last_dual_cycles(const vta_rtl *r);
+/* The cycle (since the model's reset) of the last AXI write beat of the last run that wrote the
+ * byte at options.watch_addr; 0 when none did. */
+uint64_t vta_rtl_last_watch_cycle(const vta_rtl *r);
+/* Writes the timeline (options.timeline_path) now; later runs are not recorded. */
+int vta_rtl_timeline_close(vta_rtl *r, vta_error *err);
+/* Cycles covered by the timeline's spans of module m so far (its tracks added up): equal to the
+ * runs' busy counter of m (the test of the timeline). 0 without a timeline. */
+uint64_t vta_rtl_timeline_busy(const vta_rtl *r, vta_module m);
 
 #ifdef __cplusplus
 }

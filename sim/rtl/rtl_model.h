@@ -17,7 +17,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever this header changes, so a stale model object is refused, not misused. */
-#define VTA_RTL_MODEL_ABI 2
+#define VTA_RTL_MODEL_ABI 3
 
 /* Counter registers of the control slave (0x20 + 8*index), in register order. */
 typedef enum vta_rtl_counter {
@@ -39,6 +39,22 @@ typedef enum vta_rtl_counter {
   VTA_RTL_CNT_COUNT
 } vta_rtl_counter;
 
+/* What the design did in one cycle of a run, for timelines (vta_rtl_model_opts.sample): sampled
+ * at the clock edge, as the control slave's counters see it, in every cycle in which the run is
+ * in progress and something differs from the cycle before. */
+typedef struct vta_rtl_sample {
+  uint64_t cycle;     /* cycles since the run started (the cycle counter's value) */
+  uint8_t busy;       /* bit m: module m (load, compute, store) busy: its busy counter counts */
+  uint8_t done;       /* bit m: module m completed an instruction (its instruction counter) */
+  uint8_t dispatch;   /* bit m: fetch handed an instruction to module m's command queue */
+  uint8_t fetch_done; /* every instruction has been fetched */
+  uint32_t queue[3];  /* command queue occupancy: load, compute, store */
+  uint32_t tokens[4]; /* dependency tokens: load->compute, compute->load, compute->store,
+                         store->compute */
+  uint64_t rd_bytes;  /* AXI bytes requested by read bursts and not yet returned */
+  uint64_t wr_bytes;  /* AXI bytes of accepted write bursts not yet transferred */
+} vta_rtl_sample;
+
 typedef struct vta_rtl_model_opts {
   /* Device memory: host pointer of physical address 0 and the size of the reservation. */
   uint8_t *mem_base;
@@ -50,12 +66,21 @@ typedef struct vta_rtl_model_opts {
   uint32_t write_latency;   /* cycles from a burst's last write beat to its response */
   uint32_t bytes_per_cycle; /* DRAM bandwidth per direction; 0 = one full beat per cycle */
   const char *wave_path;    /* FST waveform file, or NULL */
+  uint64_t wave_from, wave_to; /* cycles recorded: [from, to), to 0 = to the end */
+  uint64_t watch_addr;      /* byte whose last write cycle is reported (0 = none) */
+  /* Coverage data file written when the model is destroyed (models built with coverage,
+   * `make rtl-cov-models`), or NULL. */
+  const char *coverage_path;
+  /* Called with each sample (see vta_rtl_sample) when not NULL. */
+  void (*sample)(void *ctx, const vta_rtl_sample *s);
+  void *sample_ctx;
 } vta_rtl_model_opts;
 
 typedef struct vta_rtl_result {
   uint64_t counters[VTA_RTL_CNT_COUNT];
   uint64_t sim_cycles; /* clock cycles simulated by this call, including control traffic */
   uint32_t status;     /* the status register (0x90) at the end */
+  uint64_t watch_cycle; /* cycle since reset of the last write of opts.watch_addr, or 0 */
 } vta_rtl_result;
 
 typedef struct vta_rtl_model_api {

@@ -51,9 +51,10 @@ static float *run(const vta_graph *g, vta_kernel_fn *fns, const float *x) {
   for (int i = 0; i < g->n_nodes; i++) {
     if (!vta_node_needs_code(g, i)) continue;
     assert_non_null(fns[i]);
-    int vals[64];
-    void *args[64];
-    int n = vta_kernel_args(g, i, vals);
+    /* A node with a kernel has at most VTA_KERNEL_MAX_ARGS args (codegen refuses more). */
+    int vals[VTA_KERNEL_MAX_ARGS];
+    void *args[VTA_KERNEL_MAX_ARGS];
+    int n = vta_kernel_args(g, i, vals, VTA_KERNEL_MAX_ARGS);
     for (int k = 0; k < n; k++) args[k] = buf[vals[k]];
     fns[i](args);
   }

@@ -116,9 +116,10 @@ static int run_one(const char *dir, char *op, size_t opsize, char *why, size_t w
   }
   for (int i = 0; i < g->n_nodes; i++) {
     if (!fns[i]) continue;
-    int vals[64];
-    void *args[64];
-    int n = vta_kernel_args(g, i, vals);
+    /* A node with a kernel has at most VTA_KERNEL_MAX_ARGS args (codegen refuses more). */
+    int vals[VTA_KERNEL_MAX_ARGS];
+    void *args[VTA_KERNEL_MAX_ARGS];
+    int n = vta_kernel_args(g, i, vals, VTA_KERNEL_MAX_ARGS);
     for (int k = 0; k < n; k++) args[k] = bufs[vals[k]];
     fns[i](args);
   }

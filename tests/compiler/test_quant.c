@@ -52,9 +52,10 @@ static void run_cpu(vta_graph *g, void **bufs) {
   for (int v = 0; v < g->n_values; v++)
     if (g->values[v].data) bufs[v] = g->values[v].data;
   for (int i = 0; i < g->n_nodes; i++) {
-    int vals[64];
-    void *args[64];
-    int n = vta_kernel_args(g, i, vals);
+    /* A node with a kernel has at most VTA_KERNEL_MAX_ARGS args (codegen refuses more). */
+    int vals[VTA_KERNEL_MAX_ARGS];
+    void *args[VTA_KERNEL_MAX_ARGS];
+    int n = vta_kernel_args(g, i, vals, VTA_KERNEL_MAX_ARGS);
     for (int k = 0; k < n; k++) args[k] = bufs[vals[k]];
     if (fns[i]) fns[i](args);
   }

@@ -29,7 +29,9 @@
 #include <cmocka.h>
 
 /* Seconds a single run of the tool may take before it is killed (SIGALRM survives exec). */
+#ifndef CLI_RUN_TIMEOUT
 #define CLI_RUN_TIMEOUT 120
+#endif
 
 typedef struct cli_result {
   int status;   /* exit status, or 128 + signal number if killed */

@@ -72,7 +72,10 @@ static void test_bench_gemm_rtl_reports_cycles_and_utilisation(void **state) {
                                        "busy_cycles.store"};
     assert_true(num(r.out, busy[m]) > 0);
   }
-  assert_true(num(r.out, "stall_cycles.compute") >= 0);
+  /* With 40 cycles of memory latency the compute module must wait for its first loads: it
+   * stalls for some cycles, fewer than the run. */
+  double stall = num(r.out, "stall_cycles.compute");
+  assert_true(stall > 0 && stall < cycles);
   assert_true(num(r.out, "sim_cycles_per_s") > 0);
   assert_true(cli_exists(wave));
   cli_result_free(&r);

@@ -6,7 +6,8 @@
 
 static void test_bench_conv2d_layer_is_verified_and_reported(void **state) {
   cli_result r;
-  CLI_RUN(&r, "bench", "conv2d", "--layer", "C10", "--verify", "--explain");
+  /* Verified without being asked (the default since issue 16). */
+  CLI_RUN(&r, "bench", "conv2d", "--layer", "C10", "--explain");
   CLI_ASSERT_STATUS(&r, 0);
   CLI_ASSERT_CONTAINS(r.out, "\"layer\":\"C10\"");
   CLI_ASSERT_CONTAINS(r.out, "\"macs\":6422528");
@@ -30,6 +31,11 @@ static void test_bench_conv2d_runs_on_a_small_configuration(void **state) {
   CLI_ASSERT_CONTAINS(r.out, "\"config\":\"1x16x16\"");
   CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");
   cli_result_free(&r);
+  /* --no-verify: the figures only, and the line says it was not checked. */
+  CLI_RUN(&r, "bench", "conv2d", "--layer", "C7", "--no-verify", "--config", "configs/small.json");
+  CLI_ASSERT_STATUS(&r, 0);
+  CLI_ASSERT_CONTAINS(r.out, "\"verified\":null");
+  cli_result_free(&r);
 }
 
 static void test_bench_resnet18_runs_the_network(void **state) {
@@ -41,6 +47,7 @@ static void test_bench_resnet18_runs_the_network(void **state) {
   CLI_ASSERT_CONTAINS(r.out, "\"macs\":1814073344");
   CLI_ASSERT_CONTAINS(r.out, "\"predicted_cycles_published_scope\":");
   CLI_ASSERT_CONTAINS(r.out, "\"cpu_ops\":[\"avgpool\"]"); /* max pooling on the accelerator */
+  CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");               /* by default */
   cli_result_free(&r);
 }
 

@@ -163,6 +163,10 @@ static void test_npy_refuses_what_it_cannot_read(void **state) {
   free(b);
   b = make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904, 4), }", v,
                sizeof v, &n);
+  expect_error(b, n, "above the limit of 16777216 per dimension (VTA_LIMIT_DIM)");
+  free(b);
+  b = make_npy(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (16777216, 16777216, "
+               "16777216, 16777216), }", v, sizeof v, &n);
   expect_error(b, n, "overflows");
   free(b);
   b = make_npy(1, "{'descr': '<f4', 'fortran_order': False}", v, sizeof v, &n);

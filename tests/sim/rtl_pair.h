@@ -1,12 +1,12 @@
 /* rtl_pair.h - test support for the rtl tests: the same program on fsim and on rtl, each with
  * its own simulated DRAM built identically, then the memories compared byte for byte.
  *
- * Concurrent programs (conc_prog.h) already carry their tokens: rtl_pair_conc checks that they
+ * Concurrent programs (sim/gen/conc.h) already carry their tokens: rtl_pair_conc checks that they
  * are race-free and runs them as they are, so the three modules of the RTL overlap.
  *
  * Random programs come from the shared generator (fp_random_build), which writes no dependency
  * tokens: fsim runs such a stream in order, but the RTL runs load, compute and store
- * concurrently. rtl_serialize therefore adds the tokens (and compute no-ops where load and store
+ * concurrently. fp_serialize (sim/gen/prog.h) therefore adds the tokens (and compute no-ops where load and store
  * meet) that make every module wait for the instruction before it, which is how the runtime
  * orders dependent work; the result is a valid stream whose outcome does not depend on timing.
  */
@@ -20,7 +20,7 @@
 #include "sim/fsim/fsim.h"
 #include "sim/mem/mem.h"
 #include "sim/rtl/rtl.h"
-#include "support/conc_prog.h"
+#include "sim/gen/conc.h"
 #include "support/fsim_prog.h"
 #include "vta/config.h"
 
@@ -47,94 +47,6 @@ static inline void rtl_pair_close(rtl_pair *p) {
   for (int k = 0; k < 2; k++) vta_mem_destroy(p->mem[k]);
 }
 
-/* Sets the pop flag of `in` for a token from module `from` (in the module of `in`). */
-static inline void rtl_set_pop(vta_insn *in, vta_module self, vta_module from) {
-  in->f[from < self ? VTA_F_POP_PREV : VTA_F_POP_NEXT] = 1;
-}
-static inline void rtl_set_push(vta_insn *in, vta_module self, vta_module to) {
-  in->f[to < self ? VTA_F_PUSH_PREV : VTA_F_PUSH_NEXT] = 1;
-}
-
-/* Appends to out the serialised form of the n instruction words at w (FINISH last): every
- * module waits for the instruction before it. Returns -1 if a word does not decode. */
-static inline int rtl_serialize_words(const vta_config *cfg, const vta_insn_word *w, size_t count,
-                                      fsim_prog *out) {
-  vta_insn *v = calloc(2 * count + 2, sizeof *v);
-  vta_module *mod = calloc(2 * count + 2, sizeof *mod);
-  if (!v || !mod) {
-    free(v);
-    free(mod);
-    return -1;
-  }
-  size_t n = 0;
-  int prev = -1; /* index of the last instruction in v */
-  int bad = 0;
-  for (size_t i = 0; i < count && !bad; i++) {
-    vta_insn in;
-    if (vta_insn_decode(cfg, &w[i], &in, NULL) != VTA_OK) {
-      bad = 1;
-      break;
-    }
-    int finish = in.f[VTA_F_OPCODE] == VTA_OP_FINISH;
-    vta_module m = finish ? VTA_MOD_COMPUTE : vta_insn_module(&in);
-    if (prev >= 0 && mod[prev] != m) {
-      vta_module pm = mod[prev];
-      if (pm != VTA_MOD_COMPUTE && m != VTA_MOD_COMPUTE) {
-        /* load <-> store: through a compute no-op (a GEMM with no iterations). */
-        vta_insn nop = {{0}};
-        nop.f[VTA_F_OPCODE] = VTA_OP_GEMM;
-        nop.f[VTA_F_UOP_END] = 1;
-        nop.f[VTA_F_ITER_IN] = 1;
-        rtl_set_push(&v[prev], pm, VTA_MOD_COMPUTE);
-        rtl_set_pop(&nop, VTA_MOD_COMPUTE, pm);
-        v[n] = nop;
-        mod[n] = VTA_MOD_COMPUTE;
-        prev = (int)n++;
-        pm = VTA_MOD_COMPUTE;
-      }
-      if (finish && pm != VTA_MOD_COMPUTE) {
-        /* A FINISH may not pop: a compute no-op pops for it. */
-        vta_insn nop = {{0}};
-        nop.f[VTA_F_OPCODE] = VTA_OP_GEMM;
-        nop.f[VTA_F_UOP_END] = 1;
-        nop.f[VTA_F_ITER_IN] = 1;
-        rtl_set_push(&v[prev], pm, VTA_MOD_COMPUTE);
-        rtl_set_pop(&nop, VTA_MOD_COMPUTE, pm);
-        v[n] = nop;
-        mod[n] = VTA_MOD_COMPUTE;
-        prev = (int)n++;
-      } else if (pm != m) {
-        rtl_set_push(&v[prev], pm, m);
-        rtl_set_pop(&in, m, pm);
-      }
-    }
-    v[n] = in;
-    mod[n] = m;
-    prev = (int)n++;
-  }
-  for (size_t i = 0; i < n && !bad; i++) bad |= fp_add(out, &v[i]) < 0;
-  free(v);
-  free(mod);
-  return bad ? -1 : 0;
-}
-
-/* Rewrites the stream at insn (count words, FINISH last) into a serialised one at *out. */
-static inline int rtl_serialize(const vta_config *cfg, vta_mem *mem, uint64_t insn, uint32_t count,
-                                uint64_t *out, uint32_t *out_count) {
-  vta_insn_word *w = calloc(count ? count : 1, sizeof *w);
-  if (!w) return -1;
-  const uint8_t *src = vta_mem_ptr(mem, insn);
-  for (uint32_t i = 0; i < count; i++) vta_insn_word_load(src + (size_t)i * VTA_INSN_BYTES, &w[i]);
-  fsim_prog p;
-  fp_init(&p, cfg);
-  int bad = rtl_serialize_words(cfg, w, count, &p) != 0;
-  if (!bad) bad = fp_commit(&p, mem, out) != 0;
-  *out_count = fp_count(&p);
-  fp_free(&p);
-  free(w);
-  return bad ? -1 : 0;
-}
-
 /* Builds random program `seed` into both memories, serialised, runs it on both simulators and
  * compares the data. Returns 0 when identical; else -1 with the reason in msg. */
 static inline int rtl_pair_random(rtl_pair *p, uint64_t seed, uint32_t ninsn, vta_stats st[2], char *msg,
@@ -144,7 +56,7 @@ static inline int rtl_pair_random(rtl_pair *p, uint64_t seed, uint32_t ninsn, vt
   uint32_t count[2];
   for (int k = 0; k < 2; k++) {
     if (fp_random_build(&p->cfg, seed, ninsn, p->mem[k], &r[k]) != 0 ||
-        rtl_serialize(&p->cfg, p->mem[k], r[k].insn, r[k].count, &insn[k], &count[k]) != 0) {
+        fp_serialize(&p->cfg, p->mem[k], r[k].insn, r[k].count, &insn[k], &count[k]) != 0) {
       snprintf(msg, n, "seed %llu: the program does not build", (unsigned long long)seed);
       return -1;
     }

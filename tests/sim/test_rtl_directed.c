@@ -7,7 +7,7 @@
  * (SHR 0, 8, 16, 24, each followed by a STORE of the narrowed value, which together give all
  * 32 bits), INP and WGT through a GEMM against a fixed random element of the other operand.
  * Programs written for fsim's stream-order schedule are serialised with tokens first
- * (rtl_serialize_words), as a runtime would order dependent work; programs whose point is
+ * (fp_serialize_words), as a runtime would order dependent work; programs whose point is
  * their tokens run as written. Where the two backends legitimately differ (a deadlock is a
  * timeout on hardware; GEMM/ALU indices wrap modulo the buffer depth instead of being refused)
  * the test says so and checks the hardware's behaviour.
@@ -102,7 +102,7 @@ static void prun_rc(dpair *p, fsim_prog *prog, int serialize, uint64_t rtl_timeo
   fsim_prog s;
   fp_init(&s, &p->cfg);
   if (serialize)
-    assert_int_equal(rtl_serialize_words(&p->cfg, prog->words, prog->n, &s), 0);
+    assert_int_equal(fp_serialize_words(&p->cfg, prog->words, prog->n, &s), 0);
   fsim_prog *run = serialize ? &s : prog;
   uint64_t bytes = (run->n ? run->n : 1) * VTA_INSN_BYTES;
   uint8_t *words = calloc(1, bytes);

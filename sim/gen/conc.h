@@ -1,4 +1,4 @@
-/* conc_prog.h - test support: random valid *concurrent* programs (load, compute and store
+/* conc.h - random valid *concurrent* programs (load, compute and store
  * running at once, synchronised only by dependency tokens) and an independent race checker.
  *
  *     cp_program p;
@@ -27,8 +27,8 @@
  * stream order, computes vector clocks and reports the first pair of conflicting accesses of
  * two modules that no token chain orders.
  */
-#ifndef VTA_TESTS_CONC_PROG_H
-#define VTA_TESTS_CONC_PROG_H
+#ifndef VTA_SIM_GEN_CONC_H
+#define VTA_SIM_GEN_CONC_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* conc_prog.c - random race-free concurrent programs and the race checker (see conc_prog.h).
+/* conc.c - random race-free concurrent programs and the race checker (see conc.h).
  *
  * Both halves share one reading of ISA.md section 3: which buffer elements and DRAM bytes an
  * instruction reads and writes (`accesses`). Only resources that two modules touch are
@@ -12,13 +12,13 @@
  * keeps these clocks while it emits, so it knows exactly which token an instruction needs; the
  * checker recomputes them from the finished stream alone.
  */
-#include "support/conc_prog.h"
+#include "sim/gen/conc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "support/fsim_prog.h"
+#include "sim/gen/prog.h"
 #include "vta/isa.h"
 
 enum { L = VTA_MOD_LOAD, C = VTA_MOD_COMPUTE, S = VTA_MOD_STORE, NMOD = VTA_MOD_COUNT };

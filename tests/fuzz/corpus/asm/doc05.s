@@ -1,0 +1,1 @@
+uop dst=D src=S wgt=W

@@ -1,0 +1,380 @@
+/* test_regress.c - `vta regress`: the quick suite passes and its JUnit file is valid against the
+ * JUnit schema CI servers read (docs/user-guide/junit.xsd, checked with xmllint); a failing
+ * case carries its address, instruction, waveform and reproduction command, and reruns from the
+ * JUnit file alone; the stopping rules, backends that are not built, and bad input.
+ *
+ * The quick suite runs from a random first seed, printed, so that every `make test` covers new
+ * programs and a failure names the seed that reproduces it.
+ */
+#include <time.h>
+
+/* The quick suite takes about half a minute; on a machine shared by many builds, several times
+ * that. */
+#define CLI_RUN_TIMEOUT 600
+#include "cli_run.h"
+#include "host/regress.h"
+
+static char g_dir[] = "/tmp/vta_test_regress.XXXXXX";
+
+static int setup(void **state) {
+  (void)state;
+  return mkdtemp(g_dir) ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char cmd[256];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static void path(char *buf, size_t n, const char *name) { snprintf(buf, n, "%s/%s", g_dir, name); }
+
+/* xmllint validates the file against the schema; returns its exit status. */
+static int validate(const char *xml) {
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd,
+           "xmllint --noout --schema docs/user-guide/junit.xsd '%s' >/dev/null 2>&1", xml);
+  return system(cmd);
+}
+
+static size_t count(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p++) n++;
+  return n;
+}
+
+static void test_regress_quick_suite_passes_with_valid_junit(void **state) {
+  (void)state;
+  char xml[512], start[32];
+  path(xml, sizeof xml, "quick.xml");
+  snprintf(start, sizeof start, "%llu", (unsigned long long)(time(NULL) % 1000000000) + 1);
+  printf("quick suite from seed %s (vta regress --suite quick --seed-start %s)\n", start, start);
+  cli_result r;
+  CLI_RUN(&r, "regress", "--suite", "quick", "--seed-start", start, "--junit", xml, "--no-waves",
+          "-j", "2");
+  if (r.status != 0) fail_msg("quick suite failed (status %d):\n%s\n%s", r.status, r.out, r.err);
+  printf("%s", r.out);
+  assert_non_null(strstr(r.out, "1440 cases: 1440 passed, 0 failed, 0 errors, 0 skipped"));
+  /* The progress lines (of the executor's jobs) go to stderr, the table to stdout. */
+  assert_non_null(strstr(r.err, "[jobs "));
+  cli_result_free(&r);
+  assert_int_equal(validate(xml), 0);
+  char *x = cli_slurp(xml, NULL);
+  assert_non_null(x);
+  /* 2 configurations x fsim, rtl, rtl behind a slow memory */
+  assert_int_equal(count(x, "<testsuite "), 6);
+  assert_non_null(strstr(x, "<testsuite name=\"vta_default.rtl@latency=1,bandwidth=3\""));
+  assert_int_equal(count(x, "<testcase "), 1440);
+  assert_non_null(strstr(x, "<testsuite name=\"rtl_wide.rtl\""));
+  char want[96];
+  snprintf(want, sizeof want, "name=\"conc seed=%s\"", start);
+  assert_non_null(strstr(x, want));
+  free(x);
+}
+
+/* A fault injected into the rtl device's memory after a run stands for an RTL bug: the case
+ * fails with everything needed to debug it, and the JUnit file alone reruns it. */
+static void test_regress_failure_names_address_instruction_waveform_and_command(void **state) {
+  (void)state;
+  char xml[512], waves[512], rerun[512];
+  path(xml, sizeof xml, "fail.xml");
+  path(waves, sizeof waves, "waves");
+  path(rerun, sizeof rerun, "rerun.xml");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "rtl",
+          "--workload", "conc", "--seed-start", "40", "--seeds", "3", "--inject-fault", "1",
+          "--junit", xml, "--wave-dir", waves, "-q");
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.out, "3 cases: 2 passed, 1 failed, 0 errors, 0 skipped"));
+  assert_non_null(strstr(r.out, "FAIL conc seed=41 on rtl: device memory differs at 0x"));
+  cli_result_free(&r);
+  assert_int_equal(validate(xml), 0);
+  char *x = cli_slurp(xml, NULL);
+  assert_non_null(x);
+  assert_int_equal(count(x, "<failure "), 1);
+  assert_non_null(strstr(x, "first differing address: 0x"));
+  /* The injected byte is the first one the last STORE writes: the report names that STORE. */
+  const char *ins = strstr(x, "last instruction storing it: #");
+  assert_non_null(ins);
+  assert_non_null(strstr(ins, ": store memory_type=out"));
+  assert_non_null(strstr(x, "the RTL last wrote the address at cycle "));
+  assert_non_null(strstr(x, "reproduce: vta regress --config configs/vta_default.json "
+                            "--backend rtl --workload conc --seed 41"));
+  char fst[1024];
+  snprintf(fst, sizeof fst, "%s/vta_default.rtl.conc.41.fst", waves);
+  char attach[1100];
+  snprintf(attach, sizeof attach, "[[ATTACHMENT|%s]]", fst);
+  assert_non_null(strstr(x, attach));
+  free(x);
+  struct stat st;
+  assert_int_equal(stat(fst, &st), 0);
+  assert_true(st.st_size > 100);
+  /* The rerun takes exactly the failed case; without the fault it passes. */
+  CLI_RUN(&r, "regress", "--rerun-failed", xml, "--junit", rerun, "-q");
+  if (r.status != 0) fail_msg("rerun failed:\n%s\n%s", r.out, r.err);
+  assert_non_null(strstr(r.out, "1 cases: 1 passed"));
+  cli_result_free(&r);
+  x = cli_slurp(rerun, NULL);
+  assert_non_null(x);
+  assert_int_equal(count(x, "<testcase "), 1);
+  assert_non_null(strstr(x, "name=\"conc seed=41\""));
+  free(x);
+  assert_int_equal(validate(rerun), 0);
+}
+
+/* -j 2 hands jobs to the executor shared with vta sweep: the same cases, the same verdicts, the
+ * failure report (waveform included) written by the job that ran the case. */
+static void test_regress_parallel_jobs_give_the_same_report(void **state) {
+  (void)state;
+  char xml[512], waves[512], work[512];
+  path(xml, sizeof xml, "par.xml");
+  path(waves, sizeof waves, "parwaves");
+  path(work, sizeof work, "parjobs");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--config",
+          "sim/rtl/configs/rtl_wide.json", "--backend", "rtl", "--backend", "fsim",
+          "--seed-start", "40", "--seeds", "30", "--inject-fault", "31", "-j", "2", "--junit", xml,
+          "--wave-dir", waves, "--work-dir", work, "-q");
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.out, "240 cases: 239 passed, 1 failed, 0 errors, 0 skipped"));
+  /* Case 31 is conc seed 41 on vta_default/rtl, as in the serial test above. */
+  assert_non_null(strstr(r.out, "FAIL conc seed=41 on rtl: device memory differs at 0x"));
+  cli_result_free(&r);
+  assert_int_equal(validate(xml), 0);
+  char *x = cli_slurp(xml, NULL);
+  assert_non_null(x);
+  assert_int_equal(count(x, "<testcase "), 240);
+  assert_int_equal(count(x, "<testsuite "), 4);
+  assert_non_null(strstr(x, "the RTL last wrote the address at cycle "));
+  free(x);
+  char fst[1024];
+  snprintf(fst, sizeof fst, "%s/vta_default.rtl.conc.41.fst", waves);
+  assert_true(cli_exists(fst));
+}
+
+/* --executor slurm: the same jobs as Slurm job arrays, on a throw-away single-node cluster
+ * (scripts/slurm-local.sh, as the executor's own test uses). */
+static char g_slurm[600];
+
+static int slurm_setup(void **state) {
+  (void)state;
+  char cmd[1400];
+  snprintf(g_slurm, sizeof g_slurm, "%s/slurm", g_dir);
+  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh start %s %d > %s.log 2>&1", g_slurm,
+           (int)getpid(), g_slurm);
+  if (system(cmd) != 0) {
+    fprintf(stderr, "the local Slurm did not start (%s.log)\n", g_slurm);
+    return -1;
+  }
+  snprintf(cmd, sizeof cmd, "%s/slurm.conf", g_slurm);
+  setenv("SLURM_CONF", cmd, 1);
+  return 0;
+}
+
+static int slurm_teardown(void **state) {
+  (void)state;
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh stop %s >/dev/null 2>&1", g_slurm);
+  unsetenv("SLURM_CONF");
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_regress_slurm_job_arrays(void **state) {
+  (void)state;
+  char xml[512], work[512], waves[512];
+  path(xml, sizeof xml, "slurm.xml");
+  path(work, sizeof work, "slurmwork");
+  path(waves, sizeof waves, "slurmwaves");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "rtl",
+          "--backend", "fsim", "--seed-start", "40", "--seeds", "10", "--inject-fault", "11",
+          "--executor", "slurm", "--junit", xml, "--work-dir", work, "--wave-dir", waves, "-q");
+  if (r.status != 1) fail_msg("status %d:\n%s\n%s", r.status, r.out, r.err);
+  assert_non_null(strstr(r.out, "40 cases: 39 passed, 1 failed, 0 errors, 0 skipped"));
+  assert_non_null(strstr(r.out, "FAIL conc seed=41 on rtl"));
+  cli_result_free(&r);
+  assert_int_equal(validate(xml), 0);
+  char fst[1024];
+  snprintf(fst, sizeof fst, "%s/vta_default.rtl.conc.41.fst", waves);
+  assert_true(cli_exists(fst));
+}
+
+static void test_regress_fail_max_skips_the_rest(void **state) {
+  (void)state;
+  char xml[512];
+  path(xml, sizeof xml, "max.xml");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "fsim",
+          "--seed-start", "7", "--seeds", "4", "--inject-fault", "0", "--fail-max", "1",
+          "--junit", xml, "-q");
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.out, "8 cases: 0 passed, 1 failed, 0 errors, 7 skipped"));
+  cli_result_free(&r);
+  char *x = cli_slurp(xml, NULL);
+  assert_non_null(x);
+  assert_int_equal(count(x, "not run: --fail-max 1 reached"), 7);
+  free(x);
+  assert_int_equal(validate(xml), 0);
+}
+
+/* A backend the build does not have (sc or xrt until they are merged) gives skipped cases that
+ * name it, so a suite that lists it runs today and uses it once it is built. */
+static void test_regress_backend_not_built_is_skipped_by_name(void **state) {
+  (void)state;
+  cli_result r;
+  CLI_RUN(&r, "--version");
+  const char *planned = !strstr(r.out, " sc") ? "sc" : !strstr(r.out, " xrt") ? "xrt" : NULL;
+  cli_result_free(&r);
+  if (!planned) return; /* both built: nothing is absent */
+  char xml[512], msg[96];
+  path(xml, sizeof xml, "absent.xml");
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", planned,
+          "--backend", "fsim", "--seed", "3", "--junit", xml, "-q");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "4 cases: 2 passed, 0 failed, 0 errors, 2 skipped"));
+  cli_result_free(&r);
+  char *x = cli_slurp(xml, NULL);
+  snprintf(msg, sizeof msg, "not run: backend %s is not built in this version", planned);
+  assert_int_equal(count(x, msg), 2);
+  free(x);
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "rtll",
+          "--seed", "3", "--junit", xml, "-q");
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "unknown backend 'rtll'"));
+  cli_result_free(&r);
+}
+
+/* Coverage data as Verilator's models write it (VerilatedCov): two sessions' files are merged
+ * by verilator_coverage, the per-module table adds up points and hits of both. */
+static void test_regress_coverage_merges_and_summarises(void **state) {
+  (void)state;
+  char dir[512], data[600], file[700], cwd[400];
+  assert_non_null(getcwd(cwd, sizeof cwd));
+  path(dir, sizeof dir, "cov");
+  snprintf(data, sizeof data, "%s/data", dir);
+  vta_error err;
+  /* No data yet: the merge says so. */
+  assert_int_equal(mkdir(dir, 0777), 0);
+  assert_int_equal(mkdir(data, 0777), 0);
+  assert_int_not_equal(vta_regress_coverage(dir, NULL, &err), VTA_OK);
+  assert_non_null(strstr(err.msg, "no coverage data in "));
+  char a[2048], b[1024];
+  snprintf(a, sizeof a,
+           "# SystemC::Coverage-3\n"
+           "C '\001t\002line\001page\002v_line/vta_alu\001f\002%s/hw/rtl/vta_alu.sv\001l\00230"
+           "\001n\0020\001o\002block\001S\00230-31\001h\002TOP.vta_top.u_alu' 5\n"
+           "C '\001t\002line\001page\002v_line/vta_alu\001f\002%s/hw/rtl/vta_alu.sv\001l\00240"
+           "\001n\0020\001o\002block\001S\00240\001h\002TOP.vta_top.u_alu' 0\n"
+           "C '\001t\002toggle\001page\002v_toggle/vta_fifo\001f\002%s/hw/rtl/vta_fifo.sv"
+           "\001l\00212\001n\0020\001o\002count_q[0]\001h\002TOP.vta_top.u_lq' 0\n",
+           cwd, cwd, cwd);
+  snprintf(b, sizeof b,
+           "# SystemC::Coverage-3\n"
+           "C '\001t\002line\001page\002v_line/vta_alu\001f\002%s/hw/rtl/vta_alu.sv\001l\00240"
+           "\001n\0020\001o\002block\001S\00240\001h\002TOP.vta_top.u_alu' 2\n",
+           cwd);
+  snprintf(file, sizeof file, "%s/a.dat", data);
+  cli_spit_text(file, a);
+  snprintf(file, sizeof file, "%s/b.dat", data);
+  cli_spit_text(file, b);
+  if (vta_regress_coverage(dir, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  snprintf(file, sizeof file, "%s/summary.txt", dir);
+  char *sum = cli_slurp(file, NULL);
+  assert_non_null(sum);
+  /* Line 40 was missed by one session and hit by the other: covered. */
+  const char *alu = strstr(sum, "vta_alu");
+  assert_non_null(alu);
+  assert_non_null(strstr(alu, "2/2"));
+  const char *fifo = strstr(sum, "vta_fifo");
+  assert_non_null(fifo);
+  assert_non_null(strstr(fifo, "0/1"));
+  assert_non_null(strstr(sum, "total"));
+  free(sum);
+  snprintf(file, sizeof file, "%s/coverage.dat", dir);
+  assert_true(cli_exists(file));
+  snprintf(file, sizeof file, "%s/annotated/vta_fifo.sv", dir);
+  assert_true(cli_exists(file));
+}
+
+static void test_regress_suite_file(void **state) {
+  (void)state;
+  char suite[512], xml[512];
+  path(suite, sizeof suite, "mine.json");
+  path(xml, sizeof xml, "mine.xml");
+  cli_spit_text(suite, "{\"name\": \"mine\", \"configs\": [\"configs/vta_default.json\"], "
+                       "\"backends\": [\"rtl\"], \"workloads\": {\"random\": 3}}");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--suite", suite, "--seed-start", "100", "--junit", xml, "-q");
+  if (r.status != 0) fail_msg("%s\n%s", r.out, r.err);
+  assert_non_null(strstr(r.out, "3 cases: 3 passed"));
+  cli_result_free(&r);
+  char *x = cli_slurp(xml, NULL);
+  assert_non_null(strstr(x, "<testsuites name=\"mine\""));
+  assert_non_null(strstr(x, "name=\"random seed=102\""));
+  free(x);
+}
+
+static void test_regress_bad_input_is_named(void **state) {
+  (void)state;
+  char suite[512], xml[512], notjunit[512];
+  path(suite, sizeof suite, "bad.json");
+  path(xml, sizeof xml, "bad.xml");
+  path(notjunit, sizeof notjunit, "not.xml");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--suite", "nosuch", "--junit", xml);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "suite 'nosuch': not 'quick', 'nightly' or a readable file"));
+  cli_result_free(&r);
+  cli_spit_text(suite, "{\"configs\": [\"configs/vta_default.json\"], \"backends\": [\"rtl\"], "
+                       "\"workloads\": {\"fuzz\": 3}}");
+  CLI_RUN(&r, "regress", "--suite", suite, "--junit", xml);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "unknown workload \"fuzz\""));
+  cli_result_free(&r);
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--seed", "1", "--seed-start",
+          "2");
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "--seed and --seed-start exclude each other"));
+  cli_result_free(&r);
+  CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--workload", "fuzz");
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "unknown workload 'fuzz'"));
+  cli_result_free(&r);
+  CLI_RUN(&r, "regress", "--config", "configs/nosuch.json", "--backend", "fsim", "--seed", "1",
+          "--junit", xml, "-q");
+  assert_int_equal(r.status, 1); /* every case is an error naming the file */
+  assert_non_null(strstr(r.out, "configs/nosuch.json"));
+  cli_result_free(&r);
+  cli_spit_text(notjunit, "<html></html>");
+  CLI_RUN(&r, "regress", "--rerun-failed", notjunit, "--junit", xml);
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "no <testsuite> of vta regress in it"));
+  cli_result_free(&r);
+  CLI_RUN(&r, "regress", "-j", "0");
+  assert_int_equal(r.status, 2);
+  cli_result_free(&r);
+  CLI_RUN(&r, "regress", "--executor", "pbs");
+  assert_int_equal(r.status, 2);
+  assert_non_null(strstr(r.err, "--executor 'pbs': local or slurm"));
+  cli_result_free(&r);
+  CLI_RUN(&r, "regress", "--help");
+  assert_int_equal(r.status, 0);
+  assert_non_null(strstr(r.out, "--rerun-failed"));
+  cli_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_regress_quick_suite_passes_with_valid_junit),
+      cmocka_unit_test(test_regress_failure_names_address_instruction_waveform_and_command),
+      cmocka_unit_test(test_regress_parallel_jobs_give_the_same_report),
+      cmocka_unit_test_setup_teardown(test_regress_slurm_job_arrays, slurm_setup, slurm_teardown),
+      cmocka_unit_test(test_regress_fail_max_skips_the_rest),
+      cmocka_unit_test(test_regress_backend_not_built_is_skipped_by_name),
+      cmocka_unit_test(test_regress_coverage_merges_and_summarises),
+      cmocka_unit_test(test_regress_suite_file),
+      cmocka_unit_test(test_regress_bad_input_is_named),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
