@@ -29,7 +29,7 @@ REL_CFLAGS := $(BASE_CFLAGS) -O2 -g $(CFLAGS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 SAN_CFLAGS := $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -DVTA_TEST_BUILD=1 $(CFLAGS)
 
-LIB_DIRS := isa sim/mem sim/fsim sim/gen sim/trace driver jit
+LIB_DIRS := isa sim/mem sim/fsim sim/gen sim/trace driver jit runtime
 LIB_SRCS := $(foreach d,$(LIB_DIRS),$(wildcard $(d)/*.c))
 HOST_SRCS := $(wildcard host/*.c)
 TEST_SRCS := $(wildcard tests/*/test_*.c tests/*/*/test_*.c)

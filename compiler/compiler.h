@@ -40,72 +40,155 @@ enum {
   VTA_OPK_OTHER
 };
 
-/* X(enum suffix, ONNX op_type, kind) */
-#define VTA_GOPS(X)                                  \
-  X(CONV, "Conv", VTA_OPK_OTHER)                    \
-  X(CONV_TRANSPOSE, "ConvTranspose", VTA_OPK_OTHER) \
-  X(GEMM, "Gemm", VTA_OPK_OTHER)                    \
-  X(MATMUL, "MatMul", VTA_OPK_OTHER)                \
-  X(ADD, "Add", VTA_OPK_BINARY)                     \
-  X(SUB, "Sub", VTA_OPK_BINARY)                     \
-  X(MUL, "Mul", VTA_OPK_BINARY)                     \
-  X(DIV, "Div", VTA_OPK_BINARY)                     \
-  X(POW, "Pow", VTA_OPK_BINARY)                     \
-  X(MAX, "Max", VTA_OPK_BINARY)                     \
-  X(MIN, "Min", VTA_OPK_BINARY)                     \
-  X(PRELU, "PRelu", VTA_OPK_BINARY)                 \
-  X(RELU, "Relu", VTA_OPK_UNARY)                    \
-  X(LEAKY_RELU, "LeakyRelu", VTA_OPK_UNARY)         \
-  X(CLIP, "Clip", VTA_OPK_UNARY)                    \
-  X(SIGMOID, "Sigmoid", VTA_OPK_UNARY)              \
-  X(HARD_SIGMOID, "HardSigmoid", VTA_OPK_UNARY)     \
-  X(HARD_SWISH, "HardSwish", VTA_OPK_UNARY)         \
-  X(TANH, "Tanh", VTA_OPK_UNARY)                    \
-  X(EXP, "Exp", VTA_OPK_UNARY)                      \
-  X(LOG, "Log", VTA_OPK_UNARY)                      \
-  X(SQRT, "Sqrt", VTA_OPK_UNARY)                    \
-  X(NEG, "Neg", VTA_OPK_UNARY)                      \
-  X(ABS, "Abs", VTA_OPK_UNARY)                      \
-  X(RECIPROCAL, "Reciprocal", VTA_OPK_UNARY)        \
-  X(FLOOR, "Floor", VTA_OPK_UNARY)                  \
-  X(CEIL, "Ceil", VTA_OPK_UNARY)                    \
-  X(ELU, "Elu", VTA_OPK_UNARY)                      \
-  X(SELU, "Selu", VTA_OPK_UNARY)                    \
-  X(SOFTPLUS, "Softplus", VTA_OPK_UNARY)            \
-  X(SOFTSIGN, "Softsign", VTA_OPK_UNARY)            \
-  X(IDENTITY, "Identity", VTA_OPK_UNARY)            \
-  X(MAXPOOL, "MaxPool", VTA_OPK_OTHER)              \
-  X(AVGPOOL, "AveragePool", VTA_OPK_OTHER)          \
-  X(GLOBAL_AVGPOOL, "GlobalAveragePool", VTA_OPK_OTHER) \
-  X(GLOBAL_MAXPOOL, "GlobalMaxPool", VTA_OPK_OTHER) \
-  X(SOFTMAX, "Softmax", VTA_OPK_OTHER)              \
-  X(CONCAT, "Concat", VTA_OPK_OTHER)                \
-  X(RESHAPE, "Reshape", VTA_OPK_OTHER)              \
-  X(FLATTEN, "Flatten", VTA_OPK_OTHER)              \
-  X(TRANSPOSE, "Transpose", VTA_OPK_OTHER)          \
-  X(SQUEEZE, "Squeeze", VTA_OPK_OTHER)              \
-  X(UNSQUEEZE, "Unsqueeze", VTA_OPK_OTHER)          \
-  X(PAD, "Pad", VTA_OPK_OTHER)                      \
-  X(SLICE, "Slice", VTA_OPK_OTHER)                  \
-  X(RESIZE, "Resize", VTA_OPK_OTHER)                \
-  X(BATCHNORM, "BatchNormalization", VTA_OPK_OTHER) \
-  X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER) \
-  X(SHAPE, "Shape", VTA_OPK_OTHER)                  \
-  X(CAST, "Cast", VTA_OPK_OTHER)                    \
-  X(GATHER, "Gather", VTA_OPK_OTHER)                \
-  X(DROPOUT, "Dropout", VTA_OPK_OTHER)              \
-  X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER) \
-  X(DEQUANTIZE_LINEAR, "DequantizeLinear", VTA_OPK_OTHER) \
-  X(QLINEAR_CONV, "QLinearConv", VTA_OPK_OTHER)     \
-  X(QLINEAR_MATMUL, "QLinearMatMul", VTA_OPK_OTHER) \
-  X(CONV_INTEGER, "ConvInteger", VTA_OPK_OTHER)     \
-  X(MATMUL_INTEGER, "MatMulInteger", VTA_OPK_OTHER) \
-  X(QCONV, "QConv", VTA_OPK_OTHER)                  \
-  X(QDENSE, "QDense", VTA_OPK_OTHER)                \
-  X(QADD, "QAdd", VTA_OPK_OTHER)
+/* The operator table, written once. X(enum suffix, ONNX op_type, kind, family, claimed):
+ *   family   where the operator's shape rule, reference (compile-time evaluation) and CPU code
+ *            generator live: `core` = the shared walkers (ir/shape.c, ir/eval.c,
+ *            cpu/codegen_llvm.c, cpu/qops_codegen.c); any other F = compiler/cpu/op_F.c,
+ *            which defines vta_family_F (see "Operator families" below);
+ *   claimed  1: every node test of the operator in libonnx-testdata that compiles passes, and
+ *            at least one does (tests/compiler/test_conformance.c enforces it).
+ * The importer's dispatch (vta_op_lookup), shape inference, evaluation and code generation
+ * (through the family), the conformance claims and the docs' operator table
+ * (`vta info --operators`, docs/operators.md) all come from this table. */
+#define VTA_GOPS(X) \
+  X(CONV, "Conv", VTA_OPK_OTHER, core, 1)                          \
+  X(CONV_TRANSPOSE, "ConvTranspose", VTA_OPK_OTHER, core, 1)       \
+  X(GEMM, "Gemm", VTA_OPK_OTHER, core, 1)                          \
+  X(MATMUL, "MatMul", VTA_OPK_OTHER, core, 1)                      \
+  X(ADD, "Add", VTA_OPK_BINARY, core, 1)                           \
+  X(SUB, "Sub", VTA_OPK_BINARY, core, 1)                           \
+  X(MUL, "Mul", VTA_OPK_BINARY, core, 1)                           \
+  X(DIV, "Div", VTA_OPK_BINARY, core, 1)                           \
+  X(POW, "Pow", VTA_OPK_BINARY, core, 1)                           \
+  X(MAX, "Max", VTA_OPK_BINARY, core, 1)                           \
+  X(MIN, "Min", VTA_OPK_BINARY, core, 1)                           \
+  X(PRELU, "PRelu", VTA_OPK_BINARY, core, 1)                       \
+  X(RELU, "Relu", VTA_OPK_UNARY, core, 1)                          \
+  X(LEAKY_RELU, "LeakyRelu", VTA_OPK_UNARY, core, 1)               \
+  X(CLIP, "Clip", VTA_OPK_UNARY, core, 1)                          \
+  X(SIGMOID, "Sigmoid", VTA_OPK_UNARY, core, 1)                    \
+  X(HARD_SIGMOID, "HardSigmoid", VTA_OPK_UNARY, core, 1)           \
+  X(HARD_SWISH, "HardSwish", VTA_OPK_UNARY, core, 1)               \
+  X(TANH, "Tanh", VTA_OPK_UNARY, core, 1)                          \
+  X(EXP, "Exp", VTA_OPK_UNARY, core, 1)                            \
+  X(LOG, "Log", VTA_OPK_UNARY, core, 1)                            \
+  X(SQRT, "Sqrt", VTA_OPK_UNARY, core, 1)                          \
+  X(NEG, "Neg", VTA_OPK_UNARY, core, 1)                            \
+  X(ABS, "Abs", VTA_OPK_UNARY, core, 1)                            \
+  X(RECIPROCAL, "Reciprocal", VTA_OPK_UNARY, core, 1)              \
+  X(FLOOR, "Floor", VTA_OPK_UNARY, core, 1)                        \
+  X(CEIL, "Ceil", VTA_OPK_UNARY, core, 1)                          \
+  X(ELU, "Elu", VTA_OPK_UNARY, core, 0)                            \
+  X(SELU, "Selu", VTA_OPK_UNARY, core, 0)                          \
+  X(SOFTPLUS, "Softplus", VTA_OPK_UNARY, core, 0)                  \
+  X(SOFTSIGN, "Softsign", VTA_OPK_UNARY, core, 0)                  \
+  X(IDENTITY, "Identity", VTA_OPK_UNARY, core, 1)                  \
+  X(MAXPOOL, "MaxPool", VTA_OPK_OTHER, core, 1)                    \
+  X(AVGPOOL, "AveragePool", VTA_OPK_OTHER, core, 1)                \
+  X(GLOBAL_AVGPOOL, "GlobalAveragePool", VTA_OPK_OTHER, core, 1)   \
+  X(GLOBAL_MAXPOOL, "GlobalMaxPool", VTA_OPK_OTHER, core, 1)       \
+  X(SOFTMAX, "Softmax", VTA_OPK_OTHER, core, 1)                    \
+  X(CONCAT, "Concat", VTA_OPK_OTHER, core, 1)                      \
+  X(RESHAPE, "Reshape", VTA_OPK_OTHER, core, 1)                    \
+  X(FLATTEN, "Flatten", VTA_OPK_OTHER, core, 1)                    \
+  X(TRANSPOSE, "Transpose", VTA_OPK_OTHER, core, 1)                \
+  X(SQUEEZE, "Squeeze", VTA_OPK_OTHER, core, 1)                    \
+  X(UNSQUEEZE, "Unsqueeze", VTA_OPK_OTHER, core, 1)                \
+  X(PAD, "Pad", VTA_OPK_OTHER, core, 1)                            \
+  X(SLICE, "Slice", VTA_OPK_OTHER, core, 1)                        \
+  X(RESIZE, "Resize", VTA_OPK_OTHER, core, 1)                      \
+  X(BATCHNORM, "BatchNormalization", VTA_OPK_OTHER, core, 0)       \
+  X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER, core, 1)  \
+  X(SHAPE, "Shape", VTA_OPK_OTHER, core, 1)                        \
+  X(CAST, "Cast", VTA_OPK_OTHER, cast, 1)                          \
+  X(GATHER, "Gather", VTA_OPK_OTHER, gather, 1)                      \
+  X(DROPOUT, "Dropout", VTA_OPK_OTHER, core, 1)                    \
+  X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER, core, 1)     \
+  X(DEQUANTIZE_LINEAR, "DequantizeLinear", VTA_OPK_OTHER, core, 1) \
+  X(QLINEAR_CONV, "QLinearConv", VTA_OPK_OTHER, core, 1)           \
+  X(QLINEAR_MATMUL, "QLinearMatMul", VTA_OPK_OTHER, core, 1)       \
+  X(CONV_INTEGER, "ConvInteger", VTA_OPK_OTHER, core, 1)           \
+  X(MATMUL_INTEGER, "MatMulInteger", VTA_OPK_OTHER, core, 1)       \
+  X(QCONV, "QConv", VTA_OPK_OTHER, core, 0)                        \
+  X(QDENSE, "QDense", VTA_OPK_OTHER, core, 0)                      \
+  X(QADD, "QAdd", VTA_OPK_OTHER, core, 0)                          \
+  X(REDUCE_MEAN, "ReduceMean", VTA_OPK_OTHER, reduce, 1)           \
+  X(REDUCE_SUM, "ReduceSum", VTA_OPK_OTHER, reduce, 1)             \
+  X(REDUCE_MAX, "ReduceMax", VTA_OPK_OTHER, reduce, 1)             \
+  X(REDUCE_MIN, "ReduceMin", VTA_OPK_OTHER, reduce, 1)             \
+  X(REDUCE_PROD, "ReduceProd", VTA_OPK_OTHER, reduce, 1)           \
+  X(REDUCE_L1, "ReduceL1", VTA_OPK_OTHER, reduce, 1)               \
+  X(REDUCE_L2, "ReduceL2", VTA_OPK_OTHER, reduce, 1)               \
+  X(REDUCE_LOG_SUM, "ReduceLogSum", VTA_OPK_OTHER, reduce, 1)      \
+  X(REDUCE_LOG_SUM_EXP, "ReduceLogSumExp", VTA_OPK_OTHER, reduce, 1)\
+  X(REDUCE_SUM_SQUARE, "ReduceSumSquare", VTA_OPK_OTHER, reduce, 1)\
+  X(ARGMAX, "ArgMax", VTA_OPK_OTHER, reduce, 1)                    \
+  X(ARGMIN, "ArgMin", VTA_OPK_OTHER, reduce, 1)                    \
+  X(SIN, "Sin", VTA_OPK_OTHER, math, 1)                            \
+  X(COS, "Cos", VTA_OPK_OTHER, math, 1)                            \
+  X(TAN, "Tan", VTA_OPK_OTHER, math, 1)                            \
+  X(ASIN, "Asin", VTA_OPK_OTHER, math, 1)                          \
+  X(ACOS, "Acos", VTA_OPK_OTHER, math, 1)                          \
+  X(ATAN, "Atan", VTA_OPK_OTHER, math, 1)                          \
+  X(SINH, "Sinh", VTA_OPK_OTHER, math, 1)                          \
+  X(COSH, "Cosh", VTA_OPK_OTHER, math, 1)                          \
+  X(ASINH, "Asinh", VTA_OPK_OTHER, math, 1)                        \
+  X(ACOSH, "Acosh", VTA_OPK_OTHER, math, 1)                        \
+  X(ATANH, "Atanh", VTA_OPK_OTHER, math, 1)                        \
+  X(ERF, "Erf", VTA_OPK_OTHER, math, 1)                            \
+  X(SIGN, "Sign", VTA_OPK_OTHER, math, 1)                          \
+  X(ROUND, "Round", VTA_OPK_OTHER, math, 1)                        \
+  X(ISNAN, "IsNaN", VTA_OPK_OTHER, math, 1)                        \
+  X(ISINF, "IsInf", VTA_OPK_OTHER, math, 1)                        \
+  X(THRESHOLDED_RELU, "ThresholdedRelu", VTA_OPK_OTHER, math, 1)   \
+  X(SHRINK, "Shrink", VTA_OPK_OTHER, math, 1)                      \
+  X(CELU, "Celu", VTA_OPK_OTHER, math, 1)                          \
+  X(EQUAL, "Equal", VTA_OPK_OTHER, logic, 1)                       \
+  X(LESS, "Less", VTA_OPK_OTHER, logic, 1)                         \
+  X(LESS_OR_EQUAL, "LessOrEqual", VTA_OPK_OTHER, logic, 1)         \
+  X(GREATER, "Greater", VTA_OPK_OTHER, logic, 1)                   \
+  X(GREATER_OR_EQUAL, "GreaterOrEqual", VTA_OPK_OTHER, logic, 1)   \
+  X(AND, "And", VTA_OPK_OTHER, logic, 1)                           \
+  X(OR, "Or", VTA_OPK_OTHER, logic, 1)                             \
+  X(XOR, "Xor", VTA_OPK_OTHER, logic, 1)                           \
+  X(NOT, "Not", VTA_OPK_OTHER, logic, 1)                           \
+  X(WHERE, "Where", VTA_OPK_OTHER, logic, 1)                       \
+  X(MOD, "Mod", VTA_OPK_OTHER, logic, 1)                           \
+  X(LOG_SOFTMAX, "LogSoftmax", VTA_OPK_OTHER, softmax, 1)          \
+  X(HARDMAX, "Hardmax", VTA_OPK_OTHER, softmax, 1)                 \
+  X(GATHER_ELEMENTS, "GatherElements", VTA_OPK_OTHER, gather, 1)   \
+  X(GATHER_ND, "GatherND", VTA_OPK_OTHER, gather, 1)               \
+  X(SCATTER_ELEMENTS, "ScatterElements", VTA_OPK_OTHER, gather, 1) \
+  X(SCATTER, "Scatter", VTA_OPK_OTHER, gather, 1)                  \
+  X(SCATTER_ND, "ScatterND", VTA_OPK_OTHER, gather, 1)             \
+  X(SPLIT, "Split", VTA_OPK_OTHER, layout, 1)                      \
+  X(TILE, "Tile", VTA_OPK_OTHER, layout, 1)                        \
+  X(EXPAND, "Expand", VTA_OPK_OTHER, layout, 1)                    \
+  X(DEPTH_TO_SPACE, "DepthToSpace", VTA_OPK_OTHER, layout, 1)      \
+  X(SPACE_TO_DEPTH, "SpaceToDepth", VTA_OPK_OTHER, layout, 1)      \
+  X(TRILU, "Trilu", VTA_OPK_OTHER, layout, 1)                      \
+  X(EYE_LIKE, "EyeLike", VTA_OPK_OTHER, layout, 1)                 \
+  X(CUMSUM, "CumSum", VTA_OPK_OTHER, layout, 1)                    \
+  X(ONE_HOT, "OneHot", VTA_OPK_OTHER, layout, 1)                   \
+  X(SIZE, "Size", VTA_OPK_OTHER, shapecalc, 1)                      \
+  X(RANGE, "Range", VTA_OPK_OTHER, shapecalc, 1)                   \
+  X(LAYER_NORM, "LayerNormalization", VTA_OPK_OTHER, norm, 1)      \
+  X(INSTANCE_NORM, "InstanceNormalization", VTA_OPK_OTHER, norm, 1)\
+  X(MVN, "MeanVarianceNormalization", VTA_OPK_OTHER, norm, 1)      \
+  X(LRN, "LRN", VTA_OPK_OTHER, norm, 1)                            \
+  X(CAST_LIKE, "CastLike", VTA_OPK_OTHER, cast, 1)                 \
+  X(NLL_LOSS, "NegativeLogLikelihoodLoss", VTA_OPK_OTHER, loss, 1) \
+  X(SCE_LOSS, "SoftmaxCrossEntropyLoss", VTA_OPK_OTHER, loss, 1)   \
+  X(BITSHIFT, "BitShift", VTA_OPK_OTHER, logic, 1)                 \
+  X(HANN_WINDOW, "HannWindow", VTA_OPK_OTHER, shapecalc, 1)        \
+  X(HAMMING_WINDOW, "HammingWindow", VTA_OPK_OTHER, shapecalc, 1)  \
+  X(BLACKMAN_WINDOW, "BlackmanWindow", VTA_OPK_OTHER, shapecalc, 1)\
+  X(RNN, "RNN", VTA_OPK_OTHER, rnn, 1)                             \
+  X(GRU, "GRU", VTA_OPK_OTHER, rnn, 1)                             \
+  X(LSTM, "LSTM", VTA_OPK_OTHER, rnn, 1)
 
 typedef enum vta_gop {
-#define VTA_X_(e, name, kind) VTA_GOP_##e,
+#define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,
   VTA_GOPS(VTA_X_)
 #undef VTA_X_
   VTA_GOP_COUNT
@@ -135,6 +218,11 @@ typedef enum vta_dtype {
   VTA_DT_U8,
   VTA_DT_BOOL,
   VTA_DT_F64,
+  VTA_DT_I16,
+  VTA_DT_F16,
+  VTA_DT_U16,
+  VTA_DT_U32,
+  VTA_DT_U64,
   VTA_DT_COUNT
 } vta_dtype;
 
@@ -326,6 +414,99 @@ int vta_shape_infer_node(vta_graph *g, int i, vta_error *err);
 int vta_eval_can(const vta_graph *g, int i);
 /* Evaluates node i on constant inputs, storing the outputs as constants. */
 int vta_eval_node(vta_graph *g, int i, vta_error *err);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Operator families (compiler/cpu/op_<family>.c; helpers in ir/opkit.c)                      */
+
+/* One family of operators in one file: its shape rule, its reference and its code generator
+ * side by side, found through the family column of VTA_GOPS. A family's slots replace the
+ * shared walkers' handling of its operators; a NULL slot means the family has no such part
+ * (an operator without eval is never folded at compile time; without emit it has no CPU
+ * code, which vta_codegen_supports reports).
+ *
+ *   infer     checks node i's inputs and attributes, writes canonical attributes (defaults made
+ *             explicit, negative axes resolved, constant parameter inputs turned into
+ *             attributes) and sets every output's type and shape; errors name the node;
+ *   eval      the reference: computes node i's outputs from constant inputs, in plain C (the
+ *             outputs' storage is already allocated, zeroed, with the inferred shape);
+ *   supports  1 if the code generator handles node i's element types and attribute values;
+ *   emit      generates the body of node c->nd's kernel (struct cg: cpu/codegen_llvm.h). */
+struct cg;
+typedef struct vta_op_family {
+  const char *file;
+  int (*infer)(vta_graph *g, int i, vta_error *err);
+  int (*eval)(vta_graph *g, int i, vta_error *err);
+  int (*supports)(const vta_graph *g, int i);
+  int (*emit)(struct cg *c);
+} vta_op_family;
+
+/* The family of op (NULL for `core`), its name ("core", "reduce"), and the claimed column. */
+const vta_op_family *vta_op_family_of(vta_gop op);
+const char *vta_op_family_name(vta_gop op);
+int vta_op_claimed(vta_gop op);
+/* Writes the operator table as the Markdown of docs/operators.md (pipeline.c). */
+void vta_op_table_markdown(FILE *f);
+
+/* Operators refused by name, with the reason (the importer says both). X(ONNX op_type, reason) */
+#define VTA_REFUSED_REASON_TRAINING "a training operator (optimiser or gradient step); the compiler is for inference"
+#define VTA_REFUSED_REASON_SEQUENCE "takes or makes a sequence of tensors; the IR holds tensors only"
+#define VTA_REFUSED_REASON_OPTIONAL "takes or makes an optional value; the IR holds tensors only"
+#define VTA_REFUSED_REASON_STRING "works on strings; the IR holds numeric tensors only"
+#define VTA_REFUSED_REASON_CONTROL "control flow with sub-graphs; the IR is one static graph"
+#define VTA_REFUSED_REASON_RANDOM "draws random numbers; a compiled model is deterministic"
+#define VTA_REFUSED_OPS(X)                                 \
+  X("Adam", VTA_REFUSED_REASON_TRAINING)                   \
+  X("Adagrad", VTA_REFUSED_REASON_TRAINING)                \
+  X("Momentum", VTA_REFUSED_REASON_TRAINING)               \
+  X("Gradient", VTA_REFUSED_REASON_TRAINING)               \
+  X("SequenceAt", VTA_REFUSED_REASON_SEQUENCE)             \
+  X("SequenceConstruct", VTA_REFUSED_REASON_SEQUENCE)      \
+  X("SequenceEmpty", VTA_REFUSED_REASON_SEQUENCE)          \
+  X("SequenceErase", VTA_REFUSED_REASON_SEQUENCE)          \
+  X("SequenceInsert", VTA_REFUSED_REASON_SEQUENCE)         \
+  X("SequenceLength", VTA_REFUSED_REASON_SEQUENCE)         \
+  X("SequenceMap", VTA_REFUSED_REASON_SEQUENCE)            \
+  X("SplitToSequence", VTA_REFUSED_REASON_SEQUENCE)        \
+  X("ConcatFromSequence", VTA_REFUSED_REASON_SEQUENCE)     \
+  X("Optional", VTA_REFUSED_REASON_OPTIONAL)               \
+  X("OptionalGetElement", VTA_REFUSED_REASON_OPTIONAL)     \
+  X("OptionalHasElement", VTA_REFUSED_REASON_OPTIONAL)     \
+  X("StringNormalizer", VTA_REFUSED_REASON_STRING)         \
+  X("TfIdfVectorizer", VTA_REFUSED_REASON_STRING)          \
+  X("RegexFullMatch", VTA_REFUSED_REASON_STRING)           \
+  X("StringConcat", VTA_REFUSED_REASON_STRING)             \
+  X("StringSplit", VTA_REFUSED_REASON_STRING)              \
+  X("If", VTA_REFUSED_REASON_CONTROL)                      \
+  X("Loop", VTA_REFUSED_REASON_CONTROL)                    \
+  X("Scan", VTA_REFUSED_REASON_CONTROL)                    \
+  X("Bernoulli", VTA_REFUSED_REASON_RANDOM)                \
+  X("Multinomial", VTA_REFUSED_REASON_RANDOM)              \
+  X("RandomNormal", VTA_REFUSED_REASON_RANDOM)             \
+  X("RandomNormalLike", VTA_REFUSED_REASON_RANDOM)         \
+  X("RandomUniform", VTA_REFUSED_REASON_RANDOM)            \
+  X("RandomUniformLike", VTA_REFUSED_REASON_RANDOM)
+
+/* Why the operator called name is refused, or NULL when it is not in VTA_REFUSED_OPS. */
+const char *vta_op_refused(const char *name);
+/* The k-th refused operator's name (and reason in *why), NULL past the end. */
+const char *vta_op_refused_nth(int k, const char **why);
+
+/* Helpers for the families' shape rules and references (ir/opkit.c). */
+/* Input k of node i, or NULL when absent (k beyond the inputs, or an empty name). */
+vta_gvalue *vta_op_in(vta_graph *g, int i, int k);
+/* Sets output k's type and shape. */
+void vta_op_set_out(vta_graph *g, int i, int k, vta_dtype t, int rank, const int64_t *dims);
+/* An error naming node i: status VTA_ERR_INVALID for a malformed node, VTA_ERR_UNSUPPORTED
+ * for a form the compiler refuses; returns -1. */
+int vta_op_error(const vta_graph *g, int i, vta_error *err, vta_status status, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* The elements of a constant integer tensor (int64/int32) as int64: the count, or -1 when v is
+ * not one or has more than max elements. */
+int vta_const_ints(const vta_gvalue *v, int64_t *out, int max);
+/* Element i of a constant tensor as a double, and the store of one (rounding toward zero and
+ * wrapping for integer types, nonzero -> 1 for bool). */
+double vta_elem_get(const vta_gvalue *v, int64_t i);
+void vta_elem_put(vta_gvalue *v, int64_t i, double x);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Passes (one file each) and the pipeline (pipeline.c)                                       */
@@ -526,6 +707,11 @@ int vta_codegen_llvm_for(const vta_graph *g, const vta_cpu_target *target, int w
 /* The same for the nodes i with only[i] set (only NULL: every node). */
 int vta_codegen_llvm_nodes(const vta_graph *g, const vta_cpu_target *target, int what,
                            const unsigned char *only, vta_cpu_code *out, vta_error *err);
+/* A deployed model's object for target (NULL: this machine): every node's kernel, internal,
+ * and the plan (runtime/plan.h, from vta_plan_build), exported as one `const vta_model_image
+ * symbol` (include/vta/model.h) that vta_model_from_image loads. out->object only. */
+int vta_codegen_llvm_deploy(const vta_graph *g, const vta_cpu_target *target, const unsigned char *plan,
+                            size_t plan_size, const char *symbol, vta_cpu_code *out, vta_error *err);
 /* For this machine, bitcode and object (what a bundle holds). */
 int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err);
 void vta_cpu_code_free(vta_cpu_code *c);

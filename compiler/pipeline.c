@@ -91,3 +91,25 @@ int vta_compile_graph(vta_graph *g, const vta_compile_opts *o, vta_error *err) {
   if (o && o->accel && step(g, o, 'p', "partitioning", partition, err)) return -1;
   return 0;
 }
+
+/* The operator table as docs/operators.md shows it (`vta info --operators` prints it). */
+void vta_op_table_markdown(FILE *f) {
+  fprintf(f, "| operator | family: shape rule, reference, CPU code | CPU code | claimed |\n"
+             "| --- | --- | --- | --- |\n");
+  for (int i = 0; i < VTA_GOP_COUNT; i++) {
+    vta_gop op = (vta_gop)i;
+    if (vta_op_internal(op)) continue;
+    const char *fam = vta_op_family_name(op);
+    char where[80];
+    if (strcmp(fam, "core") == 0)
+      snprintf(where, sizeof where, "core (shared walkers)");
+    else
+      snprintf(where, sizeof where, "`compiler/cpu/op_%s.c`", fam);
+    fprintf(f, "| %s | %s | %s | %s |\n", vta_op_name(op), where,
+            vta_codegen_supports(op) ? "yes" : "compile time only", vta_op_claimed(op) ? "yes" : "no");
+  }
+  fprintf(f, "\nRefused by name, with the reason the importer gives:\n\n"
+             "| operator | reason |\n| --- | --- |\n");
+  const char *name, *why;
+  for (int k = 0; (name = vta_op_refused_nth(k, &why)); k++) fprintf(f, "| %s | %s |\n", name, why);
+}

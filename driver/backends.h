@@ -8,5 +8,11 @@ extern const vta_backend vta_backend_fsim;
 #ifdef VTA_HAVE_RTL
 extern const vta_backend vta_backend_rtl;
 #endif
+#ifdef VTA_HAVE_SC
+extern const vta_backend vta_backend_sc;
+#endif
+#ifdef VTA_HAVE_XRT
+extern const vta_backend vta_backend_xrt;
+#endif
 
 #endif

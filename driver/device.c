@@ -17,6 +17,12 @@ static const vta_backend *const k_backends[] = {
 #ifdef VTA_HAVE_RTL
     &vta_backend_rtl,
 #endif
+#ifdef VTA_HAVE_SC
+    &vta_backend_sc,
+#endif
+#ifdef VTA_HAVE_XRT
+    &vta_backend_xrt,
+#endif
     NULL,
 };
 
@@ -38,6 +44,13 @@ int vta_device_open(const char *backend, const vta_config *cfg, const char *opti
                     vta_device **out, vta_error *err) {
   if (!backend || !*backend) backend = "fsim";
   const vta_backend *be = vta_backend_find(backend);
+#ifndef VTA_HAVE_XRT
+  if (!be && strcmp(backend, "xrt") == 0)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "the xrt backend is not built: XRT's headers and library were not found "
+                         "when this library was built; install them (Debian: apt-get install "
+                         "libxrt-dev uuid-dev, or run scripts/deps.sh) and rebuild");
+#endif
   if (!be) {
     char names[256] = "";
     for (const vta_backend *const *b = k_backends; *b; b++) {
@@ -99,6 +112,13 @@ void *vta_device_host_ptr(vta_device *d, uint64_t phys) {
 int vta_device_phys_of(vta_device *d, const void *host, uint64_t *phys) {
   if (!d->be->phys_of) return VTA_ERR_UNSUPPORTED;
   return d->be->phys_of(d->state, host, phys);
+}
+
+void vta_device_describe(vta_device *d, FILE *out) {
+  if (d->be->describe)
+    d->be->describe(d->state, out);
+  else
+    fprintf(out, "backend:  %s (%s)\n", d->be->name, d->be->description);
 }
 
 static double now(void) {

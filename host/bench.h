@@ -10,5 +10,12 @@
 int vta_bench_conv2d(int argc, char **argv);
 /* `vta bench resnet18`: the whole ResNet-18 v1 conv/dense stack. */
 int vta_bench_resnet18(int argc, char **argv);
+/* `vta bench overhead`: the host's cost of one run on a backend (host/bench_overhead.c). */
+int vta_bench_overhead(int argc, char **argv);
+/* Runs a benchmark once per backend of the comma-separated list in argv[at] ("--backend=A,B")
+ * or argv[at + 1] (after "--backend"), printing each backend's lines and then, for each line
+ * that reports cycles on the first backend and another one, a comparison line (cycle error
+ * against the first backend, ratio of simulated cycles per second). */
+int vta_bench_compare(int argc, char **argv, int at, int (*run)(int, char **));
 
 #endif

@@ -155,7 +155,7 @@ static const conv_layer k_layers[] = {
 #define NLAYERS (sizeof k_layers / sizeof k_layers[0])
 
 static void conv2d_help(void) {
-  printf("usage: vta bench conv2d [--layer C1..C11|all] [--backend fsim|rtl] [--config FILE]\n"
+  printf("usage: vta bench conv2d [--layer C1..C11|all] [--backend fsim|rtl|sc] [--config FILE]\n"
          "                        [--backend-options S] [--no-verify] [--explain]\n"
          "\n"
          "Lowers the ResNet-18 convolution layers of the published VTA benchmark (int8, bias,\n"
@@ -169,7 +169,8 @@ static void conv2d_help(void) {
          "options:\n"
          "  --layer L          C1 ... C11, or all (default)\n"
          "  --backend NAME     device backend (default: $VTA_BACKEND, else fsim)\n"
-         "  --backend-options S  backend option string (rtl: latency=N,bandwidth=N,models=DIR)\n"
+         "  --backend-options S  backend option string (rtl: latency=N,bandwidth=N,models=DIR;\n"
+         "                     sc: latency=N,bandwidth=N,outstanding=N,arbitration=rr|fixed)\n"
          "  --config FILE      hardware configuration (default: $VTA_CONFIG, else built in)\n"
          "  --no-verify        skip the comparison of every output with the C reference\n"
          "                     (done by default: a different output exits 1)\n"
@@ -229,7 +230,7 @@ static int bench_one(const bench_opts *o, bench_dev *b, const conv_layer *L, con
     ref = malloc(no);
     if (!out || !ref) goto oom;
     if (vta_device_copy_from(b->dev, op, outp, low.output_bytes, &err)) goto fail;
-    vta_unpack_act(cfg, op, d.n, d.k, ho, wo, cfg->block_out, out);
+    vta_layout_unpack_act(cfg, op, d.n, d.k, ho, wo, cfg->block_out, out);
     vta_ref_conv2d(&d, x, w, bias, NULL, ref);
     verified = memcmp(out, ref, no) == 0;
     if (!verified) {
@@ -396,7 +397,7 @@ int vta_bench_conv2d(int argc, char **argv) {
 /* ---- vta bench resnet18 ---- */
 
 static void resnet_help(void) {
-  printf("usage: vta bench resnet18 [--backend fsim|rtl] [--config FILE] [--backend-options S]\n"
+  printf("usage: vta bench resnet18 [--backend fsim|rtl|sc] [--config FILE] [--backend-options S]\n"
          "                          [--no-verify] [--explain] [--per-layer]\n"
          "\n"
          "Runs ResNet-18 v1 (224x224, batch 1, random int8 weights generated here) with every\n"
@@ -586,13 +587,13 @@ int vta_bench_resnet18(int argc, char **argv) {
   for (int i = 0; i < n->na; i++) {
     act *a = &n->a[i];
     uint64_t nb = i == x0 ? low[0].input_bytes
-                          : vta_pack_act_bytes(cfg, 1, a->c, a->h, a->w, cfg->block_in);
+                          : vta_layout_act_bytes(cfg, 1, a->c, a->h, a->w, cfg->block_in);
     if (upload(&b, NULL, nb, &a->phys, &err)) goto fail;
   }
   uint64_t pooled_phys = 0, logits_phys = 0;
   act *a0 = &n->a[x0];
   size_t n0 = (size_t)3 * 224 * 224;
-  buf = malloc(vta_pack_act_bytes(cfg, 1, 64, 112, 112, cfg->block_in) + low[0].input_bytes);
+  buf = malloc(vta_layout_act_bytes(cfg, 1, 64, 112, 112, cfg->block_in) + low[0].input_bytes);
   buf2 = malloc((size_t)64 * 112 * 112);
   pooled = malloc(512);
   logits = malloc(1000);
@@ -602,8 +603,8 @@ int vta_bench_resnet18(int argc, char **argv) {
   for (size_t i = 0; i < n0; i++) a0->host[i] = (int8_t)rnd();
   vta_lowered_pack_input(cfg, &n->l[0].d, &low[0], a0->host, buf);
   if (vta_device_copy_to(b.dev, a0->phys, buf, low[0].input_bytes, &err)) goto fail;
-  if (upload(&b, NULL, vta_pack_dense_bytes(cfg, 1, 512, cfg->block_in), &pooled_phys, &err) ||
-      upload(&b, NULL, vta_pack_dense_bytes(cfg, 1, 1000, cfg->block_out), &logits_phys, &err))
+  if (upload(&b, NULL, vta_layout_dense_bytes(cfg, 1, 512, cfg->block_in), &pooled_phys, &err) ||
+      upload(&b, NULL, vta_layout_dense_bytes(cfg, 1, 1000, cfg->block_out), &logits_phys, &err))
     goto fail;
   /* The run: layers in order; the CPU steps copy through the host. */
   layer_run r, r_c1, r_fc, r_pool;
@@ -650,12 +651,12 @@ int vta_bench_resnet18(int argc, char **argv) {
   {
     act *f = &n->a[feat];
     double c0 = now();
-    uint64_t nb = vta_pack_act_bytes(cfg, 1, f->c, f->h, f->w, cfg->block_in);
+    uint64_t nb = vta_layout_act_bytes(cfg, 1, f->c, f->h, f->w, cfg->block_in);
     if (vta_device_copy_from(b.dev, buf, f->phys, nb, &err)) goto fail;
-    vta_unpack_act(cfg, buf, 1, f->c, f->h, f->w, cfg->block_in, buf2);
+    vta_layout_unpack_act(cfg, buf, 1, f->c, f->h, f->w, cfg->block_in, buf2);
     vta_ref_avgpool(buf2, 1, f->c, f->h, f->w, pooled);
-    vta_pack_dense(cfg, pooled, 1, 512, cfg->block_in, buf);
-    if (vta_device_copy_to(b.dev, pooled_phys, buf, vta_pack_dense_bytes(cfg, 1, 512,
+    vta_layout_pack_dense(cfg, pooled, 1, 512, cfg->block_in, buf);
+    if (vta_device_copy_to(b.dev, pooled_phys, buf, vta_layout_dense_bytes(cfg, 1, 512,
                                                                           cfg->block_in), &err))
       goto fail;
     cpu += now() - c0;
@@ -667,9 +668,9 @@ int vta_bench_resnet18(int argc, char **argv) {
     r.wall += one.wall;
     r.device += one.device;
     if (vta_device_copy_from(b.dev, buf, logits_phys,
-                             vta_pack_dense_bytes(cfg, 1, 1000, cfg->block_out), &err))
+                             vta_layout_dense_bytes(cfg, 1, 1000, cfg->block_out), &err))
       goto fail;
-    vta_unpack_dense(cfg, buf, 1, 1000, cfg->block_out, logits);
+    vta_layout_unpack_dense(cfg, buf, 1, 1000, cfg->block_out, logits);
   }
   /* --verify: the same network on the CPU reference, layer by layer from the same input. */
   int verified = -1;
@@ -690,9 +691,9 @@ int vta_bench_resnet18(int argc, char **argv) {
       vta_ref_conv2d(&L->d, n->a[L->in].host, L->w, L->bias,
                      L->in2 >= 0 ? n->a[L->in2].host : NULL, y->host);
       /* Compare with the device's copy of this activation. */
-      uint64_t nb = vta_pack_act_bytes(cfg, 1, y->c, y->h, y->w, cfg->block_out);
+      uint64_t nb = vta_layout_act_bytes(cfg, 1, y->c, y->h, y->w, cfg->block_out);
       if (vta_device_copy_from(b.dev, buf, y->phys, nb, &err)) goto fail;
-      vta_unpack_act(cfg, buf, 1, y->c, y->h, y->w, cfg->block_out, buf2);
+      vta_layout_unpack_act(cfg, buf, 1, y->c, y->h, y->w, cfg->block_out, buf2);
       if (memcmp(buf2, y->host, ny) != 0) {
         fprintf(stderr, "vta %s: layer %d differs from the C reference\n", o.cmd, i);
         verified = 0;

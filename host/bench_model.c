@@ -23,9 +23,10 @@
 #include "host/cli_args.h"
 #include "host/model.h"
 #include "host/npy.h"
+#include "vta/stats.h"
 
 static void bench_model_help(void) {
-  printf("usage: vta bench model MODEL [--backend cpu] [--input X.npy] [--reference Y.npy]\n"
+  printf("usage: vta bench model MODEL [--backend B] [--input X.npy] [--reference Y.npy]\n"
          "                       [--repeat N] [--no-ort]\n"
          "\n"
          "Compiles an ONNX model in memory (import, graph passes, LLVM code generation, JIT),\n"
@@ -35,13 +36,18 @@ static void bench_model_help(void) {
          "seconds (import to JIT-ready, and per stage), median inference seconds of both and\n"
          "their ratio (ours / onnxruntime's).\n"
          "\n"
+         "MODEL may also be a bundle (.vtab; onnxruntime is then not timed). With one compiled\n"
+         "with --accel, --backend fsim|rtl runs its accelerator layers on that device and the\n"
+         "line adds, per inference: device runs, bytes to and from the device, host seconds\n"
+         "(packing, CPU nodes, transfers), device seconds and, on rtl, cycles and utilisation.\n"
+         "\n"
          "MODEL is a path to an .onnx file (needs --input) or one of the reference models\n"
          "fetched by scripts/fetch-models.sh, which bring their own input and reference output:\n"
          "  blazeface   BlazeFace face detector, 128x128 (input: skimage's astronaut)\n"
          "  ppocr_cls   PP-OCR text orientation classifier, 48x192 (input: skimage's text)\n"
          "\n"
          "options:\n"
-         "  --backend cpu   the backend (cpu is the only one for now)\n"
+         "  --backend B     cpu (default), or fsim, rtl, ... for a bundle's accelerator layers\n"
          "  --input FILE    the input tensor (.npy, float32) for a model given by path\n"
          "  --reference FILE  the expected first output (.npy, float32, the output's size):\n"
          "                  checked (1e-4 relative) before timing; a wrong result exits 1\n"
@@ -103,6 +109,9 @@ static double ort_time(const char *model, const char *input, unsigned repeat) {
   return ms / 1e3;
 }
 
+/* Counts per inference: whole numbers printed in full (%.6g would round 1038336). */
+static void json_count(const char *key, double v) { printf(",\"%s\":%.15g", key, v); }
+
 static void json_num(const char *key, double v) {
   if (v >= 0)
     printf(",\"%s\":%.6g", key, v);
@@ -146,8 +155,6 @@ int vta_bench_model(int argc, char **argv) {
     }
   }
   if (!model) return vta_cli_usage_error(cmd, "no MODEL given (blazeface, ppocr_cls or a path)");
-  if (strcmp(backend, "cpu") != 0)
-    return vta_cli_usage_error(cmd, "backend '%s': only 'cpu' is available for models yet", backend);
   label = model;
   for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
     if (strcmp(model, known[k].name) == 0) {
@@ -162,6 +169,19 @@ int vta_bench_model(int argc, char **argv) {
         if (!reference) reference = known[k].reference;
       }
     }
+  /* A bundle: no onnxruntime to compare with (it runs ONNX files); an ONNX file is compiled
+   * for the CPU only. */
+  FILE *mf = fopen(model, "rb");
+  char magic[4] = {0};
+  if (mf) {
+    if (fread(magic, 1, 4, mf) != 4) magic[0] = 0;
+    fclose(mf);
+  }
+  int bundle = memcmp(magic, "VTAB", 4) == 0;
+  if (bundle) ort = 0;
+  if (!bundle && strcmp(backend, "cpu") != 0)
+    return vta_cli_usage_error(cmd, "backend '%s': only 'cpu' runs an ONNX model; compile it with `vta "
+                                    "compile --accel` and bench the bundle", backend);
   if (!input)
     return vta_cli_usage_error(cmd, "model '%s' needs --input X.npy (or name a reference "
                                     "model: blazeface, ppocr_cls)", model);
@@ -183,6 +203,10 @@ int vta_bench_model(int argc, char **argv) {
   double *ts = calloc(repeat, sizeof *ts);
   if (!m || !ts) {
     if (!m) vta_cli_fail(cmd, &err);
+    goto done;
+  }
+  if (vta_model_set_backend(m, backend, NULL, &err)) {
+    vta_cli_fail(cmd, &err);
     goto done;
   }
   if (vta_model_n_inputs(m) != 1) {
@@ -246,6 +270,28 @@ int vta_bench_model(int argc, char **argv) {
   json_num("inference_seconds", ours);
   json_num("ort_inference_seconds", theirs);
   json_num("ratio", theirs > 0 ? ours / theirs : -1);
+  if (strcmp(backend, "cpu") != 0) {
+    /* Per inference, from the runtime's counters over every run (the first included). */
+    vta_model_stats rs;
+    vta_stats st;
+    uint64_t am, tm;
+    vta_model_run_stats(m, &rs);
+    vta_model_acc_stats(m, &st, &am, &tm);
+    double n = rs.runs ? (double)rs.runs : 1;
+    json_count("device_runs_per_inference", (double)rs.device_runs / n);
+    json_count("bytes_to_device_per_inference", (double)rs.bytes_to_device / n);
+    json_count("bytes_from_device_per_inference", (double)rs.bytes_from_device / n);
+    json_count("weight_bytes_once", (double)rs.weight_bytes);
+    json_num("host_seconds", (rs.pack_ms + rs.cpu_ms + rs.transfer_ms) / 1e3 / n);
+    json_num("pack_seconds", rs.pack_ms / 1e3 / n);
+    json_num("cpu_nodes_seconds", rs.cpu_ms / 1e3 / n);
+    json_num("transfer_seconds", rs.transfer_ms / 1e3 / n);
+    json_num("device_seconds", rs.device_ms / 1e3 / n);
+    if (st.cycles) {
+      json_count("cycles_per_inference", (double)st.cycles / n);
+      json_num("utilisation", (double)am * n / ((double)vta_model_acc_config(m)->macs_per_cycle * (double)st.cycles));
+    }
+  }
   printf(",\"repeat\":%u,\"threads\":1,\"verified\":%s}\n", repeat, reference ? "true" : "false");
   status = ort && theirs < 0 ? VTA_EXIT_FAIL : VTA_EXIT_OK;
 done:

@@ -37,6 +37,12 @@ VTA_COMMANDS(VTA_X_)
 int vta_cli_config(const char *cmd, const char *path, vta_config *cfg);
 /* The backend name: name if not NULL, else $VTA_BACKEND, else "fsim". */
 const char *vta_cli_backend(const char *name);
+/* The device options of --xclbin FILE and --device N (xrt backend) joined with --backend-options
+ * into buf: "xclbin=FILE,device=N,<opts>". NULL when none is given. Prints a usage error and
+ * sets *bad when --xclbin or --device is given for another backend or the result is too long. */
+const char *vta_cli_xrt_options(const char *cmd, const char *backend, const char *xclbin,
+                                const char *device, const char *opts, char *buf, size_t n,
+                                int *bad);
 /* Parses an unsigned integer (decimal or 0x hex) with a limit; prints an error naming the
  * option and returns -1 if it is not a number or exceeds max. */
 int vta_cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t max,

@@ -93,6 +93,29 @@ const char *vta_cli_backend(const char *name) {
   return env && env[0] ? env : "fsim";
 }
 
+const char *vta_cli_xrt_options(const char *cmd, const char *backend, const char *xclbin,
+                                const char *device, const char *opts, char *buf, size_t n,
+                                int *bad) {
+  *bad = 0;
+  if ((xclbin || device) && (!backend || strcmp(backend, "xrt") != 0)) {
+    *bad = 1;
+    vta_cli_usage_error(cmd, "--xclbin and --device are options of --backend xrt");
+    return NULL;
+  }
+  if (!xclbin && !device) return opts;
+  int k = snprintf(buf, n, "%s%s%s%s%s%s", xclbin ? "xclbin=" : "", xclbin ? xclbin : "",
+                   xclbin && device ? "," : "", device ? "device=" : "", device ? device : "",
+                   opts ? "," : "");
+  if (k >= 0 && (size_t)k < n && opts) k += snprintf(buf + k, n - (size_t)k, "%s", opts);
+  if (k < 0 || (size_t)k >= n) {
+    *bad = 1;
+    vta_cli_usage_error(cmd, "--xclbin, --device and the backend options are too long together "
+                             "(%zu bytes)", n - 1);
+    return NULL;
+  }
+  return buf;
+}
+
 int vta_cli_parse_u64(const char *cmd, const char *opt, const char *text, uint64_t max,
                       uint64_t *out) {
   int base = 10;

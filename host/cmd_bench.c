@@ -449,6 +449,16 @@ done:
   return status;
 }
 
+static int bench_one(int argc, char **argv) {
+  if (strcmp(argv[0], "gemm") == 0) return bench_gemm(argc, argv);
+  if (strcmp(argv[0], "alu") == 0) return vta_bench_alu(argc, argv);
+  if (strcmp(argv[0], "model") == 0) return vta_bench_model(argc, argv);
+  if (strcmp(argv[0], "conv2d") == 0) return vta_bench_conv2d(argc, argv);
+  if (strcmp(argv[0], "resnet18") == 0) return vta_bench_resnet18(argc, argv);
+  if (strcmp(argv[0], "overhead") == 0) return vta_bench_overhead(argc, argv);
+  return vta_cli_usage_error("bench", "unknown benchmark '%s' (known: gemm, alu, conv2d, resnet18, model, overhead)", argv[0]);
+}
+
 int vta_cmd_bench(int argc, char **argv) {
   if (argc < 2 || vta_cli_is_help(argv[1])) {
     printf("usage: vta bench <benchmark> [options]\n"
@@ -460,14 +470,19 @@ int vta_cmd_bench(int argc, char **argv) {
            "  resnet18 the whole ResNet-18 convolution/dense stack on the accelerator\n"
            "  model    a real ONNX model on the CPU path against onnxruntime ('vta bench model "
            "--help')\n"
+           "  overhead the host's cost of one run on a backend ('vta bench overhead --help')\n"
            "\n"
-           "Each prints JSON lines; see docs/user-guide/bench.md.\n");
+           "Each prints JSON lines; see docs/user-guide/bench.md. With --backend rtl,sc (any\n"
+           "backends, comma-separated) a benchmark runs on each in turn and a comparison line\n"
+           "follows (cycle error against the first, ratio of simulated cycles per second).\n");
     return argc < 2 ? VTA_EXIT_USAGE : VTA_EXIT_OK;
   }
-  if (strcmp(argv[1], "gemm") == 0) return bench_gemm(argc - 1, argv + 1);
-  if (strcmp(argv[1], "alu") == 0) return vta_bench_alu(argc - 1, argv + 1);
-  if (strcmp(argv[1], "model") == 0) return vta_bench_model(argc - 1, argv + 1);
-  if (strcmp(argv[1], "conv2d") == 0) return vta_bench_conv2d(argc - 1, argv + 1);
-  if (strcmp(argv[1], "resnet18") == 0) return vta_bench_resnet18(argc - 1, argv + 1);
-  return vta_cli_usage_error("bench", "unknown benchmark '%s' (known: gemm, alu, conv2d, resnet18, model)", argv[1]);
+  /* --backend A,B: the benchmark on each backend, then the comparison (bench_compare.c). */
+  for (int i = 2; i < argc; i++) {
+    int eq = strncmp(argv[i], "--backend=", 10) == 0;
+    if ((eq && strchr(argv[i] + 10, ',')) ||
+        (strcmp(argv[i], "--backend") == 0 && i + 1 < argc && strchr(argv[i + 1], ',')))
+      return vta_bench_compare(argc - 1, argv + 1, i - 1, bench_one);
+  }
+  return bench_one(argc - 1, argv + 1);
 }

@@ -10,6 +10,7 @@
 
 #include "compiler/compiler.h"
 #include "compiler/accel/partition.h"
+#include "compiler/plan_build.h"
 #include "host/calib.h"
 #include "host/cli.h"
 #include "host/cli_args.h"
@@ -34,8 +35,14 @@ static void compile_help(void) {
          "  --emit KIND         bundle (default), obj (native object file of the CPU code:\n"
          "                      one function vta_k<N>(void **args) per node, needing no LLVM\n"
          "                      at run time), ll (LLVM IR text), graph (the optimised graph),\n"
-         "                      onnx (a builtin: model as an ONNX file, not compiled)\n"
-         "  --triple T          target triple for --emit obj or ll (default: this machine),\n"
+         "                      onnx (a builtin: model as an ONNX file, not compiled),\n"
+         "                      lib (a deployable model: one object file defining a\n"
+         "                      vta_model_image NAME for the runtime library alone, every\n"
+         "                      node's CPU code and, with --accel, the accelerator programs;\n"
+         "                      see docs/user-guide/deploy-lib.md)\n"
+         "  --name NAME         the C symbol of --emit lib's model image (default\n"
+         "                      deployed_model)\n"
+         "  --triple T          target triple for --emit obj, ll or lib (default: this machine),\n"
          "                      e.g. aarch64-linux-gnu, armv7a-linux-gnueabihf\n"
          "  --cpu NAME          target CPU for --triple (default: the target's generic CPU)\n"
          "  --features F        target features for --triple, e.g. +neon or +avx2,+fma\n"
@@ -116,7 +123,7 @@ static void compile_job(void *ctx, int job) {
 /* The command; *tuning (freed by the caller) holds the --tuning file once read. */
 static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   const char *cmd = "compile", *in = NULL, *out = NULL, *emit = "bundle", *triple = NULL, *dump = NULL;
-  const char *cpu = NULL, *features = NULL;
+  const char *cpu = NULL, *features = NULL, *name = NULL;
   const char *batch = NULL, *shape_names[16];
   int n_shapes = 0, shape_ranks[16];
   int64_t shape_dims[16][VTA_MAX_RANK];
@@ -135,6 +142,9 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--emit", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       emit = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--name", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      name = val;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--triple", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       triple = val;
@@ -218,8 +228,20 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   }
   if (!in) return vta_cli_usage_error(cmd, "no MODEL.onnx given");
   int kind = strcmp(emit, "bundle") == 0 ? 0 : strcmp(emit, "obj") == 0 ? 1
-           : strcmp(emit, "ll") == 0 ? 2 : strcmp(emit, "graph") == 0 ? 3 : strcmp(emit, "onnx") == 0 ? 4 : -1;
-  if (kind < 0) return vta_cli_usage_error(cmd, "--emit must be bundle, obj, ll, graph or onnx, not '%s'", emit);
+           : strcmp(emit, "ll") == 0 ? 2 : strcmp(emit, "graph") == 0 ? 3 : strcmp(emit, "onnx") == 0 ? 4
+           : strcmp(emit, "lib") == 0 ? 5 : -1;
+  if (kind < 0) return vta_cli_usage_error(cmd, "--emit must be bundle, obj, ll, graph, onnx or lib, not '%s'", emit);
+  if (name && kind != 5) return vta_cli_usage_error(cmd, "--name applies to --emit lib only");
+  if (kind == 5) {
+    if (!name) name = "deployed_model";
+    int ok = (name[0] == '_' || (name[0] >= 'a' && name[0] <= 'z') || (name[0] >= 'A' && name[0] <= 'Z')) &&
+             strlen(name) < 64;
+    for (const char *p = name; ok && *p; p++)
+      ok = *p == '_' || (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+    if (!ok || strncmp(name, "vta_", 4) == 0)
+      return vta_cli_usage_error(cmd, "--name '%s' must be a C identifier of at most 63 characters not "
+                                      "starting with vta_ (the library's prefix)", name);
+  }
   /* Built-in models are generated in memory and imported like a file. */
   int builtin = strncmp(in, "builtin:", 8) == 0;
   if (builtin && strcmp(in + 8, "resnet18") != 0)
@@ -229,17 +251,17 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   if (kind == 4 && !out) return vta_cli_usage_error(cmd, "no output file (-o FILE)");
   if (!out && !dump && !explain) return vta_cli_usage_error(cmd, "no output file (-o FILE)");
   if (cfg_path && !accel) return vta_cli_usage_error(cmd, "--config applies to --accel only");
-  if (accel && kind != 0 && kind != 3)
-    return vta_cli_usage_error(cmd, "--accel writes a bundle (or --emit graph): accelerator programs "
-                                    "do not fit an object file or LLVM IR");
+  if (accel && kind != 0 && kind != 3 && kind != 5)
+    return vta_cli_usage_error(cmd, "--accel writes a bundle (or --emit graph or lib): accelerator programs "
+                                    "do not fit a bare object file or LLVM IR");
   vta_config cfg;
   if (accel && vta_cli_config(cmd, cfg_path, &cfg) != 0) return VTA_EXIT_FAIL;
   if (tuning_path) {
     vta_error terr = {0};
     if (vta_tuning_read(tuning_path, &cfg, tuning, &terr)) return vta_cli_fail(cmd, &terr);
   }
-  if ((triple || cpu || features) && kind != 1 && kind != 2)
-    return vta_cli_usage_error(cmd, "--triple, --cpu and --features apply to --emit obj and ll only");
+  if ((triple || cpu || features) && kind != 1 && kind != 2 && kind != 5)
+    return vta_cli_usage_error(cmd, "--triple, --cpu and --features apply to --emit obj, ll and lib only");
   if ((cpu || features) && !triple)
     return vta_cli_usage_error(cmd, "--cpu and --features need --triple (without it the code is "
                                     "for this machine)");
@@ -328,6 +350,33 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
     char *text = vta_graph_print_string(g, VTA_PRINT_FULL);
     if (!text || vta_cli_write_file(cmd, out, text, strlen(text)) != 0) rc = VTA_EXIT_FAIL;
     free(text);
+    vta_graph_destroy(g);
+    return rc;
+  }
+  if (kind == 5) {
+    /* A deployed model: the accelerator programs first (the plan holds them), then one object
+     * with every node's kernel (so the cpu backend runs it too) and the plan. */
+    vta_bundle_acc acc = {0};
+    unsigned char *plan = NULL;
+    size_t plan_size = 0;
+    vta_cpu_code code = {0};
+    int tuned = 0;
+    free(places);
+    if ((accel && vta_acc_bundle_tuned(g, &cfg, tuning_path ? tuning : NULL, &acc, &tuned, &err)) ||
+        vta_plan_build(g, accel ? &acc : NULL, &plan, &plan_size, &err) ||
+        vta_codegen_llvm_deploy(g, tp, plan, plan_size, name, &code, &err)) {
+      vta_error_prefix(&err, "%s", in);
+      rc = vta_cli_fail(cmd, &err);
+    } else if (vta_cli_write_file(cmd, out, code.object, code.object_size) != 0) {
+      rc = VTA_EXIT_FAIL;
+    }
+    if (verbose && rc == VTA_EXIT_OK)
+      fprintf(stderr, "vta compile: deployable model '%s' (%d accelerator programs, plan %zu bytes, object "
+              "%zu bytes for %s) in %.1f ms\n", name, acc.n, plan_size, code.object_size,
+              code.target.triple, vta_now_ms() - t0);
+    free(plan);
+    vta_cpu_code_free(&code);
+    vta_bundle_acc_free(&acc);
     vta_graph_destroy(g);
     return rc;
   }

@@ -11,6 +11,7 @@
 #include "host/cli.h"
 #include "host/cli_args.h"
 #include "vta/config.h"
+#include "vta/device.h"
 
 static void print_shape(const vta_gvalue *v) {
   printf("%s[", vta_dtype_name(v->dtype));
@@ -18,21 +19,67 @@ static void print_shape(const vta_gvalue *v) {
   printf("]");
 }
 
+/* `vta info --backend NAME`: opens the device and prints the backend's description. */
+static int info_device(const char *cmd, const char *backend, const char *xclbin,
+                       const char *device, const char *opts, const char *config) {
+  vta_config cfg;
+  if (vta_cli_config(cmd, config, &cfg) != 0) return VTA_EXIT_FAIL;
+  char buf[4096];
+  int bad;
+  const char *options = vta_cli_xrt_options(cmd, backend, xclbin, device, opts, buf, sizeof buf, &bad);
+  if (bad) return VTA_EXIT_USAGE;
+  vta_device *dev;
+  vta_error err = {0};
+  if (vta_device_open(backend, &cfg, options, &dev, &err) != VTA_OK) return vta_cli_fail(cmd, &err);
+  vta_device_describe(dev, stdout);
+  vta_device_close(dev);
+  return VTA_EXIT_OK;
+}
+
 int vta_cmd_info(int argc, char **argv) {
-  const char *cmd = "info", *path = NULL;
-  int graph = 0;
+  const char *cmd = "info", *path = NULL, *backend = NULL, *xclbin = NULL, *device = NULL;
+  const char *opts = NULL, *config = NULL, *val;
+  int graph = 0, operators = 0, r;
   for (int i = 1; i < argc; i++) {
     if (vta_cli_is_help(argv[i])) {
       printf("usage: vta info BUNDLE.vtab [--graph]\n"
+             "       vta info --operators\n"
+             "       vta info --backend NAME [--xclbin FILE] [--device N] [--backend-options S]\n"
+             "                [--config FILE]\n"
              "\n"
              "Checks a compiled bundle (magic, version, checksum) and describes it: inputs and\n"
              "outputs with their shapes, the operators and how many of each, constant and CPU\n"
              "code sizes. --graph prints the whole graph in its text form.\n"
-             "\nexit status: 0 valid bundle, 1 unreadable or invalid, 2 bad command line.\n");
+             "--operators prints the compiler's operator table (docs/operators.md): every ONNX\n"
+             "operator it imports, the file of its family, whether it has CPU code and whether\n"
+             "its conformance is claimed, then the operators refused by name with the reason.\n"
+             "\n"
+             "With --backend, opens that device for the configuration (--config, else\n"
+             "$VTA_CONFIG, else the default) and describes it; for xrt: the device, its shell,\n"
+             "the xclbin's UUID, the kernel and the memory banks (the xclbin must have been\n"
+             "built for the configuration).\n"
+             "\nexit status: 0 valid bundle or device, 1 unreadable or invalid, 2 bad command line.\n");
       return VTA_EXIT_OK;
     }
-    if (strcmp(argv[i], "--graph") == 0)
+    if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      backend = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--xclbin", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      xclbin = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--device", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      device = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend-options", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      opts = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--config", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      config = val;
+    } else if (strcmp(argv[i], "--graph") == 0)
       graph = 1;
+    else if (strcmp(argv[i], "--operators") == 0)
+      operators = 1;
     else if (argv[i][0] == '-' && argv[i][1])
       return vta_cli_usage_error(cmd, "unknown option '%s'", argv[i]);
     else if (path)
@@ -40,7 +87,18 @@ int vta_cmd_info(int argc, char **argv) {
     else
       path = argv[i];
   }
-  if (!path) return vta_cli_usage_error(cmd, "no BUNDLE given");
+  if (operators) {
+    if (path || graph || backend) return vta_cli_usage_error(cmd, "--operators takes no BUNDLE, --graph or --backend");
+    vta_op_table_markdown(stdout);
+    return VTA_EXIT_OK;
+  }
+  if (backend) {
+    if (path || graph) return vta_cli_usage_error(cmd, "--backend describes a device, not a bundle");
+    return info_device(cmd, backend, xclbin, device, opts, config);
+  }
+  if (xclbin || device || opts || config)
+    return vta_cli_usage_error(cmd, "--xclbin, --device, --backend-options and --config need --backend");
+  if (!path) return vta_cli_usage_error(cmd, "no BUNDLE given (or --backend NAME)");
   unsigned char *b;
   size_t n;
   if (vta_cli_read_file(cmd, path, &b, &n) != 0) return VTA_EXIT_FAIL;

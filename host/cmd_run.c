@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compiler/compiler.h"
 #include "host/cli.h"
 #include "host/cli_args.h"
 #include "host/model.h"
@@ -37,8 +38,12 @@ static void run_help(void) {
          "  --backend NAME           cpu (default): every node on the CPU; fsim, rtl, ...: the\n"
          "                           accelerator layers of a bundle compiled with --accel run\n"
          "                           on that simulator (the rest on the CPU), and the\n"
-         "                           accelerator's statistics are printed\n"
+         "                           accelerator's statistics are printed, with the\n"
+         "                           host's time (packing, CPU nodes, transfers) beside\n"
+         "                           the device's and the bytes crossing between them\n"
          "  --backend-options S      options for the backend (see vta exec --help)\n"
+         "  --xclbin FILE            with --backend xrt: the FPGA image to load (make xclbin)\n"
+         "  --device N               with --backend xrt: the card's index (default 0)\n"
          "  --timeline F.json        (rtl, sc) the timeline of every accelerator program run:\n"
          "                           trace-event JSON for ui.perfetto.dev\n"
          "  -h, --help               show this help\n"
@@ -121,7 +126,8 @@ static void safe_name(const char *s, char *out, size_t size) {
 
 int vta_cmd_run(int argc, char **argv) {
   const char *cmd = "run", *model = NULL, *outdir = NULL, *inputs[64], *backend = NULL;
-  const char *label_spec = NULL, *backend_opts = NULL, *timeline = NULL;
+  const char *label_spec = NULL, *backend_opts = NULL, *timeline = NULL, *xclbin = NULL;
+  const char *device = NULL;
   int n_in = 0, r;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *val;
@@ -148,6 +154,12 @@ int vta_cmd_run(int argc, char **argv) {
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--backend-options", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       backend_opts = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--xclbin", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      xclbin = val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--device", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      device = val;
     } else if (a[0] == '-' && a[1]) {
       return vta_cli_usage_error(cmd, "unknown option '%s'", a);
     } else if (model) {
@@ -157,6 +169,11 @@ int vta_cmd_run(int argc, char **argv) {
     }
   }
   if (!model) return vta_cli_usage_error(cmd, "no MODEL given");
+  char xrt_opts[4096];
+  int bad_opts;
+  backend_opts = vta_cli_xrt_options(cmd, backend, xclbin, device, backend_opts, xrt_opts,
+                                     sizeof xrt_opts, &bad_opts);
+  if (bad_opts) return VTA_EXIT_USAGE;
   static char tlbuf[4200];
   if (timeline) {
     if (!backend) backend = vta_cli_backend(NULL);
@@ -252,7 +269,9 @@ int vta_cmd_run(int argc, char **argv) {
       rc = VTA_EXIT_FAIL;
     }
   free(given);
+  double run_ms = vta_now_ms();
   if (rc == VTA_EXIT_OK && vta_model_run(m, &err)) rc = vta_cli_fail(cmd, &err);
+  run_ms = vta_now_ms() - run_ms;
   if (rc == VTA_EXIT_OK && backend && strcmp(backend, "cpu") != 0) {
     vta_stats st;
     uint64_t am, tm;
@@ -271,6 +290,19 @@ int vta_cmd_run(int argc, char **argv) {
              100.0 * (double)am / peak, 100.0 * (double)st.macs / peak);
     }
     printf(", %.3f s simulated\n", st.wall_seconds);
+    /* Where the run's time went on the host and what crossed the host-device boundary (the
+     * weights were uploaded once, when the backend was chosen). */
+    vta_model_stats rs;
+    vta_model_run_stats(m, &rs);
+    printf("host: %.2f ms (packing %.2f, CPU nodes %.2f, transfers %.2f); device: %llu runs, %.2f ms wall",
+           rs.pack_ms + rs.cpu_ms + rs.transfer_ms, rs.pack_ms, rs.cpu_ms, rs.transfer_ms,
+           (unsigned long long)rs.device_runs, rs.device_ms);
+    if (st.cycles)
+      printf(", %.3f ms at %.0f MHz", (double)st.cycles / vta_model_acc_config(m)->clock_mhz / 1e3,
+             vta_model_acc_config(m)->clock_mhz);
+    printf("; %.2f ms in all; boundary: %llu bytes to the device, %llu from it (weights %llu, once)\n", run_ms,
+           (unsigned long long)rs.bytes_to_device, (unsigned long long)rs.bytes_from_device,
+           (unsigned long long)rs.weight_bytes);
   }
   if (rc == VTA_EXIT_OK && outdir) mkdir(outdir, 0777);
   for (int k = 0; rc == VTA_EXIT_OK && k < vta_model_n_outputs(m); k++) {

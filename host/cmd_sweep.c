@@ -65,6 +65,7 @@ static void sweep_help(void) {
       "  --no-resources          skip the yosys estimates\n"
       "  --timeout S             limit per job in seconds (default 3600)\n"
       "  --dry-run               list the points and the jobs to run, run nothing\n"
+      "  --report-only           run nothing; write the outputs from the results so far\n"
       "\n"
       "where:\n"
       "  -o, --out DIR           output folder (default sweep-<spec name>)\n"
@@ -494,14 +495,26 @@ static int run_point(const char *dir) {
 
 /* ---- the sweep ---- */
 
+struct invalid_list {
+  int count;
+  char *text;  /* "label: reason" lines */
+  size_t len;
+};
+
 static void on_invalid(void *ctx, const char *label, const char *reason) {
-  int *count = ctx;
+  struct invalid_list *inv = ctx;
   size_t n = strlen(label);
-  (*count)++;
+  inv->count++;
   /* isa/ names the configuration by the label already: say it once. */
   if (strncmp(reason, label, n) == 0 && strncmp(reason + n, ": ", 2) == 0)
     reason += n + 2;
   fprintf(stderr, "vta sweep: skipping invalid point %s: %s\n", label, reason);
+  size_t add = n + strlen(reason) + 4;
+  char *t = realloc(inv->text, inv->len + add + 1);
+  if (t) {
+    inv->text = t;
+    inv->len += (size_t)snprintf(t + inv->len, add + 1, "%s: %s\n", label, reason);
+  }
 }
 
 struct progress {
@@ -566,7 +579,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   const char *shared = NULL, *partition = NULL;
   char err[1024];
   unsigned jobs = 0, throttle = 0, max_array = 0, retries = 0;
-  int dry = 0, i, r;
+  int dry = 0, report_only = 0, interrupted = 0, i, r;
   enum vta_executor_kind kind = VTA_EXECUTOR_LOCAL;
   /* Flags are applied after the spec file: collect them first. */
   const char *axis_flags[SWEEP_MAX_AXES * 2], *wl_flags[SWEEP_MAX_WORKLOADS * 2],
@@ -640,6 +653,8 @@ int vta_cmd_sweep(int argc, char **argv) {
       if (r < 0 || parse_count("--retries", val, 100, &retries)) return VTA_EXIT_USAGE;
     } else if (strcmp(a, "--no-resources") == 0) {
       no_res = 1;
+    } else if (strcmp(a, "--report-only") == 0) {
+      report_only = 1;
     } else if (strcmp(a, "--dry-run") == 0) {
       dry = 1;
     } else if (a[0] == '-' && a[1]) {
@@ -716,14 +731,16 @@ int vta_cmd_sweep(int argc, char **argv) {
   /* Points. */
   sweep_point *pts;
   size_t np;
-  int ninvalid = 0;
-  if (sweep_points(&spec, &pts, &np, on_invalid, &ninvalid, err, sizeof err) != 0) {
+  struct invalid_list inv = {0, NULL, 0};
+  if (sweep_points(&spec, &pts, &np, on_invalid, &inv, err, sizeof err) != 0) {
     fprintf(stderr, "vta sweep: %s\n", err);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
   if (np == 0) {
-    fprintf(stderr, "vta sweep: no valid point (%d invalid)\n", ninvalid);
+    fprintf(stderr, "vta sweep: no valid point (%d invalid)\n", inv.count);
     sweep_points_free(pts, np);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
 
@@ -735,6 +752,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   if (mkdir_p(tmp) != 0 || !realpath(tmp, outdir)) {
     fprintf(stderr, "vta sweep: cannot create the output folder %s: %s\n", tmp, strerror(errno));
     sweep_points_free(pts, np);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
   snprintf(tmp, sizeof tmp, "%s", cache ? cache : "");
@@ -743,6 +761,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   if (mkdir_p(tmp) != 0 || !realpath(tmp, cachedir)) {
     fprintf(stderr, "vta sweep: cannot create the resource cache %s: %s\n", tmp, strerror(errno));
     sweep_points_free(pts, np);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
   snprintf(tmp, sizeof tmp, "%s", shared ? shared : "");
@@ -751,16 +770,24 @@ int vta_cmd_sweep(int argc, char **argv) {
   if (kind == VTA_EXECUTOR_SLURM && (mkdir_p(tmp) != 0 || !realpath(tmp, shareddir))) {
     fprintf(stderr, "vta sweep: cannot create the shared folder %s: %s\n", tmp, strerror(errno));
     sweep_points_free(pts, np);
+    free(inv.text);
     return VTA_EXIT_FAIL;
   }
 
   /* Jobs: resource estimates first (the longest), then the points whose result is missing or
    * was made for other inputs. */
-  size_t maxjobs = np + np * (size_t)spec.nparts + 1;
+  int nfam = 0;
+  for (int p = 0; p < spec.nparts; p++) {
+    int seen = 0;
+    for (int q = 0; q < p; q++)
+      seen |= strcmp(spec.parts[q]->family, spec.parts[p]->family) == 0;
+    nfam += !seen;
+  }
+  size_t maxjobs = np * (size_t)(1 + nfam) + 1;
   struct vta_job *jl = calloc(maxjobs, sizeof *jl);
   char (*names)[256] = calloc(maxjobs, sizeof *names);
   char (*dirs)[PATH_MAX] = calloc(maxjobs, sizeof *dirs);
-  char (*args)[6][PATH_MAX] = calloc(maxjobs, sizeof *args);
+  char *(*args)[6] = calloc(maxjobs, sizeof *args);
   char *(*argvs)[7] = calloc(maxjobs, sizeof *argvs);
   size_t nj = 0, npj = 0, nrj = 0, k;
   int rc = VTA_EXIT_OK;
@@ -771,6 +798,8 @@ int vta_cmd_sweep(int argc, char **argv) {
   }
   char script[PATH_MAX + 40];
   snprintf(script, sizeof script, "%s/scripts/rtl-resources.sh", root);
+  /* One argument of job nj, on the heap (a sweep may have thousands of jobs). */
+#define ARG(m, ...) (args[nj][m] = NULL, asprintf(&args[nj][m], __VA_ARGS__) < 0 ? (args[nj][m] = NULL) : NULL)
   if (spec.resources)
     for (int p = 0; p < spec.nparts; p++) {
       const char *fam = spec.parts[p]->family;
@@ -792,11 +821,11 @@ int vta_cmd_sweep(int argc, char **argv) {
         /* The estimate's configuration: the first point of that RTL shape. */
         snprintf(dirs[nj], PATH_MAX, "%s/%s", cachedir, fam);
         snprintf(names[nj], 256, "res-%s-%s", fam, pts[k].model_key);
-        snprintf(args[nj][0], PATH_MAX, "%s", script);
-        snprintf(args[nj][1], PATH_MAX, "%s", svgen);
-        snprintf(args[nj][2], PATH_MAX, "%s/points/%s/config.json", outdir, pts[k].id);
-        snprintf(args[nj][3], PATH_MAX, "%s", fam);
-        snprintf(args[nj][4], PATH_MAX, "%.*s", PATH_MAX - 1, path);
+        ARG(0, "%s", script);
+        ARG(1, "%s", svgen);
+        ARG(2, "%s/points/%s/config.json", outdir, pts[k].id);
+        ARG(3, "%s", fam);
+        ARG(4, "%.*s", PATH_MAX - 1, path);
         for (int m = 0; m < 5; m++)
           argvs[nj][m] = args[nj][m];
         argvs[nj][5] = NULL;
@@ -861,10 +890,10 @@ int vta_cmd_sweep(int argc, char **argv) {
       continue;
     snprintf(dirs[nj], PATH_MAX, "%s", pdir);
     snprintf(names[nj], 256, "point-%s", pts[k].id);
-    snprintf(args[nj][0], PATH_MAX, "%s", self);
-    snprintf(args[nj][1], PATH_MAX, "sweep");
-    snprintf(args[nj][2], PATH_MAX, "--run-point");
-    snprintf(args[nj][3], PATH_MAX, "%s", pdir);
+    ARG(0, "%s", self);
+    ARG(1, "sweep");
+    ARG(2, "--run-point");
+    ARG(3, "%s", pdir);
     for (int m = 0; m < 4; m++)
       argvs[nj][m] = args[nj][m];
     argvs[nj][4] = NULL;
@@ -872,7 +901,7 @@ int vta_cmd_sweep(int argc, char **argv) {
     nj++, npj++;
   }
   fprintf(stderr, "vta sweep: %zu valid points, %d invalid; %zu point jobs and %zu resource estimates to run (%zu points done before)\n",
-          np, ninvalid, npj, nrj, np - npj);
+          np, inv.count, npj, nrj, np - npj);
   if (dry) {
     for (k = 0; k < np; k++)
       printf("%s  %s  %s%s\n", pts[k].id, pts[k].label, pts[k].model_key, pts[k].rtl ? "  (+rtl)" : "");
@@ -882,7 +911,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   }
 
   double t0 = now_s();
-  if (nj > 0) {
+  if (nj > 0 && !report_only) {
     struct progress pg = {t0, npj, nrj};
     struct vta_executor_opts eo = {
         .kind = kind,
@@ -915,9 +944,8 @@ int vta_cmd_sweep(int argc, char **argv) {
                 res[k].log);
     free(res);
     if (er == 1) {
-      fprintf(stderr, "vta sweep: interrupted; finished points are kept, run the same command to resume\n");
-      rc = VTA_EXIT_FAIL;
-      goto done;
+      fprintf(stderr, "vta sweep: interrupted; finished points are kept and reported, run the same command to resume\n");
+      interrupted = 1;
     }
   }
 
@@ -935,12 +963,22 @@ int vta_cmd_sweep(int argc, char **argv) {
       char *text = slurp(path);
       cJSON *res = text ? cJSON_Parse(text) : NULL;
       free(text);
+      /* Only a result made for the point as it is now (a stale one is "not run yet"). */
+      snprintf(path, sizeof path, "%s/points/%s/point.json", outdir, pts[k].id);
+      char *now_pt = slurp(path);
+      const cJSON *rpt = res ? cJSON_GetObjectItemCaseSensitive(res, "point") : NULL;
+      if (res && (!now_pt || !cJSON_IsString(rpt) || strcmp(rpt->valuestring, now_pt) != 0)) {
+        cJSON_Delete(res);
+        res = NULL;
+      }
+      free(now_pt);
       const cJSON *wa = res ? cJSON_GetObjectItemCaseSensitive(res, "workloads") : NULL;
       double rv[SWEEP_MAX_PARTS][5];
-      int have_res = spec.resources;
-      for (int p = 0; p < spec.nparts && spec.resources; p++)
-        if (read_resources(cachedir, spec.parts[p]->family, pts[k].model_key, rv[p]) != 0)
-          have_res = 0;
+      int have_res = spec.resources, part_ok[SWEEP_MAX_PARTS] = {0};
+      for (int p = 0; p < spec.nparts && spec.resources; p++) {
+        part_ok[p] = read_resources(cachedir, spec.parts[p]->family, pts[k].model_key, rv[p]) == 0;
+        have_res &= part_ok[p];
+      }
       for (int w = 0; w < spec.nworkloads; w++) {
         sweep_row *row = &rows[k * (size_t)spec.nworkloads + (size_t)w];
         const cJSON *wr = cJSON_GetArrayItem(wa, w);
@@ -951,7 +989,7 @@ int vta_cmd_sweep(int argc, char **argv) {
         snprintf(row->cycles_source, sizeof row->cycles_source, "%s", spec.backend);
         const cJSON *e = wr ? cJSON_GetObjectItemCaseSensitive(wr, "error") : NULL;
         if (!wr) {
-          snprintf(row->error, sizeof row->error, "no result (job log: %s/points/%s/point-%s.log)",
+          snprintf(row->error, sizeof row->error, "not run yet (job log: %s/points/%s/point-%s.log)",
                    outdir, pts[k].id, pts[k].id);
         } else if (cJSON_IsString(e)) {
           snprintf(row->error, sizeof row->error, "%s", e->valuestring);
@@ -971,9 +1009,12 @@ int vta_cmd_sweep(int argc, char **argv) {
           }
         }
         row->have_res = have_res;
-        if (have_res) {
+        if (spec.resources) {
           for (int p = 0; p < spec.nparts; p++) {
             const sweep_part *pp = spec.parts[p];
+            row->part_res[p] = part_ok[p];
+            if (!part_ok[p])
+              continue;
             double lim[5] = {pp->lut, pp->ff, pp->dsp, pp->bram36, pp->uram}, worst = 0;
             int fits = 1;
             memcpy(row->res_by_part[p], rv[p], sizeof rv[p]);
@@ -986,15 +1027,16 @@ int vta_cmd_sweep(int argc, char **argv) {
             row->fits[p] = fits;
             row->util_by_part[p] = worst;
           }
-          row->lut = rv[0][0], row->ff = rv[0][1], row->dsp = rv[0][2], row->bram36 = rv[0][3],
-          row->uram = rv[0][4];
+          if (part_ok[0])
+            row->lut = rv[0][0], row->ff = rv[0][1], row->dsp = rv[0][2], row->bram36 = rv[0][3],
+            row->uram = rv[0][4];
         }
         if (!row->ok)
           nbad++;
       }
       cJSON_Delete(res);
     }
-    if (sweep_write_outputs(&spec, outdir, rows, nrows, err, sizeof err) != 0) {
+    if (sweep_write_outputs(&spec, outdir, rows, nrows, inv.text, err, sizeof err) != 0) {
       fprintf(stderr, "vta sweep: %s\n", err);
       rc = VTA_EXIT_FAIL;
     }
@@ -1009,11 +1051,16 @@ int vta_cmd_sweep(int argc, char **argv) {
     fprintf(stderr, "vta sweep: %zu points x %d workloads: %zu ok, %zu failed%s in %.1f s; results in %s/\n",
             np, spec.nworkloads, nrows - nbad, nbad,
             missing_res ? ", some resource estimates missing" : "", now_s() - t0, outdir);
-    if (nbad || missing_res)
+    if (nbad || missing_res || interrupted)
       rc = VTA_EXIT_FAIL;
     free(rows);
   }
 done:
+  free(inv.text);
+  if (args)
+    for (k = 0; k < maxjobs; k++)
+      for (int m = 0; m < 6; m++)
+        free(args[k][m]);
   free(jl);
   free(names);
   free(dirs);

@@ -97,9 +97,9 @@ static int measure(tuner *T, vta_acc_layer *L, int p, const vta_lowered *low, co
   if (!rc) {
     /* The part's channels, unpacked to NCHW (or rows), against the reference. */
     if (L->dense)
-      vta_unpack_dense(T->cfg, outp, P->dd.m, P->nch, T->cfg->block_out, got);
+      vta_layout_unpack_dense(T->cfg, outp, P->dd.m, P->nch, T->cfg->block_out, got);
     else
-      vta_unpack_act(T->cfg, outp, P->d.n, P->nch, vta_conv_out_h(&P->d), vta_conv_out_w(&P->d),
+      vta_layout_unpack_act(T->cfg, outp, P->d.n, P->nch, vta_conv_out_h(&P->d), vta_conv_out_w(&P->d),
                      T->cfg->block_out, got);
     *ok = memcmp(got, ref, ref_bytes) == 0;
     *cycles = st.cycles;

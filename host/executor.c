@@ -138,8 +138,11 @@ static pid_t spawn(const struct vta_job *j, const char *log) {
   pid_t pid = fork();
   if (pid != 0)
     return pid;
-  /* Child: its own process group, so a timeout or cancel reaches its children too. */
-  setpgid(0, 0);
+  /* Child: its own session (and so process group), so a timeout or cancel reaches its
+   * children too, and on kernels with scheduler autogroups each job gets the share of CPU a
+   * Slurm task (started in a session of its own by slurmstepd) would get. */
+  if (setsid() < 0)
+    setpgid(0, 0);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -185,8 +188,10 @@ static int round_local(const struct vta_executor_opts *o, const struct vta_job *
     int busy = 0;
     if (cancelled(o)) {
       for (k = 0; k < width; k++)
-        if (slots[k].pid > 0)
+        if (slots[k].pid > 0) {
           kill(-slots[k].pid, SIGKILL);
+          kill(slots[k].pid, SIGKILL); /* in case it has not made its session yet */
+        }
       for (k = 0; k < width; k++)
         if (slots[k].pid > 0) {
           int st;
@@ -215,7 +220,6 @@ static int round_local(const struct vta_executor_opts *o, const struct vta_job *
           o->progress(o->progress_ctx, *done, *nfail, total, idx, r);
         continue;
       }
-      setpgid(pid, pid);
       slots[k] = (struct slot){pid, idx, now_s(), 0, 0};
       running++;
       busy = 1;
@@ -245,6 +249,7 @@ static int round_local(const struct vta_executor_opts *o, const struct vta_job *
         s->term_at = t;
       } else if (s->timed_out && t - s->term_at > KILL_GRACE_S) {
         kill(-s->pid, SIGKILL);
+        kill(s->pid, SIGKILL);
       }
     }
     if (!busy)

@@ -12,7 +12,7 @@
  *   res[i].exit_code == 0 -> job i succeeded; its output (stdout and stderr) is in res[i].log.
  *
  * Engines:
- *   LOCAL  up to `jobs` child processes at once, each in its own process group with standard
+ *   LOCAL  up to `jobs` child processes at once, each in its own session (process group) with standard
  *          input from /dev/null and standard output and error in its log; a job past its
  *          timeout gets SIGTERM, then SIGKILL 2 s later.
  *   SLURM  one sbatch job array for the list (one task per job, `%throttle` concurrent tasks),

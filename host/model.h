@@ -1,5 +1,6 @@
-/* model.h - the model runtime: a compiled bundle (or an ONNX file compiled in memory) loaded,
- * its CPU code JIT-compiled, its buffers allocated, ready to run on float32 inputs.
+/* model.h - the vta tool's way into the model runtime: a compiled bundle (or an ONNX file
+ * compiled in memory) made into a runtime plan, its CPU code JIT-compiled with LLVM, loaded
+ * into the model runtime library (include/vta/model.h), which runs it:
  *
  *     vta_error err;
  *     vta_model *m = vta_model_open("model.vtab", &err);   // .vtab or .onnx
@@ -7,6 +8,8 @@
  *     vta_model_run(m, &err);
  *     const float *y = vta_model_output(m, 0);
  *     vta_model_destroy(m);
+ *
+ * Everything after opening is the runtime library's (the same calls a deployed model makes).
  */
 #ifndef VTA_HOST_MODEL_H
 #define VTA_HOST_MODEL_H
@@ -14,9 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vta/model.h"
 #include "vta/status.h"
-
-typedef struct vta_model vta_model;
 
 typedef struct vta_model_timing {
   double import_ms, passes_ms, codegen_ms, jit_ms; /* of the last open */
@@ -29,40 +31,7 @@ vta_model *vta_model_open(const char *path, vta_error *err);
 vta_model *vta_model_open_shaped(const char *path, int n, const char *const *names,
                                  const int *ranks, const int64_t (*dims)[8], vta_error *err);
 vta_model *vta_model_load(const unsigned char *bundle, size_t size, vta_error *err);
-void vta_model_destroy(vta_model *m);
 const vta_model_timing *vta_model_timings(const vta_model *m);
-
-int vta_model_n_inputs(const vta_model *m);
-int vta_model_n_outputs(const vta_model *m);
-/* Name, rank and dims of input/output k (dims has room for 8). */
-const char *vta_model_input(const vta_model *m, int k, int *rank, int64_t *dims);
-const char *vta_model_output_info(const vta_model *m, int k, int *rank, int64_t *dims);
-int vta_model_find_input(const vta_model *m, const char *name);
-
-/* Copies count float32 elements into input k; count must match its shape. */
-int vta_model_set_input(vta_model *m, int k, const float *data, size_t count, vta_error *err);
-int vta_model_run(vta_model *m, vta_error *err);
-const float *vta_model_output(const vta_model *m, int k);
-
-/* Accelerator programs (bundles compiled with `vta compile --accel`): how many layers the
- * bundle holds, and the backend that runs them: "cpu" (their CPU code, the default), or a
- * device backend ("fsim", "rtl", ...) with its options string (may be NULL). */
-int vta_model_n_acc_layers(const vta_model *m);
-/* How many graph nodes those programs compute (a dense node has one program per weight-scale
- * shift; other nodes one program). */
-int vta_model_n_acc_nodes(const vta_model *m);
-int vta_model_set_backend(vta_model *m, const char *backend, const char *options, vta_error *err);
-/* Accelerator statistics of the runs since the backend was chosen, and the multiply-accumulates
- * of one inference on the accelerator and in total. Pointers may be NULL. */
-struct vta_stats;
-struct vta_config;
-/* The hardware configuration the accelerator layers were compiled for. */
-const struct vta_config *vta_model_acc_config(const vta_model *m);
-void vta_model_acc_stats(const vta_model *m, struct vta_stats *st, uint64_t *acc_macs,
-                         uint64_t *all_macs);
-/* The buffer of any value of the graph by name (its element type as vta_dtype and count), for
- * tests comparing intermediate tensors; NULL if there is no such value. */
-const void *vta_model_value(const vta_model *m, const char *name, int *dtype, int64_t *count);
 
 /* `vta bench model ...` (bench_model.c): argv[0] is "model". Returns an exit status. */
 int vta_bench_model(int argc, char **argv);

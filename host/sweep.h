@@ -101,14 +101,16 @@ typedef struct sweep_row {
   double rtl_cycles, rtl_diff;    /* < 0: not sampled */
   double latency_ms;
   int have_res;                   /* resources known for every part family used */
+  int part_res[SWEEP_MAX_PARTS];  /* resources known for this part's family */
   double lut, ff, dsp, bram36, uram;  /* of the first part's family (for the plot) */
   double res_by_part[SWEEP_MAX_PARTS][5];
   int fits[SWEEP_MAX_PARTS];
   double util_by_part[SWEEP_MAX_PARTS];  /* largest fraction of the part used */
 } sweep_row;
 
-/* Writes OUT/results.csv, results.jsonl, pareto.svg, report.md (each atomically). */
+/* Writes OUT/results.csv, results.jsonl, pareto.svg, report.md (each atomically). invalid:
+ * the points isa/ refused, one "label: reason" line each (or NULL), listed in the report. */
 int sweep_write_outputs(const sweep_spec *s, const char *out, const sweep_row *rows, size_t n,
-                        char *err, size_t errlen);
+                        const char *invalid, char *err, size_t errlen);
 
 #endif

@@ -64,7 +64,7 @@ static void num_or_empty(FILE *f, double v, const char *fmt) {
 
 static void json_num(FILE *f, const char *k, double v, int comma) {
   if (v >= 0 && isfinite(v))
-    fprintf(f, "%s\"%s\":%.17g", comma ? "," : "", k, v);
+    fprintf(f, "%s\"%s\":%.10g", comma ? "," : "", k, v);
   else
     fprintf(f, "%s\"%s\":null", comma ? "," : "", k);
 }
@@ -146,11 +146,11 @@ static int write_csv(const sweep_spec *s, const char *out, const sweep_row *rows
     for (int q = 0; q < nf; q++)
       for (int k = 0; k < 5; k++) {
         fputc(',', f);
-        if (r->have_res)
+        if (r->part_res[first[q]])
           fprintf(f, "%g", r->res_by_part[first[q]][k]);
       }
     for (int p = 0; p < s->nparts; p++) {
-      if (r->have_res)
+      if (r->part_res[p])
         fprintf(f, ",%d,%.3f", r->fits[p], r->util_by_part[p]);
       else
         fprintf(f, ",,");
@@ -189,18 +189,27 @@ static int write_jsonl(const sweep_spec *s, const char *out, const sweep_row *ro
     else
       fprintf(f, ",\"rtl_diff\":null");
     fprintf(f, ",\"resources\":");
-    if (r->have_res) {
+    if (s->resources) {
       fputc('{', f);
       for (int q = 0; q < nf; q++) {
-        fprintf(f, "%s\"%s\":{", q ? "," : "", s->parts[first[q]]->family);
+        fprintf(f, "%s\"%s\":", q ? "," : "", s->parts[first[q]]->family);
+        if (!r->part_res[first[q]]) {
+          fprintf(f, "null");
+          continue;
+        }
+        fputc('{', f);
         for (int k = 0; k < 5; k++)
           fprintf(f, "%s\"%s\":%g", k ? "," : "", res_names[k], r->res_by_part[first[q]][k]);
         fputc('}', f);
       }
       fprintf(f, "},\"fit\":{");
-      for (int p = 0; p < s->nparts; p++)
-        fprintf(f, "%s\"%s\":{\"fits\":%s,\"use\":%.4f}", p ? "," : "", s->parts[p]->name,
-                r->fits[p] ? "true" : "false", r->util_by_part[p]);
+      for (int p = 0; p < s->nparts; p++) {
+        if (r->part_res[p])
+          fprintf(f, "%s\"%s\":{\"fits\":%s,\"use\":%.4f}", p ? "," : "", s->parts[p]->name,
+                  r->fits[p] ? "true" : "false", r->util_by_part[p]);
+        else
+          fprintf(f, "%s\"%s\":null", p ? "," : "", s->parts[p]->name);
+      }
       fputc('}', f);
     } else {
       fprintf(f, "null,\"fit\":null");
@@ -235,7 +244,7 @@ static void panel(FILE *f, const sweep_spec *s, const sweep_row *rows, size_t n,
   xy *pts = calloc(n ? n : 1, sizeof *pts);
   size_t m = 0;
   for (size_t i = 0; i < n; i++)
-    if (rows[i].ok && rows[i].have_res && rows[i].workload == 0 && rows[i].latency_ms > 0) {
+    if (rows[i].ok && s->nparts && rows[i].part_res[0] && rows[i].workload == 0 && rows[i].latency_ms > 0) {
       double x = res == 0 ? rows[i].lut : rows[i].dsp;
       pts[m++] = (xy){x > 1 ? x : 1, rows[i].latency_ms, i};
     }
@@ -275,6 +284,15 @@ static void panel(FILE *f, const sweep_spec *s, const sweep_row *rows, size_t n,
     fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"11\">%g</text>\n", ox - 4,
             y + 4, pow(10, d));
   }
+  /* Over one or two decades, also 2x and 5x lines, so a reader can place a point. */
+  if (ly1 - ly0 <= 2)
+    for (double d = ly0; d < ly1; d++)
+      for (int m = 2; m <= 5; m += 3) {
+        double v = m * pow(10, d), y = oy + h - (log10(v) - ly0) / (ly1 - ly0) * h;
+        fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>\n", ox, y, ox + w, y);
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\" fill=\"#666\">%g</text>\n",
+                ox - 4, y + 4, v);
+      }
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">%s</text>\n",
           ox + w / 2, oy + h + 32, xlabel);
   fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\" transform=\"rotate(-90 %.1f %.1f)\">latency (ms)</text>\n",
@@ -346,7 +364,7 @@ static int write_svg(const sweep_spec *s, const char *out, const sweep_row *rows
 /* ---- the report ---- */
 
 static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows, size_t n,
-                    char *err, size_t errlen) {
+                    const char *invalid, char *err, size_t errlen) {
   char tmp[PATH_MAX + 64], shape[64];
   FILE *f = open_tmp(out, "report.md", tmp, sizeof tmp, err, errlen);
   if (!f)
@@ -371,14 +389,18 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
       const sweep_row *best = NULL;
       for (size_t i = 0; i < n; i++) {
         const sweep_row *r = &rows[i];
-        if (r->workload != w || !r->ok || !r->have_res || !r->fits[p])
+        if (r->workload != w || !r->ok || !r->part_res[p] || !r->fits[p])
           continue;
         if (!best || r->latency_ms < best->latency_ms ||
             (r->latency_ms == best->latency_ms && r->util_by_part[p] < best->util_by_part[p]))
           best = r;
       }
       if (!best) {
-        fprintf(f, "| %s | %s | none fits | | | | | | | | |\n", s->parts[p]->name, s->parts[p]->board);
+        int known = 0;
+        for (size_t i = 0; i < n; i++)
+          known |= rows[i].workload == w && rows[i].ok && rows[i].part_res[p];
+        fprintf(f, "| %s | %s | %s | | | | | | | | |\n", s->parts[p]->name, s->parts[p]->board,
+                known ? "none fits" : "no resource estimate yet");
         continue;
       }
       vta_config_shape_name(&best->pt->cfg, shape, sizeof shape);
@@ -415,7 +437,7 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
         fprintf(f, "failed: %s | | | |", r->error);
       }
       for (int q = 0; q < nf; q++) {
-        if (r->have_res)
+        if (r->part_res[first[q]])
           fprintf(f, " %.0f / %.0f / %.0f / %g |", r->res_by_part[first[q]][0],
                   r->res_by_part[first[q]][1], r->res_by_part[first[q]][2],
                   r->res_by_part[first[q]][3]);
@@ -424,8 +446,8 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
       }
       fputc(' ', f);
       int any = 0;
-      for (int p = 0; p < s->nparts && r->have_res; p++)
-        if (r->fits[p]) {
+      for (int p = 0; p < s->nparts; p++)
+        if (r->part_res[p] && r->fits[p]) {
           fprintf(f, "%s%s", any ? ", " : "", s->parts[p]->name);
           any = 1;
         }
@@ -433,13 +455,22 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
     }
     fputc('\n', f);
   }
+  if (invalid && *invalid) {
+    fprintf(f, "## Invalid points (skipped, with isa/'s reason)\n\n");
+    for (const char *l = invalid; *l;) {
+      size_t len = strcspn(l, "\n");
+      fprintf(f, "- %.*s\n", (int)len, l);
+      l += len + (l[len] == '\n');
+    }
+    fputc('\n', f);
+  }
   return close_rename(f, tmp, out, "report.md", err, errlen);
 }
 
 int sweep_write_outputs(const sweep_spec *s, const char *out, const sweep_row *rows, size_t n,
-                        char *err, size_t errlen) {
+                        const char *invalid, char *err, size_t errlen) {
   if (write_csv(s, out, rows, n, err, errlen) || write_jsonl(s, out, rows, n, err, errlen) ||
-      write_svg(s, out, rows, n, err, errlen) || write_md(s, out, rows, n, err, errlen))
+      write_svg(s, out, rows, n, err, errlen) || write_md(s, out, rows, n, invalid, err, errlen))
     return -1;
   return 0;
 }

@@ -18,11 +18,12 @@
 
 #include "host/sweep.h"
 #include "isa/svgen.h"
+#include "vta/file.h"
 
 /* Published resource counts (LUTs, flip-flops, DSP slices, 36 Kb block RAMs, UltraRAMs) from
  * the vendor's product tables. Synthesis runs for the family; parts of one family share an
- * estimate. URAM is not inferred (synth_xilinx without -uram), so memories are counted as
- * BRAM36 and a part's URAM is headroom the estimate does not use. */
+ * estimate. For xcup, rtl-resources.sh infers URAM (-uram), so a point using URAM does not fit
+ * the xczu3eg (no URAM) even where BRAM would have held it (docs/user-guide/sweep.md). */
 static const sweep_part parts[] = {
     {"xc7z020", "Pynq-Z1", "xc7", 53200, 106400, 220, 140, 0},
     {"xczu3eg", "Ultra96", "xcup", 70560, 141120, 360, 216, 0},
@@ -248,40 +249,16 @@ int sweep_spec_add_part(sweep_spec *s, const char *name, char *err, size_t errle
   return 0;
 }
 
+/* The spec's text, read with the project's one reader (isa/file.c: pipes work, 16 MiB at most). */
 static char *read_text(const char *path, char *err, size_t errlen) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    seterr(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+  unsigned char *data;
+  size_t len;
+  vta_error e;
+  if (vta_file_read(path, "a sweep spec", (size_t)16 << 20, &data, &len, &e) != VTA_OK) {
+    seterr(err, errlen, "%s", e.msg);
     return NULL;
   }
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 4096 + 1 > cap) {
-      if (cap > (size_t)16 << 20) {
-        fclose(f);
-        free(buf);
-        seterr(err, errlen, "%s: larger than 16 MiB: not a sweep spec", path);
-        return NULL;
-      }
-      cap = cap ? cap * 2 : 8192;
-      char *nb = realloc(buf, cap);
-      if (!nb) {
-        fclose(f);
-        free(buf);
-        seterr(err, errlen, "%s: out of memory", path);
-        return NULL;
-      }
-      buf = nb;
-    }
-    size_t got = fread(buf + len, 1, 4096, f);
-    len += got;
-    if (got < 4096)
-      break;
-  }
-  fclose(f);
-  buf[len] = '\0';
-  return buf;
+  return (char *)data;
 }
 
 int sweep_spec_load(sweep_spec *s, const char *path, char *err, size_t errlen) {

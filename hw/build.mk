@@ -18,14 +18,32 @@ TIMING_CONFIGS ?= configs/vta_default.json configs/pynq.json configs/de10nano.js
 TIMING_LIMIT_NS ?= 3.0
 
 .PHONY: lint synth-check timing-check
-lint: $(RTL_SVGEN)
+lint: $(BUILD)/bin/vta-svgen
 	$(Q)scripts/rtl-lint.sh $(RTL_SVGEN) $(RTL_ROOT) $(RTL_LINT_CONFIGS)
 
-synth-check: $(RTL_SVGEN)
+synth-check: $(BUILD)/bin/vta-svgen
 	$(Q)scripts/rtl-synth.sh $(RTL_SVGEN) $(RTL_SYNTH_CONFIG) $(RTL_ROOT)
 
-timing-check: $(RTL_SVGEN)
+# Prerequisites name the svgen binary itself: RTL_SVGEN is set by sim/rtl/build.mk, which is
+# read after this file, so it is still empty when these rule lines are read.
+timing-check: $(BUILD)/bin/vta-svgen
 	$(Q)scripts/rtl-timing.sh $(RTL_SVGEN) $(TIMING_LIMIT_NS) $(RTL_ROOT) $(TIMING_CONFIGS)
 
 # The timing test runs the script on the generated package of a small configuration.
-$(BUILD)/san/tests/hw/test_timing: $(RTL_SVGEN)
+$(BUILD)/san/tests/hw/test_timing: $(BUILD)/bin/vta-svgen
+
+# ---- FPGA deployment (hw/vitis/, docs/user-guide/deploy.md) ----
+#   make xclbin BOARD=u250 [VTA_CONFIG=file.json] [PLATFORM=name|xpfm] [XCLBIN_ESTIMATE=0]
+#     (the configuration defaults to the board's, hw/vitis/boards/<board>.mk)
+#     writes and checks build/xclbin/<board>/ (kernel.xml, Tcl, link.cfg, a metadata-only
+#     xclbin, the yosys resource estimate against the board's part), then packages and links
+#     with Vivado and v++ where they are on PATH; without them it stops naming the missing tool.
+#   make resource-estimate RTL_CONFIG=file.json [FAMILY=xc7|xcup]   the estimate alone (JSON)
+.PHONY: xclbin resource-estimate
+xclbin: $(BUILD)/bin/vta-svgen $(BUILD)/bin/vta-xclbin
+	@test -n "$(BOARD)" || { echo "usage: make xclbin BOARD=<board> (boards: $(notdir $(basename $(wildcard hw/vitis/boards/*.mk))))" >&2; exit 2; }
+	$(Q)scripts/xclbin-flow.sh $(BOARD) "$(VTA_CONFIG)" $(BUILD)/xclbin/$(BOARD) $(RTL_SVGEN) $(BUILD)/bin/vta-xclbin
+
+resource-estimate: $(BUILD)/bin/vta-svgen
+	@test -n "$(RTL_CONFIG)" || { echo "usage: make resource-estimate RTL_CONFIG=file.json [FAMILY=xc7|xcup]" >&2; exit 2; }
+	$(Q)scripts/resource-estimate.sh $(RTL_SVGEN) $(RTL_CONFIG) $(RTL_ROOT) $(or $(FAMILY),xcup)

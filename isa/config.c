@@ -53,6 +53,19 @@ static const key_desc k_keys[] = {
     {"CLOCK_MHZ", KEY_REAL, OFF(clock_mhz), 1, 2000, "clock in MHz, ours"},
     {"HW_FREQ", KEY_REAL, OFF(clock_mhz), 1, 2000, "published name of the clock in MHz"},
     {"DRAM_LATENCY", KEY_INT, OFF(dram_latency), 0, 100000, "DRAM latency in cycles, ours"},
+    /* The SystemC model's parameters: contiguous, in the order of sc_given's bits. */
+    {"SC_DRAM_BYTES_PER_CYCLE", KEY_INT, OFF(sc_dram_bytes_per_cycle), 0, 4096,
+     "sc model: DRAM bytes per cycle and direction (0 = a bus beat)"},
+    {"SC_DRAM_OUTSTANDING", KEY_INT, OFF(sc_dram_outstanding), 1, 4096,
+     "sc model: read bursts the DRAM accepts at once"},
+    {"SC_DRAM_WRITE_LATENCY", KEY_INT, OFF(sc_dram_write_latency), 0, 100000,
+     "sc model: DRAM write response latency in cycles"},
+    {"SC_ARBITRATION", KEY_INT, OFF(sc_arbitration), 0, 1,
+     "sc model: 0 round-robin, 1 fixed priority (fetch, compute, load)"},
+    {"SC_GEMM_UOP_CYCLES", KEY_INT, OFF(sc_gemm_uop_cycles), 1, 64,
+     "sc model: cycles per GEMM micro-op"},
+    {"SC_ALU_UOP_CYCLES", KEY_INT, OFF(sc_alu_uop_cycles), 1, 64,
+     "sc model: cycles per ALU micro-op"},
 };
 #undef OFF
 #define NKEYS (sizeof k_keys / sizeof k_keys[0])
@@ -74,6 +87,8 @@ void vta_config_default(vta_config *cfg) {
   cfg->log_bus_width = 6;
   cfg->clock_mhz = 100;
   cfg->dram_latency = 32;
+  cfg->sc_dram_outstanding = 64;
+  cfg->sc_gemm_uop_cycles = cfg->sc_alu_uop_cycles = 1;
   vta_config_derive(cfg, NULL); /* the default is valid by construction */
 }
 
@@ -227,8 +242,10 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
                          "%s: unknown key \"%s\" (known: TARGET, HW_VER, LOG_INP_WIDTH, "
                          "LOG_WGT_WIDTH, LOG_ACC_WIDTH, LOG_BATCH, LOG_BLOCK, LOG_UOP_BUFF_SIZE, "
                          "LOG_INP_BUFF_SIZE, LOG_WGT_BUFF_SIZE, LOG_ACC_BUFF_SIZE, LOG_BUS_WIDTH, "
-                         "CLOCK_MHZ, DRAM_LATENCY and the legacy LOG_BLOCK_IN, LOG_BLOCK_OUT, "
-                         "LOG_OUT_WIDTH, LOG_OUT_BUFF_SIZE, HW_FREQ)",
+                         "CLOCK_MHZ, DRAM_LATENCY, the sc model's SC_DRAM_BYTES_PER_CYCLE, "
+                         "SC_DRAM_OUTSTANDING, SC_DRAM_WRITE_LATENCY, SC_ARBITRATION, "
+                         "SC_GEMM_UOP_CYCLES, SC_ALU_UOP_CYCLES and the legacy LOG_BLOCK_IN, "
+                         "LOG_BLOCK_OUT, LOG_OUT_WIDTH, LOG_OUT_BUFF_SIZE, HW_FREQ)",
                          name, printable(it->string, shown, sizeof shown));
       goto out;
     }
@@ -301,6 +318,8 @@ int vta_config_parse(vta_config *cfg, const char *json, const char *name, vta_er
       continue;
     }
     *(int *)dst = (int)v;
+    if (strncmp(k->name, "SC_", 3) == 0)
+      c.sc_given |= 1u << (idx - key_index("SC_DRAM_BYTES_PER_CYCLE"));
     /* LOG_BLOCK sets both block sizes; the legacy keys set one each. */
     if (strcmp(k->name, "LOG_BLOCK") == 0) c.log_block_out = (int)v;
   }

@@ -15,6 +15,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "vta/regmap.h"
+
 /* "sram_base" -> "SramBase" (SystemVerilog parameter names, lowRISC style). */
 static void camel(const char *in, char *out, size_t n) {
   size_t o = 0;
@@ -50,6 +52,35 @@ static void emit_int(FILE *out, const char *name, long long v, const char *why) 
     fprintf(out, "  localparam int unsigned %s = %lld;  // %s\n", name, v, why);
   else
     fprintf(out, "  localparam int unsigned %s = %lld;\n", name, v);
+}
+
+/* The control register map of include/vta/regmap.h: Reg<Name> offsets, the counters' indices
+ * Cnt<Name> and their offsets packed into CntOffsets (8 bits per counter, counter 0 lowest), and
+ * the CONFIG_ID register's value. */
+static void emit_regmap(const vta_config *cfg, FILE *out) {
+  char nm[64], name[96];
+  fprintf(out, "\n  // ---- control registers (include/vta/regmap.h) ----\n");
+  for (int r = 0; r < VTA_REG_COUNT; r++) {
+    camel(vta_regs[r].name, nm, sizeof nm);
+    fprintf(out, "  localparam logic [7:0] Reg%s = 8'h%02X;\n", nm, vta_regs[r].offset);
+  }
+  int n = 0;
+  for (int r = 0; r < VTA_REG_COUNT; r++) {
+    if (vta_regs[r].kind != VTA_REGK_COUNTER) continue;
+    camel(vta_regs[r].name, nm, sizeof nm);
+    snprintf(name, sizeof name, "Cnt%s", nm);
+    emit_int(out, name, n++, NULL);
+  }
+  emit_int(out, "NumCounters", n, "64-bit read-only counters");
+  fprintf(out, "  localparam logic [%d:0] CntOffsets = {", n * 8 - 1);
+  for (int r = VTA_REG_COUNT - 1, first = 1; r >= 0; r--) {
+    if (vta_regs[r].kind != VTA_REGK_COUNTER) continue;
+    fprintf(out, "%s8'h%02X", first ? "" : ", ", vta_regs[r].offset);
+    first = 0;
+  }
+  fprintf(out, "};\n");
+  fprintf(out, "  localparam logic [31:0] ConfigId = 32'h%08X;  // FNV-1a of the model key\n",
+          vta_regmap_config_id(cfg));
 }
 
 /* The fields of one format sorted by lsb (the layout's order is packing order already, but
@@ -187,6 +218,7 @@ int vta_svgen_package(const vta_config *cfg, FILE *out, vta_error *err) {
     int rc = emit_format(cfg, (vta_format)f, out, err);
     if (rc != VTA_OK) return rc;
   }
+  emit_regmap(cfg, out);
   fprintf(out, "\nendpackage\n");
   if (ferror(out)) return vta_error_set(err, VTA_ERR_IO, "svgen: writing the package failed");
   return VTA_OK;

@@ -22,10 +22,11 @@ for name in "$@"; do
   stamp=$dir/logs/$name.start
   touch "$stamp"
   t0=$(date +%s)
-  # -timeout: one input may take at most 25 s (ONNX compiles include LLVM code generation);
+  # -timeout: one input may take at most 60 s of wall time (ONNX compiles include LLVM code
+  # generation; on a machine shared by many builds an input taking 0.5 s of CPU took 27 s);
   # -rss_limit_mb: a tensor may be as large as VTA_LIMIT_TENSOR_BYTES (2 GiB).
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
-    nice -n 10 "$bin" -max_total_time="$secs" -timeout=25 -rss_limit_mb=3072 -print_final_stats=1 \
+    nice -n 10 "$bin" -max_total_time="$secs" -timeout=60 -rss_limit_mb=3072 -print_final_stats=1 \
     -artifact_prefix="$dir/crashes/$name/" "${dict[@]}" \
     "$dir/corpus/$name" "tests/fuzz/corpus/$name" "$dir/seeds/$name" >"$log" 2>&1
   rc=$?
@@ -34,7 +35,8 @@ for name in "$@"; do
   eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*')
-  crashes=$(find "$dir/crashes/$name" -type f -newer "$stamp" | wc -l)
+  # (slow-unit-* files are inputs slower than 10 s, kept for a look, not failures)
+  crashes=$(find "$dir/crashes/$name" -type f -newer "$stamp" ! -name 'slow-unit-*' | wc -l)
   printf '{"harness":"%s","seconds":%s,"runs":%s,"exec_per_sec":%s,"edges":%s,"features":%s,"crashes":%s,"exit":%d}\n' \
     "$name" "$took" "${runs:-null}" "${eps:-null}" "${cov:-null}" "${ft:-null}" "$crashes" "$rc"
   if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then

@@ -18,8 +18,8 @@ done
 fail=0
 for c in "${configs[@]}"; do
   dir=$("$svgen" "$c" "$root")
-  if verilator --lint-only -Wall "$repo/hw/lint/verilator.vlt" "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv \
-       --top-module vta_top > "$dir/lint.log" 2>&1; then
+  if verilator --lint-only -Wall "$repo/hw/lint/verilator.vlt" "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo"/hw/vitis/*.sv \
+       --top-module vta > "$dir/lint.log" 2>&1; then
     echo "lint ok   $(basename "$dir")  ($c)"
   else
     echo "lint FAIL $(basename "$dir")  ($c)"

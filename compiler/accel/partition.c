@@ -417,12 +417,12 @@ int vta_acc_lower_tuned(const vta_graph *g, int i, const vta_config *cfg, const 
 void vta_acc_pack_input(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *x, int8_t *dst) {
   const vta_acc_part *P = &L->parts[p];
   if (L->pool) {
-    vta_pack_act(cfg, x, L->pd.n, L->pd.c, L->pd.h, L->pd.w, cfg->block_in, dst);
+    vta_layout_pack_act(cfg, x, L->pd.n, L->pd.c, L->pd.h, L->pd.w, cfg->block_in, dst);
     return;
   }
   memset(dst, 0, P->low.input_bytes);
   if (L->dense)
-    vta_pack_dense(cfg, x, P->dd.m, P->dd.k, cfg->block_in, dst);
+    vta_layout_pack_dense(cfg, x, P->dd.m, P->dd.k, cfg->block_in, dst);
   else
     vta_lowered_pack_input(cfg, &P->d, &P->low, x, dst);
 }
@@ -430,7 +430,7 @@ void vta_acc_pack_input(const vta_config *cfg, const vta_acc_layer *L, int p, co
 void vta_acc_pack_input2(const vta_config *cfg, const vta_acc_layer *L, int p, const int8_t *x2, int8_t *dst) {
   const vta_acc_part *P = &L->parts[p];
   memset(dst, 0, P->low.input2_bytes);
-  vta_pack_act(cfg, x2, P->d.n, P->d.k, vta_conv_out_h(&P->d), vta_conv_out_w(&P->d), cfg->block_out, dst);
+  vta_layout_pack_act(cfg, x2, P->d.n, P->d.k, vta_conv_out_h(&P->d), vta_conv_out_w(&P->d), cfg->block_out, dst);
 }
 
 static uint32_t layer_outputs(const vta_acc_layer *L) {
@@ -444,20 +444,20 @@ void vta_acc_unpack_output(const vta_config *cfg, const vta_acc_layer *L, int p,
   const vta_acc_part *P = &L->parts[p];
   uint32_t n = layer_outputs(L);
   if (L->pool) {
-    vta_unpack_act(cfg, src, L->pd.n, L->pd.c, vta_pool_out_h(&L->pd), vta_pool_out_w(&L->pd),
+    vta_layout_unpack_act(cfg, src, L->pd.n, L->pd.c, vta_pool_out_h(&L->pd), vta_pool_out_w(&L->pd),
                    cfg->block_out, y);
     return;
   }
   if (L->dense) {
     /* tmp [m][nch] -> the part's columns of y [m][n] */
-    vta_unpack_dense(cfg, src, P->dd.m, P->nch, cfg->block_out, tmp);
+    vta_layout_unpack_dense(cfg, src, P->dd.m, P->nch, cfg->block_out, tmp);
     for (uint32_t r = 0; r < P->dd.m; r++)
       for (uint32_t k = 0; k < P->nch; k++) y[(size_t)r * n + P->ch[k]] = tmp[(size_t)r * P->nch + k];
     return;
   }
   uint32_t ho = vta_conv_out_h(&P->d), wo = vta_conv_out_w(&P->d);
   size_t plane = (size_t)ho * wo;
-  vta_unpack_act(cfg, src, P->d.n, P->nch, ho, wo, cfg->block_out, tmp);
+  vta_layout_unpack_act(cfg, src, P->d.n, P->nch, ho, wo, cfg->block_out, tmp);
   for (uint32_t b = 0; b < P->d.n; b++)
     for (uint32_t k = 0; k < P->nch; k++)
       memcpy(y + ((size_t)b * n + P->ch[k]) * plane, tmp + ((size_t)b * P->nch + k) * plane, plane);
@@ -796,7 +796,8 @@ void vta_explain_print(const vta_graph *g, const vta_config *cfg, const vta_plac
       vta_error e2 = {0};
       vta_tile_choice ch;
       if (!vta_acc_desc(g, i, cfg, &L, &e2)) {
-        fprintf(out, "    input packed from NCHW int8 into %ux%u tiles on the CPU, output unpacked\n",
+        fprintf(out, "    input packed from NCHW int8 into %ux%u tiles on the CPU unless an accelerator node "
+                     "left it on the device in that layout; output unpacked only where the CPU reads it\n",
                 cfg->batch, cfg->block_in);
         for (int q = 0; L.pool && q < 1; q++)
           fprintf(out, "    program 0: max pooling of %ux%ux%ux%u, window %ux%u, stride %u,%u, pads "

@@ -1114,9 +1114,9 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
     vta_pack_bias(cfg, bv, d->k, 0, out->bias + vec_bytes);
   }
   free(bv);
-  out->input_bytes = vta_pack_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);
+  out->input_bytes = vta_layout_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);
   out->output_bytes =
-      vta_pack_act_bytes(cfg, d->n, d->k, vta_conv_out_h(d), vta_conv_out_w(d), cfg->block_out);
+      vta_layout_act_bytes(cfg, d->n, d->k, vta_conv_out_h(d), vta_conv_out_w(d), cfg->block_out);
   out->input2_bytes = d->has_residual ? out->output_bytes : 0;
   /* The program. */
   rc = vta_program_create(cfg, &out->prog, err);
@@ -1144,7 +1144,7 @@ void vta_lowered_pack_input(const vta_config *cfg, const vta_conv_desc *d, const
   if (low->choice.plan.im2col)
     vta_pack_im2col(cfg, d, x, dst);
   else
-    vta_pack_act(cfg, x, d->n, d->c, d->h, d->w, cfg->block_in, dst);
+    vta_layout_pack_act(cfg, x, d->n, d->c, d->h, d->w, cfg->block_in, dst);
 }
 
 int vta_lower_dense(const vta_config *cfg, const vta_dense_desc *d, const int8_t *w,

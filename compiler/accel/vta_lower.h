@@ -5,9 +5,9 @@
  * optionally a residual operand) becomes a vta_program (include/vta/program.h) plus the packed
  * constants it loads. One section per file:
  *
- *   vta_pack.c  layouts: NCHW int8 <-> N/BATCH, C/BLOCK, H, W, BATCH, BLOCK ("packed
- *               activations"), OIHW weights -> O/BLOCK_OUT, I/BLOCK_IN, H, W, BLOCK_OUT,
- *               BLOCK_IN, int32 biases -> ACC elements.
+ *   vta_pack.c  layouts of constants: OIHW weights -> O/BLOCK_OUT, I/BLOCK_IN, H, W,
+ *               BLOCK_OUT, BLOCK_IN, int32 biases -> ACC elements (activations: the
+ *               runtime's include/vta/layout.h).
  *   vta_ref.c   the plain C reference of a layer with exactly the same arithmetic, the
  *               standard the accelerator's results are compared with bit for bit.
  *   vta_conv.c  the schedule: tiles, two virtual threads, dependency tokens, micro-op kernels,
@@ -24,7 +24,7 @@
  *                        .clip_lo = -128, .clip_hi = 127, .has_bias = 1};
  *     vta_lowered low;
  *     if (vta_lower_conv2d(&cfg, &d, weight_oihw, bias, NULL, &low, &err)) ...
- *     // buffers: input = vta_pack_act(x), weight = low.weight, bias = low.bias,
+ *     // buffers: input = vta_layout_pack_act(x), weight = low.weight, bias = low.bias,
  *     // output = low.output_bytes; then vta_program_run(jit, low.prog, phys, &st, &err)
  *     vta_lowered_free(&low);
  *
@@ -46,6 +46,7 @@
 #include <stdio.h>
 
 #include "vta/config.h"
+#include "vta/layout.h"
 #include "vta/program.h"
 #include "vta/status.h"
 
@@ -97,18 +98,10 @@ void vta_conv_im2col_desc(const vta_conv_desc *d, vta_conv_desc *out);
  * layer are those of an image with C = K, H = 1, W = ceil(M / BATCH), one batch group. */
 void vta_dense_as_conv(const vta_config *cfg, const vta_dense_desc *d, vta_conv_desc *out);
 
-/* ---- vta_pack.c: layouts ---- */
+/* ---- vta_pack.c: layouts of constants ---- */
 
-/* Bytes of a packed activation tensor of n images, c channels, h x w (n and c rounded up to
- * BATCH and BLOCK with zeros). `block` is BLOCK_IN for inputs, BLOCK_OUT for outputs. */
-uint64_t vta_pack_act_bytes(const vta_config *cfg, uint32_t n, uint32_t c, uint32_t h, uint32_t w,
-                            uint32_t block);
-/* NCHW int8 -> N/BATCH, C/BLOCK, H, W, BATCH, BLOCK (padding zero). */
-void vta_pack_act(const vta_config *cfg, const int8_t *src, uint32_t n, uint32_t c, uint32_t h,
-                  uint32_t w, uint32_t block, int8_t *dst);
-/* The reverse (padding dropped). */
-void vta_unpack_act(const vta_config *cfg, const int8_t *src, uint32_t n, uint32_t c, uint32_t h,
-                    uint32_t w, uint32_t block, int8_t *dst);
+/* Activations (NCHW int8 <-> N/BATCH, C/BLOCK, H, W, BATCH, BLOCK; dense x[m][k]) are packed
+ * with the runtime's vta_layout_* (include/vta/layout.h), which a deployed model uses too. */
 /* OIHW int8 -> O/BLOCK_OUT, I/BLOCK_IN, H, W, BLOCK_OUT, BLOCK_IN (padding zero). */
 uint64_t vta_pack_wgt_bytes(const vta_config *cfg, uint32_t o, uint32_t i, uint32_t kh,
                             uint32_t kw);
@@ -118,18 +111,10 @@ void vta_pack_wgt(const vta_config *cfg, const int8_t *src, uint32_t o, uint32_t
  * over the batch lanes; padded channels get `pad`). */
 void vta_pack_bias(const vta_config *cfg, const int32_t *src, uint32_t o, int32_t pad,
                    uint8_t *dst);
-/* im2col patches of an NCHW image, packed as the activations of vta_conv_im2col_desc(d):
- * channel (c * KH + ky) * KW + kx of output pixel (oy, ox) is x[c][oy*sh + ky - pt][ox*sw +
- * kx - pl], zero outside the image. */
+/* im2col patches of an NCHW image, packed as the activations of vta_conv_im2col_desc(d)
+ * (vta_layout_pack_im2col for the layer's geometry). */
 uint64_t vta_pack_im2col_bytes(const vta_config *cfg, const vta_conv_desc *d);
 void vta_pack_im2col(const vta_config *cfg, const vta_conv_desc *d, const int8_t *x, int8_t *dst);
-/* Dense activations: x[m][k] -> K/BLOCK_IN, M/BATCH, BATCH, BLOCK_IN, and back for outputs
- * [N/BLOCK_OUT, M/BATCH, BATCH, BLOCK_OUT]. */
-uint64_t vta_pack_dense_bytes(const vta_config *cfg, uint32_t m, uint32_t k, uint32_t block);
-void vta_pack_dense(const vta_config *cfg, const int8_t *src, uint32_t m, uint32_t k,
-                    uint32_t block, int8_t *dst);
-void vta_unpack_dense(const vta_config *cfg, const int8_t *src, uint32_t m, uint32_t k,
-                      uint32_t block, int8_t *dst);
 
 /* ---- vta_ref.c: the reference ---- */
 
@@ -251,7 +236,7 @@ vta_tile_epilogue vta_conv_epilogue(const vta_conv_desc *d, const int8_t *w, con
 int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t *w,
                      const int32_t *bias, const vta_tile_plan *plan, vta_lowered *out,
                      vta_error *err);
-/* Lowers a dense layer: weights [n][k] int8. Activations use vta_pack_dense. */
+/* Lowers a dense layer: weights [n][k] int8. Activations use vta_layout_pack_dense. */
 int vta_lower_dense(const vta_config *cfg, const vta_dense_desc *d, const int8_t *w,
                     const int32_t *bias, const vta_tile_plan *plan, vta_lowered *out,
                     vta_error *err);

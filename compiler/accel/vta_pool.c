@@ -117,8 +117,8 @@ int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered
   uint32_t ntr = ceil_div(ho, R), ntc = ceil_div(wo, Q);
   uint32_t acc_half = cfg->depth[VTA_MEM_ACC] / 2, inp_half = cfg->depth[VTA_MEM_INP] / 2;
   uint32_t a_max = span(R, d->stride_h, d->kh) * span(Q, d->stride_w, d->kw);
-  out->input_bytes = vta_pack_act_bytes(cfg, d->n, d->c, d->h, d->w, cfg->block_in);
-  out->output_bytes = vta_pack_act_bytes(cfg, d->n, d->c, ho, wo, cfg->block_out);
+  out->input_bytes = vta_layout_act_bytes(cfg, d->n, d->c, d->h, d->w, cfg->block_in);
+  out->output_bytes = vta_layout_act_bytes(cfg, d->n, d->c, ho, wo, cfg->block_out);
   /* The identity weight tile, [BLOCK_OUT][BLOCK_IN]. */
   out->weight_bytes = cfg->elem_bytes[VTA_MEM_WGT];
   out->weight = calloc(1, out->weight_bytes);

@@ -5,8 +5,8 @@
  *                        .pad_bottom = 1, .pad_right = 1};
  *     vta_lowered low;
  *     if (vta_lower_maxpool(&cfg, &d, &low, &err)) ...
- *     // buffers: input = vta_pack_act(x, n, c, h, w, BLOCK_IN), weight = low.weight,
- *     // output = low.output_bytes (unpack with vta_unpack_act(..., ho, wo, BLOCK_OUT))
+ *     // buffers: input = vta_layout_pack_act(x, n, c, h, w, BLOCK_IN), weight = low.weight,
+ *     // output = low.output_bytes (unpack with vta_layout_unpack_act(..., ho, wo, BLOCK_OUT))
  *
  * Semantics (vta_ref_pool_max in vta_ref.c is the definition): out[n][c][y][x] = the largest input in the
  * window rows y*stride_h - pad_top + 0..kh-1, columns x*stride_w - pad_left + 0..kw-1, padding

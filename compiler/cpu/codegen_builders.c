@@ -228,3 +228,52 @@ LLVMValueRef cg_table_at(cg *c, LLVMValueRef tab, LLVMValueRef i) {
   LLVMValueRef idx[2] = {cg_i64(c, 0), i};
   return LLVMBuildLoad2(c->b, LLVMGetElementType(at), LLVMBuildInBoundsGEP2(c->b, at, tab, idx, 2, ""), "");
 }
+
+/* ---- typed elements (any element type, for the operator families) ---- */
+
+LLVMTypeRef cg_elt_type(cg *c, vta_dtype t) {
+  switch (t) {
+  case VTA_DT_F32: return c->f32;
+  case VTA_DT_F64: return LLVMDoubleTypeInContext(c->ctx);
+  case VTA_DT_F16: return LLVMHalfTypeInContext(c->ctx);
+  case VTA_DT_I64: case VTA_DT_U64: return c->i64;
+  case VTA_DT_I32: case VTA_DT_U32: return c->i32;
+  case VTA_DT_I16: case VTA_DT_U16: return LLVMInt16TypeInContext(c->ctx);
+  default: return c->i8; /* i8, u8, bool */
+  }
+}
+LLVMValueRef cg_typed_ptr(cg *c, LLVMValueRef p, vta_dtype t) {
+  return LLVMBuildBitCast(c->b, p, LLVMPointerType(cg_elt_type(c, t), 0), "");
+}
+LLVMValueRef cg_tload(cg *c, LLVMValueRef p, vta_dtype t, LLVMValueRef i) {
+  LLVMTypeRef et = cg_elt_type(c, t);
+  return LLVMBuildLoad2(c->b, et, LLVMBuildInBoundsGEP2(c->b, et, cg_typed_ptr(c, p, t), &i, 1, ""), "");
+}
+void cg_tstore(cg *c, LLVMValueRef v, LLVMValueRef p, vta_dtype t, LLVMValueRef i) {
+  LLVMTypeRef et = cg_elt_type(c, t);
+  LLVMBuildStore(c->b, v, LLVMBuildInBoundsGEP2(c->b, et, cg_typed_ptr(c, p, t), &i, 1, ""));
+}
+LLVMValueRef cg_to_f64(cg *c, LLVMValueRef v, vta_dtype t) {
+  LLVMTypeRef d = LLVMDoubleTypeInContext(c->ctx);
+  switch (t) {
+  case VTA_DT_F64: return v;
+  case VTA_DT_F32: case VTA_DT_F16: return LLVMBuildFPExt(c->b, v, d, "");
+  case VTA_DT_U8: case VTA_DT_BOOL: case VTA_DT_U16: case VTA_DT_U32: case VTA_DT_U64:
+    return LLVMBuildUIToFP(c->b, v, d, "");
+  default: return LLVMBuildSIToFP(c->b, v, d, "");
+  }
+}
+LLVMValueRef cg_from_f64(cg *c, LLVMValueRef v, vta_dtype t) {
+  LLVMTypeRef et = cg_elt_type(c, t);
+  switch (t) {
+  case VTA_DT_F64: return v;
+  case VTA_DT_F32: return LLVMBuildFPTrunc(c->b, v, et, "");
+  case VTA_DT_F16: /* through float: double to half is a library call whose ABI LLVM 14 and
+                    * GCC disagree on; float to half is an instruction (F16C) */
+    return LLVMBuildFPTrunc(c->b, LLVMBuildFPTrunc(c->b, v, c->f32, ""), et, "");
+  case VTA_DT_BOOL:
+    return LLVMBuildZExt(c->b, LLVMBuildFCmp(c->b, LLVMRealUNE, v, LLVMConstReal(LLVMTypeOf(v), 0), ""), et, "");
+  case VTA_DT_U8: case VTA_DT_U16: case VTA_DT_U32: case VTA_DT_U64: return LLVMBuildFPToUI(c->b, v, et, "");
+  default: return LLVMBuildFPToSI(c->b, v, et, "");
+  }
+}

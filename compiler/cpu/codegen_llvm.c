@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "compiler/cpu/codegen_llvm.h"
+#include "vta/model.h"
 
 /* Short names for the node emitters below. */
 typedef cg_loop loop_t;
@@ -172,6 +173,9 @@ static const vta_gvalue *V(cg *c, int v) { return &c->g->values[v]; }
 static LLVMValueRef in_p(cg *c, int k) { return argp_of(c, c->nd->in[k]); }
 static LLVMValueRef out_p(cg *c) { return c->argp[c->n_args - c->nd->n_out]; }
 static int has_in(cg *c, int k) { return c->nd->n_in > k && c->nd->in[k] >= 0; }
+
+LLVMValueRef cg_in(cg *c, int k) { return in_p(c, k); }
+LLVMValueRef cg_out(cg *c, int k) { return c->argp[c->n_args - c->nd->n_out + k]; }
 
 /* ---- pointwise loop nests with broadcasting, vectorised along the innermost dimension ---- */
 
@@ -342,6 +346,7 @@ static int lead_clamp(const vta_node *nd, float *lo, float *hi) {
 static LLVMTypeRef elt_of(cg *c, vta_dtype t) {
   switch (vta_dtype_size(t)) {
   case 1: return c->i8;
+  case 2: return LLVMInt16TypeInContext(c->ctx);
   case 8: return c->i64;
   default: return t == VTA_DT_F32 ? c->f32 : c->i32;
   }
@@ -359,7 +364,7 @@ static void estore(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
 
 static void memcpy_f32(cg *c, LLVMValueRef dst, LLVMValueRef src, int64_t count) {
   if (count <= 0) return;
-  int64_t esize = c->et == c->i8 ? 1 : c->et == c->i64 ? 8 : 4;
+  int64_t esize = LLVMGetTypeKind(c->et) == LLVMFloatTypeKind ? 4 : (int64_t)LLVMGetIntTypeWidth(c->et) / 8;
   LLVMValueRef a[4] = {LLVMBuildBitCast(c->b, dst, c->i8ptr, ""), LLVMBuildBitCast(c->b, src, c->i8ptr, ""),
                        C(c, count * esize), LLVMConstInt(c->i1, 0, 0)};
   cg_call(c, "llvm.memcpy.p0i8.p0i8.i64", LLVMVoidTypeInContext(c->ctx), 4, a);
@@ -943,8 +948,10 @@ static void emit_softmax(cg *c) {
 /* ---- per-node driver ---- */
 
 int vta_codegen_supports(vta_gop op) {
+  const vta_op_family *fam = vta_op_family_of(op);
+  if (fam) return fam->emit != NULL;
   switch (op) {
-  case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_GATHER: case VTA_GOP_CONSTANT_OF_SHAPE:
+  case VTA_GOP_SHAPE: case VTA_GOP_CONSTANT_OF_SHAPE:
   case VTA_GOP_BATCHNORM: case VTA_GOP_DROPOUT:
     return 0;
   default:
@@ -955,6 +962,8 @@ int vta_codegen_supports(vta_gop op) {
 int vta_codegen_supports_node(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   if (!vta_codegen_supports(nd->op)) return 0;
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) return fam->supports ? fam->supports(g, i) : 1;
   int q = cg_qop_supports(g, i);
   if (q >= 0) return q;
   int all_f32 = 1, same = 1;
@@ -979,7 +988,15 @@ int vta_codegen_supports_node(const vta_graph *g, int i) {
 }
 
 int vta_node_needs_code(const vta_graph *g, int i) {
-  return g->nodes[i].n_out == 1 && vta_value_count(&g->values[g->nodes[i].out[0]]) > 0;
+  const vta_node *nd = &g->nodes[i];
+  /* Several outputs only for the families' operators (Split); every output present. */
+  if (nd->n_out != 1 && !vta_op_family_of(nd->op)) return 0;
+  int64_t n = 0;
+  for (int k = 0; k < nd->n_out; k++) {
+    if (nd->out[k] < 0) return 0;
+    n += vta_value_count(&g->values[nd->out[k]]);
+  }
+  return nd->n_out >= 1 && n > 0;
 }
 
 int vta_kernel_args(const vta_graph *g, int i, int *values, int cap) {
@@ -1046,7 +1063,10 @@ static int emit_node(cg *c, int i) {
   int done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
   int pointwise_done = 0;
   c->et = elt_of(c, V(c, nd->out[0])->dtype);
-  if (cg_emit_qop(c)) {
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) {
+    if (fam->emit(c)) return -1;
+  } else if (cg_emit_qop(c)) {
     /* A DequantizeLinear's float output may carry fused epilogue steps. */
     pointwise_done = nd->op != VTA_GOP_DEQUANTIZE_LINEAR;
   } else switch (nd->op) {
@@ -1167,8 +1187,70 @@ int vta_codegen_llvm_for(const vta_graph *g, const vta_cpu_target *target, int w
   return vta_codegen_llvm_nodes(g, target, what, NULL, out, err);
 }
 
+/* What a deployed model's object defines beside the kernels (vta_codegen_llvm_deploy). */
+typedef struct deploy_info {
+  const unsigned char *plan;
+  size_t plan_size;
+  const char *symbol;
+} deploy_info;
+
+/* The deployed model's image (include/vta/model.h, vta_model_image): the plan as read-only
+ * data, the kernel table, and the one exported symbol pointing at both. Every function becomes
+ * internal, so that several models link into one program without clashing. */
+static void emit_deploy(cg *c, const deploy_info *d) {
+  int n = c->g->n_nodes;
+  for (LLVMValueRef f = LLVMGetFirstFunction(c->mod); f; f = LLVMGetNextFunction(f))
+    if (!LLVMIsDeclaration(f)) LLVMSetLinkage(f, LLVMInternalLinkage);
+  LLVMTypeRef pt = LLVMArrayType(c->i8, (unsigned)d->plan_size);
+  LLVMValueRef plan = LLVMAddGlobal(c->mod, pt, "vta.plan");
+  LLVMSetInitializer(plan, LLVMConstStringInContext(c->ctx, (const char *)d->plan, (unsigned)d->plan_size, 1));
+  LLVMSetGlobalConstant(plan, 1);
+  LLVMSetLinkage(plan, LLVMInternalLinkage);
+  LLVMSetAlignment(plan, 16);
+  LLVMValueRef *fns = calloc((size_t)n + 1, sizeof *fns);
+  if (!fns) return;
+  for (int i = 0; i < n; i++) {
+    char name[64];
+    vta_kernel_name(i, name, sizeof name);
+    LLVMValueRef f = vta_node_needs_code(c->g, i) ? LLVMGetNamedFunction(c->mod, name) : NULL;
+    fns[i] = f ? LLVMConstBitCast(f, c->i8ptr) : LLVMConstNull(c->i8ptr);
+  }
+  LLVMTypeRef kt = LLVMArrayType(c->i8ptr, (unsigned)n);
+  LLVMValueRef table = LLVMAddGlobal(c->mod, kt, "vta.kernels");
+  LLVMSetInitializer(table, LLVMConstArray(c->i8ptr, fns, (unsigned)n));
+  LLVMSetGlobalConstant(table, 1);
+  LLVMSetLinkage(table, LLVMInternalLinkage);
+  free(fns);
+  LLVMTypeRef i8pp = LLVMPointerType(c->i8ptr, 0);
+  LLVMTypeRef fields[5] = {c->i32, c->i32, c->i8ptr, c->i64, i8pp};
+  LLVMTypeRef it = LLVMStructTypeInContext(c->ctx, fields, 5, 0);
+  LLVMValueRef vals[5] = {LLVMConstInt(c->i32, VTA_MODEL_ABI, 0), LLVMConstInt(c->i32, (unsigned long long)n, 0),
+                          LLVMConstBitCast(plan, c->i8ptr), LLVMConstInt(c->i64, d->plan_size, 0),
+                          LLVMConstBitCast(table, i8pp)};
+  LLVMValueRef img = LLVMAddGlobal(c->mod, it, d->symbol);
+  LLVMSetInitializer(img, LLVMConstNamedStruct(it, vals, 5));
+  LLVMSetGlobalConstant(img, 1);
+}
+
+static int generate(const vta_graph *g, const vta_cpu_target *target, int what, const unsigned char *only,
+                    const deploy_info *deploy, vta_cpu_code *out, vta_error *err);
+
 int vta_codegen_llvm_nodes(const vta_graph *g, const vta_cpu_target *target, int what,
                            const unsigned char *only, vta_cpu_code *out, vta_error *err) {
+  return generate(g, target, what, only, NULL, out, err);
+}
+
+int vta_codegen_llvm_deploy(const vta_graph *g, const vta_cpu_target *target, const unsigned char *plan,
+                            size_t plan_size, const char *symbol, vta_cpu_code *out, vta_error *err) {
+  if (plan_size > 0xffffffffu)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "the model's plan is %zu bytes; a deployed model holds "
+                         "at most 4 GiB", plan_size);
+  deploy_info d = {plan, plan_size, symbol};
+  return generate(g, target, VTA_CODE_OBJECT, NULL, &d, out, err);
+}
+
+static int generate(const vta_graph *g, const vta_cpu_target *target, int what, const unsigned char *only,
+                    const deploy_info *deploy, vta_cpu_code *out, vta_error *err) {
   memset(out, 0, sizeof *out);
   vta_cpu_target host;
   if (!target) {
@@ -1226,6 +1308,7 @@ int vta_codegen_llvm_nodes(const vta_graph *g, const vta_cpu_target *target, int
     if (f) LLVMDeleteFunction(f);
     if (b) LLVMDeleteFunction(b);
   }
+  if (!rc && deploy) emit_deploy(&c, deploy);
   char *msg = NULL;
   if (!rc && LLVMVerifyModule(c.mod, LLVMReturnStatusAction, &msg)) {
     rc = vta_error_set(err, VTA_ERR_INVALID, "internal error: generated LLVM IR is invalid: %.600s", msg);

@@ -76,6 +76,20 @@ LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, int n, LLVMValueR
 LLVMValueRef cg_smin(cg *c, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_smax(cg *c, LLVMValueRef a, LLVMValueRef b);
 
+/* ---- operands of the node being emitted (codegen_llvm.c) ---- */
+/* Pointer to input k's tensor, and to output k's (as float *: cast with cg_typed_ptr). */
+LLVMValueRef cg_in(cg *c, int k);
+LLVMValueRef cg_out(cg *c, int k);
+/* The LLVM scalar type of an element type (f32 -> float, f64 -> double, integers and bool by
+ * size), p cast to a pointer to it, and a load/store of element i of such a tensor. */
+LLVMTypeRef cg_elt_type(cg *c, vta_dtype t);
+LLVMValueRef cg_typed_ptr(cg *c, LLVMValueRef p, vta_dtype t);
+LLVMValueRef cg_tload(cg *c, LLVMValueRef p, vta_dtype t, LLVMValueRef i);
+void cg_tstore(cg *c, LLVMValueRef v, LLVMValueRef p, vta_dtype t, LLVMValueRef i);
+/* Conversions between an element of type t and double (int: signed, except u8 and bool). */
+LLVMValueRef cg_to_f64(cg *c, LLVMValueRef v, vta_dtype t);
+LLVMValueRef cg_from_f64(cg *c, LLVMValueRef v, vta_dtype t);
+
 /* ---- vectors of c->vw floats (codegen_llvm.c) ---- */
 LLVMValueRef cg_splat(cg *c, LLVMValueRef scalar);
 LLVMValueRef cg_vload(cg *c, LLVMValueRef p, LLVMValueRef i);

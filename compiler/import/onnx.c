@@ -33,8 +33,8 @@ static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *
   vta_dtype dt;
   if (!t->has_data_type || vta_dtype_from_onnx(t->data_type, &dt))
     return vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                         "%s: tensor element type %d is not supported (float32, float64, int64, "
-                         "int32, int8, uint8, bool are)", what, t->has_data_type ? t->data_type : 0);
+                         "%s: tensor element type %d is not supported (float32, float64, float16, "
+                         "int64, int32, int16, int8, uint64, uint32, uint16, uint8, bool are)", what, t->has_data_type ? t->data_type : 0);
   if (t->n_dims > VTA_MAX_RANK)
     return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: %zu dimensions, at most %d supported",
                          what, t->n_dims, VTA_MAX_RANK);
@@ -60,8 +60,10 @@ static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *
     have0 = t->n_double_data;
   else if (dt == VTA_DT_I64)
     have0 = t->n_int64_data;
+  else if (dt == VTA_DT_U32 || dt == VTA_DT_U64)
+    have0 = t->n_uint64_data;
   else
-    have0 = t->n_int32_data;
+    have0 = t->n_int32_data; /* the narrow types; float16 as its bit patterns */
   if (have0 != count0)
     return vta_error_set(err, VTA_ERR_INVALID, "%s: %zu elements stored, the shape needs %zu", what,
                          have0, count0);
@@ -87,6 +89,7 @@ static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *
   case VTA_DT_F32: have = t->n_float_data; break;
   case VTA_DT_F64: have = t->n_double_data; break;
   case VTA_DT_I64: have = t->n_int64_data; break;
+  case VTA_DT_U32: case VTA_DT_U64: have = t->n_uint64_data; break;
   default: have = t->n_int32_data; break;
   }
   if (have != count)
@@ -99,6 +102,11 @@ static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *
     case VTA_DT_I64: ((int64_t *)v->data)[i] = t->int64_data[i]; break;
     case VTA_DT_I32: ((int32_t *)v->data)[i] = t->int32_data[i]; break;
     case VTA_DT_I8: ((int8_t *)v->data)[i] = (int8_t)t->int32_data[i]; break;
+    case VTA_DT_I16: case VTA_DT_U16: case VTA_DT_F16: /* float16: the bit pattern */
+      ((uint16_t *)v->data)[i] = (uint16_t)t->int32_data[i];
+      break;
+    case VTA_DT_U32: ((uint32_t *)v->data)[i] = (uint32_t)t->uint64_data[i]; break;
+    case VTA_DT_U64: ((uint64_t *)v->data)[i] = t->uint64_data[i]; break;
     default: ((uint8_t *)v->data)[i] = (uint8_t)t->int32_data[i]; break;
     }
   }
@@ -132,6 +140,9 @@ static int copy_attrs(importer *im, int ni, const Onnx__NodeProto *np, const cha
   for (size_t k = 0; k < np->n_attribute; k++) {
     const Onnx__AttributeProto *a = np->attribute[k];
     int rc = 0;
+    /* protobuf-c leaves an absent name NULL (found by fuzz_onnx: strcmp on it). */
+    if (!a->name || !a->name[0])
+      return vta_error_set(im->err, VTA_ERR_INVALID, "%s: attribute %zu has no name", where, k);
     switch (a->type) {
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
       rc = vta_attrs_set_int(&nd->n_attrs, &nd->attrs, a->name, a->i);
@@ -146,7 +157,8 @@ static int copy_attrs(importer *im, int ni, const Onnx__NodeProto *np, const cha
       rc = vta_attrs_set_floats(&nd->n_attrs, &nd->attrs, a->name, (int)a->n_floats, a->floats);
       break;
     case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: {
-      char *s = strndup((const char *)a->s.data, a->s.len);
+      /* An absent string has no data pointer (found by fuzz_onnx: strndup(NULL, 0)). */
+      char *s = a->s.data ? strndup((const char *)a->s.data, a->s.len) : strdup("");
       rc = s ? vta_attrs_set_string(&nd->n_attrs, &nd->attrs, a->name, s) : -1;
       free(s);
       break;
@@ -163,15 +175,7 @@ static int copy_attrs(importer *im, int ni, const Onnx__NodeProto *np, const cha
           return vta_error_set(im->err, VTA_ERR_INVALID,
                                "%s: attribute 'value' must hold one element", where);
         }
-        double x = 0;
-        switch (tv.dtype) {
-        case VTA_DT_F32: x = *(float *)tv.data; break;
-        case VTA_DT_F64: x = *(double *)tv.data; break;
-        case VTA_DT_I64: x = (double)*(int64_t *)tv.data; break;
-        case VTA_DT_I32: x = *(int32_t *)tv.data; break;
-        case VTA_DT_I8: x = *(int8_t *)tv.data; break;
-        default: x = *(uint8_t *)tv.data; break;
-        }
+        double x = vta_elem_get(&tv, 0);
         rc = vta_attrs_set_float(&nd->n_attrs, &nd->attrs, "value", (float)x) ||
              vta_attrs_set_int(&nd->n_attrs, &nd->attrs, "dtype", vta_dtype_onnx(tv.dtype));
         vta_value_free(&tv);
@@ -203,6 +207,8 @@ static int import_constant(importer *im, const Onnx__NodeProto *np, const char *
                          where);
   const Onnx__AttributeProto *a = np->attribute[0];
   int64_t n;
+  if (!a->name || !a->name[0])
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: the Constant's attribute has no name", where);
   if (strcmp(a->name, "value") == 0 && a->t) return decode_tensor(a->t, val, where, im->err);
   if (strcmp(a->name, "value_float") == 0 || strcmp(a->name, "value_int") == 0) {
     int is_f = a->name[6] == 'f';
@@ -245,6 +251,10 @@ static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
     op = VTA_GOP_ADD;
   else
     op = vta_op_lookup(opname);
+  const char *refused = vta_op_refused(opname);
+  if (refused)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: operator %s is refused: %s", where,
+                         opname, refused);
   if (op == VTA_GOP_COUNT || vta_op_internal(op))
     return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: operator %s is not supported", where,
                          opname);
@@ -327,8 +337,14 @@ static int import_input(importer *im, const Onnx__ValueInfoProto *vi) {
   if (v >= 0) return 0; /* also an initializer: a constant with a default, keep the constant */
   for (int k = 0; im->opts && k < im->opts->n_fixed; k++)
     if (strcmp(im->opts->fixed_names[k], name) == 0) {
-      v = vta_graph_add_value(im->g, name, VTA_DT_F32);
       const vta_gvalue *fv = &im->opts->fixed_values[k];
+      /* The value must be of the type the model declares for the input. */
+      const Onnx__TypeProto__Tensor *ft =
+          vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vi->type->tensor_type : NULL;
+      if (ft && ft->has_elem_type && ft->elem_type != vta_dtype_onnx(fv->dtype))
+        return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "graph input '%s' is declared with element type %d; the "
+                             "value fixed for it is %s", name, ft->elem_type, vta_dtype_name(fv->dtype));
+      v = vta_graph_add_value(im->g, name, VTA_DT_F32);
       if (v < 0 || vta_value_set_const(&im->g->values[v], fv->dtype, fv->rank, fv->dims))
         return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
       memcpy(im->g->values[v].data, fv->data, vta_value_bytes(fv));
@@ -415,22 +431,45 @@ vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_imp
     if ((!o->domain || !o->domain[0] || strcmp(o->domain, "ai.onnx") == 0) && o->has_version)
       opset = (int)o->version;
   }
+  /* An operator refused by name is named first, whatever else the model lacks (the training
+   * operators' models import only the ai.onnx.preview.training domain). */
+  for (size_t i = 0; i < m->graph->n_node; i++) {
+    const char *t = m->graph->node[i]->op_type ? m->graph->node[i]->op_type : "";
+    const char *why = vta_op_refused(t);
+    if (why) {
+      const char *nm = m->graph->node[i]->name ? m->graph->node[i]->name : "";
+      vta_error_set(err, VTA_ERR_UNSUPPORTED, "node %d '%s' (%s): operator %s is refused: %s", (int)i, nm, t, t,
+                    why);
+      goto bad;
+    }
+  }
   if (opset < 0) {
     vta_error_set(err, VTA_ERR_INVALID, "the ONNX model imports no default-domain opset");
     goto bad;
   }
   /* A model declaring an opset older than 9 means the same as at opset 9 when every operator
-   * it uses has had one definition since opset 1 (GlobalAveragePool, GlobalMaxPool): ONNX's
-   * own conformance tests for those operators declare opset 1. Such a model is imported as
-   * opset 9; any other old model is refused. */
+   * it uses has kept its definition since an opset at or below the declared one (ONNX's own
+   * conformance tests declare the opset an operator last changed in: 1, 6 or 7). Such a model
+   * is imported as opset 9; any other old model is refused. The opsets are those of ONNX's
+   * operator changelog where the later versions only removed attributes (consumed_inputs) or
+   * added element types. */
   if (opset < MIN_OPSET && opset >= 1 && m->graph && m->graph->n_node > 0) {
-    static const char *const unchanged_since_1[] = {"GlobalAveragePool", "GlobalMaxPool"};
+    static const struct {
+      const char *op;
+      int since;
+    } unchanged[] = {
+        {"GlobalAveragePool", 1}, {"GlobalMaxPool", 1}, {"Not", 1}, {"Softplus", 1}, {"Softsign", 1},
+        {"ReduceLogSum", 1}, {"Elu", 6}, {"HardSigmoid", 6}, {"Selu", 6}, {"Relu", 6}, {"LeakyRelu", 6},
+        {"Sigmoid", 6}, {"Tanh", 6}, {"Abs", 6}, {"Neg", 6}, {"Exp", 6}, {"Log", 6}, {"Sqrt", 6},
+        {"Reciprocal", 6}, {"Floor", 6}, {"Ceil", 6}, {"InstanceNormalization", 6}, {"Sin", 7}, {"Cos", 7},
+        {"Tan", 7}, {"Asin", 7}, {"Acos", 7}, {"Atan", 7}, {"And", 7}, {"Or", 7}, {"Xor", 7},
+    };
     int all = 1;
     for (size_t i = 0; i < m->graph->n_node && all; i++) {
       const char *t = m->graph->node[i]->op_type ? m->graph->node[i]->op_type : "";
       int found = 0;
-      for (size_t k = 0; k < sizeof unchanged_since_1 / sizeof unchanged_since_1[0]; k++)
-        if (strcmp(t, unchanged_since_1[k]) == 0) found = 1;
+      for (size_t k = 0; k < sizeof unchanged / sizeof unchanged[0]; k++)
+        if (strcmp(t, unchanged[k].op) == 0 && unchanged[k].since <= opset) found = 1;
       all = found;
     }
     if (all) opset = MIN_OPSET;
@@ -471,7 +510,20 @@ vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_imp
     const char *name = gp->output[i]->name ? gp->output[i]->name : "";
     int v = vta_graph_find_value(im.g, name);
     if (v < 0) {
-      vta_error_set(err, VTA_ERR_INVALID, "graph output '%s' is produced by no node", name);
+      /* Dropout's mask and BatchNormalization's running statistics exist only in training. */
+      const char *dropped = NULL;
+      for (size_t k = 0; k < gp->n_node && !dropped; k++) {
+        const Onnx__NodeProto *np = gp->node[k];
+        if (!np->op_type || (strcmp(np->op_type, "Dropout") && strcmp(np->op_type, "BatchNormalization")))
+          continue;
+        for (size_t j = 1; j < np->n_output; j++)
+          if (strcmp(np->output[j], name) == 0) dropped = np->op_type;
+      }
+      if (dropped)
+        vta_error_set(err, VTA_ERR_UNSUPPORTED, "graph output '%s' is one of %s's training outputs "
+                      "(mask or running statistics): only the inference form is supported", name, dropped);
+      else
+        vta_error_set(err, VTA_ERR_INVALID, "graph output '%s' is produced by no node", name);
       goto bad;
     }
     if (vta_graph_add_output(im.g, v)) {

@@ -219,23 +219,19 @@ static int read_const(reader *r, int v) {
     } else if (strncmp(r->p, "-inf", 4) == 0) {
       x = -INFINITY;
       r->p += 4;
-    } else if (val->dtype == VTA_DT_F32 || val->dtype == VTA_DT_F64) {
+    } else if (val->dtype == VTA_DT_F32 || val->dtype == VTA_DT_F64 || val->dtype == VTA_DT_F16) {
       if (read_double(r, &x)) return -1;
     } else {
       int64_t iv;
       if (read_int(r, &iv)) return -1;
-      switch (val->dtype) {
-      case VTA_DT_I64: ((int64_t *)val->data)[i] = iv; break;
-      case VTA_DT_I32: ((int32_t *)val->data)[i] = (int32_t)iv; break;
-      case VTA_DT_I8: ((int8_t *)val->data)[i] = (int8_t)iv; break;
-      default: ((uint8_t *)val->data)[i] = (uint8_t)iv; break;
-      }
+      if (val->dtype == VTA_DT_I64 || val->dtype == VTA_DT_U64)
+        ((int64_t *)val->data)[i] = iv;
+      else
+        vta_elem_put(val, i, (double)iv);
       continue;
     }
-    if (val->dtype == VTA_DT_F32)
-      ((float *)val->data)[i] = (float)x;
-    else if (val->dtype == VTA_DT_F64)
-      ((double *)val->data)[i] = x;
+    if (val->dtype == VTA_DT_F32 || val->dtype == VTA_DT_F64 || val->dtype == VTA_DT_F16)
+      vta_elem_put(val, i, x);
     else
       return fail(r, "non-integer element in an integer constant");
   }

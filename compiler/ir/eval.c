@@ -13,32 +13,13 @@
 
 #include "compiler/compiler.h"
 
-static double get(const vta_gvalue *v, int64_t i) {
-  switch (v->dtype) {
-  case VTA_DT_F32: return ((const float *)v->data)[i];
-  case VTA_DT_F64: return ((const double *)v->data)[i];
-  case VTA_DT_I64: return (double)((const int64_t *)v->data)[i];
-  case VTA_DT_I32: return ((const int32_t *)v->data)[i];
-  case VTA_DT_I8: return ((const int8_t *)v->data)[i];
-  default: return ((const uint8_t *)v->data)[i];
-  }
-}
-static void put(vta_gvalue *v, int64_t i, double x) {
-  switch (v->dtype) {
-  case VTA_DT_F32: ((float *)v->data)[i] = (float)x; break;
-  case VTA_DT_F64: ((double *)v->data)[i] = x; break;
-  case VTA_DT_I64: ((int64_t *)v->data)[i] = (int64_t)x; break;
-  case VTA_DT_I32: ((int32_t *)v->data)[i] = (int32_t)x; break;
-  case VTA_DT_I8: ((int8_t *)v->data)[i] = (int8_t)x; break;
-  case VTA_DT_BOOL: ((uint8_t *)v->data)[i] = x != 0; break;
-  default: ((uint8_t *)v->data)[i] = (uint8_t)x; break;
-  }
-}
+static double get(const vta_gvalue *v, int64_t i) { return vta_elem_get(v, i); }
+static void put(vta_gvalue *v, int64_t i, double x) { vta_elem_put(v, i, x); }
 static int is_int(vta_dtype t) { return t != VTA_DT_F32 && t != VTA_DT_F64; }
 
 static int is_evaluable(vta_gop op) {
   switch (op) {
-  case VTA_GOP_SHAPE: case VTA_GOP_CAST: case VTA_GOP_GATHER: case VTA_GOP_CONCAT:
+  case VTA_GOP_SHAPE: case VTA_GOP_CONCAT:
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
   case VTA_GOP_IDENTITY: case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE: case VTA_GOP_CONSTANT_OF_SHAPE:
   case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR:
@@ -50,12 +31,15 @@ static int is_evaluable(vta_gop op) {
 
 int vta_eval_can(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
-  if (!is_evaluable(nd->op) || nd->n_out != 1 || nd->n_epi) return 0;
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam ? !fam->eval : !is_evaluable(nd->op)) return 0;
+  if (nd->n_out != 1 || nd->n_epi) return 0;
   const vta_gvalue *o = &g->values[nd->out[0]];
   if (o->rank < 0 || o->data) return 0;
   /* Keep large elementwise results computed at run time only if they are huge; weights
    * folded at compile time are the point of this pass, so there is no size limit here. */
-  if (nd->op == VTA_GOP_SHAPE) return nd->n_in >= 1 && nd->in[0] >= 0 && g->values[nd->in[0]].rank >= 0;
+  /* Shape and Size need only their input's shape. */
+  if (nd->op == VTA_GOP_SHAPE || nd->op == VTA_GOP_SIZE) return nd->n_in >= 1 && nd->in[0] >= 0 && g->values[nd->in[0]].rank >= 0;
   for (int k = 0; k < nd->n_in; k++)
     if (nd->in[k] >= 0 && !g->values[nd->in[k]].data) return 0;
   return 1;
@@ -147,6 +131,8 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   if (vta_value_set_const(o, shape.dtype, shape.rank, shape.dims))
     return vta_error_set(err, VTA_ERR_NOMEM, "out of memory folding node %d", i);
   int64_t n = vta_value_count(o), idx[VTA_MAX_RANK], xs[VTA_MAX_RANK], os[VTA_MAX_RANK];
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) return fam->eval(g, i, err);
   if (x) strides_of(x, xs);
   strides_of(o, os);
   switch (nd->op) {
@@ -162,13 +148,7 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   }
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
   case VTA_GOP_IDENTITY:
-    if (x->dtype == o->dtype) {
-      memcpy(o->data, x->data, vta_value_bytes(o));
-      return 0;
-    }
-    /* fall through */
-  case VTA_GOP_CAST:
-    for (int64_t k = 0; k < n; k++) put(o, k, get(x, k));
+    memcpy(o->data, x->data, vta_value_bytes(o)); /* the same type and element count */
     return 0;
   case VTA_GOP_TRANSPOSE: {
     int64_t perm[VTA_MAX_RANK];
@@ -207,29 +187,6 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
         put(o, off, get(v, k));
       }
       base += v->dims[axis];
-    }
-    return 0;
-  }
-  case VTA_GOP_GATHER: {
-    const vta_gvalue *ix = &g->values[nd->in[1]];
-    int64_t axis = vta_node_int(nd, "axis", 0), is[VTA_MAX_RANK];
-    strides_of(ix, is);
-    for (int64_t k = 0; k < n; k++) {
-      unravel(k, o, idx);
-      int64_t ioff = 0;
-      for (int d = 0; d < ix->rank; d++) ioff += idx[axis + d] * is[d];
-      int64_t j = (int64_t)get(ix, ioff);
-      if (j < 0) j += x->dims[axis];
-      if (j < 0 || j >= x->dims[axis]) {
-        char w[300];
-        return vta_error_set(err, VTA_ERR_INVALID, "%s: index %lld out of range for axis of size %lld",
-                             vta_node_describe(g, i, w, sizeof w), (long long)j, (long long)x->dims[axis]);
-      }
-      int64_t off = 0, d = 0;
-      for (; d < axis; d++) off += idx[d] * xs[d];
-      off += j * xs[axis];
-      for (d = axis + 1; d < x->rank; d++) off += idx[d - 1 + ix->rank] * xs[d];
-      put(o, k, get(x, off));
     }
     return 0;
   }

@@ -21,16 +21,37 @@
 #include "vta/limits.h"
 
 static const char *const op_names[] = {
-#define VTA_X_(e, name, kind) name,
+#define VTA_X_(e, name, kind, fam, claimed) name,
     VTA_GOPS(VTA_X_)
 #undef VTA_X_
 };
 static const int op_kinds[] = {
-#define VTA_X_(e, name, kind) kind,
+#define VTA_X_(e, name, kind, fam, claimed) kind,
+    VTA_GOPS(VTA_X_)
+#undef VTA_X_
+};
+static const char *const op_family_names[] = {
+#define VTA_X_(e, name, kind, fam, claimed) #fam,
+    VTA_GOPS(VTA_X_)
+#undef VTA_X_
+};
+static const unsigned char op_claimed[] = {
+#define VTA_X_(e, name, kind, fam, claimed) claimed,
+    VTA_GOPS(VTA_X_)
+#undef VTA_X_
+};
+/* `core` operators are handled by the shared walkers: their family has no slots. */
+const vta_op_family vta_family_core = {"core", NULL, NULL, NULL, NULL};
+#define VTA_X_(e, name, kind, fam, claimed) extern const vta_op_family vta_family_##fam;
+VTA_GOPS(VTA_X_)
+#undef VTA_X_
+static const vta_op_family *const op_families[] = {
+#define VTA_X_(e, name, kind, fam, claimed) &vta_family_##fam,
     VTA_GOPS(VTA_X_)
 #undef VTA_X_
 };
 _Static_assert(sizeof(op_names) / sizeof(op_names[0]) == VTA_GOP_COUNT, "op table");
+_Static_assert(sizeof(op_families) / sizeof(op_families[0]) == VTA_GOP_COUNT, "op table");
 
 const char *vta_op_name(vta_gop op) { return op < VTA_GOP_COUNT ? op_names[op] : "?"; }
 int vta_op_kind(vta_gop op) { return op < VTA_GOP_COUNT ? op_kinds[op] : VTA_OPK_OTHER; }
@@ -42,6 +63,30 @@ vta_gop vta_op_lookup(const char *name) {
     if (strcmp(op_names[i], name) == 0) return (vta_gop)i;
   return VTA_GOP_COUNT;
 }
+const vta_op_family *vta_op_family_of(vta_gop op) {
+  return op < VTA_GOP_COUNT && op_families[op] != &vta_family_core ? op_families[op] : NULL;
+}
+const char *vta_op_family_name(vta_gop op) { return op < VTA_GOP_COUNT ? op_family_names[op] : "?"; }
+int vta_op_claimed(vta_gop op) { return op < VTA_GOP_COUNT && op_claimed[op]; }
+
+static const struct {
+  const char *name, *why;
+} refused_ops[] = {
+#define VTA_X_(name, why) {name, why},
+    VTA_REFUSED_OPS(VTA_X_)
+#undef VTA_X_
+};
+const char *vta_op_refused(const char *name) {
+  for (size_t i = 0; i < sizeof refused_ops / sizeof refused_ops[0]; i++)
+    if (strcmp(refused_ops[i].name, name) == 0) return refused_ops[i].why;
+  return NULL;
+}
+
+const char *vta_op_refused_nth(int k, const char **why) {
+  if (k < 0 || (size_t)k >= sizeof refused_ops / sizeof refused_ops[0]) return NULL;
+  if (why) *why = refused_ops[k].why;
+  return refused_ops[k].name;
+}
 
 static const struct {
   const char *name;
@@ -49,7 +94,8 @@ static const struct {
   int onnx;
 } dtypes[] = {
     {"f32", 4, 1}, {"i64", 8, 7}, {"i32", 4, 6}, {"i8", 1, 3},
-    {"u8", 1, 2},  {"bool", 1, 9}, {"f64", 8, 11},
+    {"u8", 1, 2},  {"bool", 1, 9}, {"f64", 8, 11}, {"i16", 2, 5},
+    {"f16", 2, 10}, {"u16", 2, 4}, {"u32", 4, 12}, {"u64", 8, 13},
 };
 _Static_assert(sizeof(dtypes) / sizeof(dtypes[0]) == VTA_DT_COUNT, "dtype table");
 
@@ -466,14 +512,10 @@ static void print_elements(FILE *f, const vta_gvalue *v) {
   for (int64_t i = 0; i < n; i++) {
     if (i) fputs(i % 16 ? ", " : ",\n    ", f);
     switch (v->dtype) {
-    case VTA_DT_F32: print_float(f, ((const float *)v->data)[i]); break;
-    case VTA_DT_F64: print_float(f, ((const double *)v->data)[i]); break;
+    case VTA_DT_F32: case VTA_DT_F64: case VTA_DT_F16: print_float(f, vta_elem_get(v, i)); break;
     case VTA_DT_I64: fprintf(f, "%" PRId64, ((const int64_t *)v->data)[i]); break;
-    case VTA_DT_I32: fprintf(f, "%" PRId32, ((const int32_t *)v->data)[i]); break;
-    case VTA_DT_I8: fprintf(f, "%d", ((const int8_t *)v->data)[i]); break;
-    case VTA_DT_U8:
-    case VTA_DT_BOOL: fprintf(f, "%u", ((const uint8_t *)v->data)[i]); break;
-    default: fputc('?', f);
+    case VTA_DT_U64: fprintf(f, "%" PRIu64, ((const uint64_t *)v->data)[i]); break;
+    default: fprintf(f, "%lld", (long long)vta_elem_get(v, i)); break; /* exact below 2^53 */
     }
   }
   fputc(']', f);

@@ -35,6 +35,16 @@ static int bad(ctx *c, const char *fmt, ...) {
   va_end(ap);
   return vta_error_set(c->err, VTA_ERR_INVALID, "%s: %s", c->where, msg);
 }
+/* A parameter the model computes at run time: valid ONNX this compiler does not take. */
+static int not_constant(ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int not_constant(ctx *c, const char *fmt, ...) {
+  char msg[600];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: %s", c->where, msg);
+}
 static int unsupported(ctx *c, const char *what) {
   return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: %s is not supported", c->where, what);
 }
@@ -100,7 +110,7 @@ static int input_to_ints(ctx *c, int k, const char *name, int required) {
     int64_t vals[64];
     int n = const_ints(v, vals, 64);
     if (n < 0)
-      return bad(c, "input %d (%s) must be a constant integer tensor known at compile time "
+      return not_constant(c, "input %d (%s) must be a constant integer tensor known at compile time "
                  "(value '%s' is computed from the model's inputs)", k, name, v->name);
     if (set_ints(c, name, n, vals)) return -1;
   } else if (required) {
@@ -556,11 +566,11 @@ static int infer_resize(ctx *c) {
   int si = c->g->opset >= 11 ? 2 : 1;
   if (IN(c, si) && vta_value_count(IN(c, si)) > 0) {
     nsc = const_floats(IN(c, si), scales, VTA_MAX_RANK);
-    if (nsc < 0) return bad(c, "scales must be a constant known at compile time");
+    if (nsc < 0) return not_constant(c, "scales must be a constant known at compile time");
   }
   if (c->g->opset >= 11 && IN(c, 3) && vta_value_count(IN(c, 3)) > 0) {
     nsz = const_ints(IN(c, 3), sizes, VTA_MAX_RANK);
-    if (nsz < 0) return bad(c, "sizes must be a constant known at compile time");
+    if (nsz < 0) return not_constant(c, "sizes must be a constant known at compile time");
   }
   if (c->g->opset >= 11 && IN(c, 1) && vta_value_count(IN(c, 1)) > 0 &&
       strcmp(vta_node_string(c->nd, "coordinate_transformation_mode", "half_pixel"), "tf_crop_and_resize") == 0)
@@ -644,7 +654,7 @@ static int q_param(ctx *c, int k, const char *what, int is_zp, int64_t per) {
   vta_gvalue *v = IN(c, k);
   if (!v) return 0;
   if (!v->data)
-    return bad(c, "%s (input %d, '%s') must be a constant known at compile time", what, k, v->name);
+    return not_constant(c, "%s (input %d, '%s') must be a constant known at compile time", what, k, v->name);
   if (is_zp ? !(is_q8(v->dtype) || v->dtype == VTA_DT_I32) : v->dtype != VTA_DT_F32)
     return unsupported(c, is_zp ? "a zero point other than int8, uint8 or int32" : "a scale other than float32");
   int64_t n = vta_value_count(v);
@@ -700,7 +710,7 @@ static int need_type(ctx *c, int k, int int8_only) {
 static int zp_match(ctx *c, int zk, int dk, int64_t per) {
   vta_gvalue *z = IN(c, zk), *d = IN(c, dk);
   if (!z) return 0;
-  if (!z->data) return bad(c, "zero point input %d must be a constant known at compile time", zk);
+  if (!z->data) return not_constant(c, "zero point input %d must be a constant known at compile time", zk);
   if (z->dtype != d->dtype) return bad(c, "zero point input %d's type differs from input %d's", zk, dk);
   int64_t n = vta_value_count(z);
   if (z->rank > 1 || (n != 1 && n != per)) return bad(c, "zero point input %d has %lld elements", zk, (long long)n);
@@ -805,6 +815,8 @@ static int infer_node(ctx *c) {
     if (v && !v->data && v->rank < 0 && v->producer < 0 && !v->is_input)
       return bad(c, "input %d ('%s') is produced by no node", k, v->name);
   }
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (fam) return fam->infer(c->g, c->i, c->err);
   switch (nd->op) {
   case VTA_GOP_CONV: return infer_conv(c, 0);
   case VTA_GOP_CONV_TRANSPOSE: return infer_conv(c, 1);
@@ -874,30 +886,6 @@ static int infer_node(ctx *c) {
     if (set_int(c, "start", s)) return -1;
     vta_node_remove_attr(nd, "end");
     set_out(c, 0, VTA_DT_I64, 1, &n);
-    return 0;
-  }
-  case VTA_GOP_CAST: {
-    vta_gvalue *x = IN(c, 0);
-    vta_dtype t;
-    if (need_rank(c, x, 0)) return -1;
-    if (vta_dtype_from_onnx((int)vta_node_int(nd, "to", 0), &t))
-      return unsupported(c, "the target element type");
-    set_out(c, 0, t, x->rank, x->dims);
-    return 0;
-  }
-  case VTA_GOP_GATHER: {
-    vta_gvalue *x = IN(c, 0), *ix = IN(c, 1);
-    if (need_rank(c, x, 0) || need_rank(c, ix, 1)) return -1;
-    int64_t axis = 0;
-    if (norm_axis(c, vta_node_int(nd, "axis", 0), x->rank, &axis)) return -1;
-    if (x->rank - 1 + ix->rank > VTA_MAX_RANK) return bad(c, "result rank too large");
-    int64_t dims[VTA_MAX_RANK];
-    int r = 0;
-    for (int d = 0; d < axis; d++) dims[r++] = x->dims[d];
-    for (int d = 0; d < ix->rank; d++) dims[r++] = ix->dims[d];
-    for (int d = (int)axis + 1; d < x->rank; d++) dims[r++] = x->dims[d];
-    if (set_int(c, "axis", axis)) return -1;
-    set_out(c, 0, x->dtype, r, dims);
     return 0;
   }
   case VTA_GOP_QUANTIZE_LINEAR: return infer_quantize(c, 0);

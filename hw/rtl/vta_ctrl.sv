@@ -1,23 +1,20 @@
 // vta_ctrl - the AXI4-Lite control slave: the Vitis ap_ctrl_hs convention, the run arguments
 // and read-only performance counters.
 //
-// Register map (32-bit registers; 64-bit values are two registers, low word first):
-//   0x00 CTRL    bit 0 ap_start (write 1 to start; reads 1 until the run is accepted),
-//                bit 1 ap_done (cleared when read), bit 2 ap_idle, bit 3 ap_ready (cleared when
-//                read)
-//   0x04 GIE     bit 0 global interrupt enable
-//   0x08 IER     bit 0 done interrupt enable, bit 1 ready interrupt enable
-//   0x0C ISR     bit 0 done, bit 1 ready (write 1 to toggle, i.e. clear)
-//   0x10 insn_count   instructions in the stream
-//   0x18 insn_addr    64-bit physical address of the stream (0x18 low, 0x1C high)
-//   0x20 cycles            0x28 load busy       0x30 compute busy    0x38 store busy
-//   0x40 load stall        0x48 compute stall   0x50 store stall     0x58 GEMM micro-ops
-//   0x60 MAC micro-ops     0x68 ALU micro-ops   0x70 load insns      0x78 compute insns
-//   0x80 store insns       0x88 FINISH count    0x98 dual-issue cycles (GEMM and ALU both
-//   wrote a result)        (all 64-bit, read-only, cleared at start)
-//   0x90 status: bits 2:0 busy of load/compute/store, bit 3 fetch done
-// The same map is documented in docs/hw.md; the kernel is packaged for XRT with this layout.
-module vta_ctrl #(
+// Register map: every offset comes from the generated package (Reg<Name>, CntOffsets), which is
+// written from the table of include/vta/regmap.h; docs/hw.md shows the same table. 32-bit
+// registers; 64-bit values are two registers, low word first:
+//   CTRL    bit 0 ap_start (write 1 to start; reads 1 until the run is accepted), bit 1 ap_done
+//           (cleared when read), bit 2 ap_idle, bit 3 ap_ready (cleared when read)
+//   GIE     bit 0 global interrupt enable
+//   IER     bit 0 done interrupt enable, bit 1 ready interrupt enable
+//   ISR     bit 0 done, bit 1 ready (write 1 to toggle, i.e. clear)
+//   the arguments (insn_count, insn_addr), the 64-bit read-only counters (cleared at start), the
+//   status register (busy of load/compute/store, fetch done) and CONFIG_ID (the configuration
+//   the RTL was built for).
+module vta_ctrl
+  import vta_pkg::*;
+#(
   parameter int unsigned AddrW = 64
 ) (
   input  logic             clk_i,
@@ -57,11 +54,7 @@ module vta_ctrl #(
   input  logic             finish_i,
   input  logic             fetch_done_i
 );
-  localparam int unsigned NCnt = 15;
-  // Counter indices (address 0x20 + 8*index, except the last, added after the status register
-  // at 0x90: 0x98).
-  localparam int unsigned CCycles = 0, CBusy = 1, CStall = 4, CGemm = 7, CMac = 8, CAlu = 9;
-  localparam int unsigned CInsns = 10, CFinish = 13, CDual = 14;
+  localparam int unsigned NCnt = NumCounters;
 
   logic        start_q, running_q, done_q, ready_q, gie_q;
   logic [1:0]  ier_q, isr_q;
@@ -97,26 +90,23 @@ module vta_ctrl #(
   endfunction
 
   // Read mux.
-  localparam int unsigned CntIdxW = $clog2(NCnt);
   logic [31:0] rval;
-  logic [CntIdxW-1:0] cnt_idx;
-  assign cnt_idx = CntIdxW'((s_araddr_i - 8'h20) >> 3);
   always_comb begin
     rval = '0;
     unique case (s_araddr_i)
-      8'h00: rval = {28'b0, ready_q, !running_q, done_q, start_q};
-      8'h04: rval = {31'b0, gie_q};
-      8'h08: rval = {30'b0, ier_q};
-      8'h0C: rval = {30'b0, isr_q};
-      8'h10: rval = count_q;
-      8'h18: rval = addr_q[31:0];
-      8'h1C: rval = 32'(addr_q >> 32);
-      8'h90: rval = {28'b0, fetch_done_i, busy_i};
-      8'h98: rval = cnt_q[CDual][31:0];
-      8'h9C: rval = cnt_q[CDual][63:32];
+      RegCtrl:     rval = {28'b0, ready_q, !running_q, done_q, start_q};
+      RegGie:      rval = {31'b0, gie_q};
+      RegIer:      rval = {30'b0, ier_q};
+      RegIsr:      rval = {30'b0, isr_q};
+      RegInsnCount: rval = count_q;
+      RegInsnAddr: rval = addr_q[31:0];
+      RegInsnAddr + 8'h4: rval = 32'(addr_q >> 32);
+      RegStatus:   rval = {28'b0, fetch_done_i, busy_i};
+      RegConfigId: rval = ConfigId;
       default: begin
-        if (s_araddr_i >= 8'h20 && s_araddr_i < 8'(32'h20 + 8 * CDual)) begin
-          rval = s_araddr_i[2] ? cnt_q[cnt_idx][63:32] : cnt_q[cnt_idx][31:0];
+        for (int c = 0; c < NCnt; c++) begin
+          if (s_araddr_i == CntOffsets[c*8+:8]) rval = cnt_q[c][31:0];
+          if (s_araddr_i == CntOffsets[c*8+:8] + 8'h4) rval = cnt_q[c][63:32];
         end
       end
     endcase
@@ -154,7 +144,7 @@ module vta_ctrl #(
         rvalid_q <= 1'b1;
         rdata_q  <= rval;
         // ap_done and ap_ready are cleared by reading CTRL.
-        if (s_araddr_i == 8'h00) begin
+        if (s_araddr_i == RegCtrl) begin
           done_q  <= 1'b0;
           ready_q <= 1'b0;
         end
@@ -162,13 +152,14 @@ module vta_ctrl #(
       if (wr) begin
         bvalid_q <= 1'b1;
         unique case (s_awaddr_i)
-          8'h00: if (s_wstrb_i[0] && s_wdata_i[0] && !running_q) start_q <= 1'b1;
-          8'h04: if (s_wstrb_i[0]) gie_q <= s_wdata_i[0];
-          8'h08: if (s_wstrb_i[0]) ier_q <= s_wdata_i[1:0];
-          8'h0C: if (s_wstrb_i[0]) isr_q <= isr_q ^ s_wdata_i[1:0];
-          8'h10: count_q <= merge(count_q, s_wdata_i, s_wstrb_i);
-          8'h18: addr_q[31:0] <= merge(addr_q[31:0], s_wdata_i, s_wstrb_i);
-          8'h1C: addr_q <= {merge(32'(addr_q >> 32), s_wdata_i, s_wstrb_i), addr_q[31:0]};
+          RegCtrl: if (s_wstrb_i[0] && s_wdata_i[0] && !running_q) start_q <= 1'b1;
+          RegGie: if (s_wstrb_i[0]) gie_q <= s_wdata_i[0];
+          RegIer: if (s_wstrb_i[0]) ier_q <= s_wdata_i[1:0];
+          RegIsr: if (s_wstrb_i[0]) isr_q <= isr_q ^ s_wdata_i[1:0];
+          RegInsnCount: count_q <= merge(count_q, s_wdata_i, s_wstrb_i);
+          RegInsnAddr: addr_q[31:0] <= merge(addr_q[31:0], s_wdata_i, s_wstrb_i);
+          RegInsnAddr + 8'h4:
+            addr_q <= {merge(32'(addr_q >> 32), s_wdata_i, s_wstrb_i), addr_q[31:0]};
           default: ;
         endcase
       end
@@ -179,17 +170,17 @@ module vta_ctrl #(
   logic [NCnt-1:0] inc;
   always_comb begin
     inc = '0;
-    inc[CCycles] = 1'b1;
+    inc[CntCycles] = 1'b1;
     for (int m = 0; m < 3; m++) begin
-      inc[CBusy+m]  = busy_i[m];
-      inc[CStall+m] = stall_i[m];
-      inc[CInsns+m] = insn_done_i[m];
+      inc[CntBusyLoad+m]  = busy_i[m];
+      inc[CntStallLoad+m] = stall_i[m];
+      inc[CntInsnsLoad+m] = insn_done_i[m];
     end
-    inc[CGemm]   = gemm_uop_i;
-    inc[CMac]    = mac_uop_i;
-    inc[CAlu]    = alu_uop_i;
-    inc[CFinish] = finish_i;
-    inc[CDual]   = dual_uop_i;
+    inc[CntGemmUops] = gemm_uop_i;
+    inc[CntMacUops]  = mac_uop_i;
+    inc[CntAluUops]  = alu_uop_i;
+    inc[CntFinish]   = finish_i;
+    inc[CntDual]     = dual_uop_i;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -35,6 +35,17 @@ typedef struct vta_config {
   double clock_mhz;   /* CLOCK_MHZ */
   int dram_latency;   /* DRAM_LATENCY: cycles from address to first data, for simulators */
 
+  /* The SystemC performance model's own parameters (ours, optional; docs/sc.md): a memory
+   * system and units the RTL does not have. The rtl backend refuses a configuration that sets
+   * any of them (sc_given has a bit per key, in this order). */
+  int sc_dram_bytes_per_cycle; /* SC_DRAM_BYTES_PER_CYCLE: per direction, 0 = a beat a cycle */
+  int sc_dram_outstanding;     /* SC_DRAM_OUTSTANDING: read bursts in flight (64) */
+  int sc_dram_write_latency;   /* SC_DRAM_WRITE_LATENCY: cycles (DRAM_LATENCY when not given) */
+  int sc_arbitration;          /* SC_ARBITRATION: 0 round-robin (the RTL's), 1 fixed priority */
+  int sc_gemm_uop_cycles;      /* SC_GEMM_UOP_CYCLES: cycles per GEMM micro-op (1) */
+  int sc_alu_uop_cycles;       /* SC_ALU_UOP_CYCLES: cycles per ALU micro-op (1) */
+  unsigned sc_given;
+
   /* ---- Derived by vta_config_derive ---- */
   int log_out_buff_size;
   uint32_t batch, block_in, block_out;

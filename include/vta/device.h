@@ -1,8 +1,8 @@
 /* device.h - one device interface, several backends.
  *
  * A backend is a `const struct vta_backend` of function pointers (optional slots say so), and
- * the backends are listed in one table (driver/device.c) where they are found by name: "fsim"
- * today; "rtl", "sc" and "xrt" when they are built. The same programs run on all of them, and
+ * the backends are listed in one table (driver/device.c) where they are found by name: "fsim",
+ * and "rtl" and "xrt" when they are built (xrt needs XRT's headers and library at build time). The same programs run on all of them, and
  * every backend is checked against fsim.
  *
  *     vta_device *dev; vta_error err;
@@ -52,6 +52,8 @@ typedef struct vta_backend {
   void *(*host_ptr)(void *state, uint64_t phys);
   /* Optional (NULL): physical address of a host pointer returned by host_ptr. */
   int (*phys_of)(void *state, const void *host, uint64_t *phys);
+  /* Optional (NULL): prints what the device is (card, shell, loaded image, memory banks). */
+  void (*describe)(void *state, FILE *out);
 } vta_backend;
 
 typedef struct vta_device vta_device;
@@ -74,6 +76,9 @@ int vta_device_copy_from(vta_device *dev, void *dst, uint64_t phys, uint64_t n, 
 /* NULL when the backend has no direct host mapping. */
 void *vta_device_host_ptr(vta_device *dev, uint64_t phys);
 int vta_device_phys_of(vta_device *dev, const void *host, uint64_t *phys);
+/* Prints the backend's description of the open device (name and description line when the
+ * backend has no describe slot). */
+void vta_device_describe(vta_device *dev, FILE *out);
 /* Runs and measures wall time; stats may be NULL. Returns VTA_ERR_TIMEOUT on timeout and
  * VTA_ERR_DEADLOCK / VTA_ERR_BOUNDS / VTA_ERR_INVALID with the instruction named. */
 int vta_device_run(vta_device *dev, uint64_t insn_phys, uint32_t insn_count, uint64_t timeout,

@@ -16,11 +16,12 @@ RTL_TEST_STAMPS := $(RTL_TEST_CONFIGS:%.json=$(RTL_ROOT)/stamp/%.stamp)
 # table and configuration code of isa/), not on the rest of libvta.
 RTL_MODEL_DEPS := $(wildcard hw/rtl/*.sv) sim/rtl/harness.cpp sim/rtl/rtl_model.h sim/rtl/trace.vlt \
   scripts/rtl-model.sh isa/svgen.c isa/svgen.h $(wildcard isa/config.c isa/fields.c) \
-  include/vta/isa.h include/vta/config.h
+  include/vta/isa.h include/vta/config.h include/vta/regmap.h isa/regmap.c
 # The rtl tests, and the integration tests that also run their programs on the rtl backend.
 RTL_TEST_BINS := $(patsubst %.c,$(BUILD)/san/%,$(wildcard tests/sim/test_rtl*.c \
   tests/host/test_cmd_exec.c tests/host/test_bench_alu.c tests/jit/test_gemm_published.c \
-  tests/compiler/test_vta_pool.c tests/driver/test_published.c tests/host/test_regress.c))
+  tests/compiler/test_vta_pool.c tests/driver/test_published.c tests/host/test_regress.c \
+  tests/driver/test_xrt.c tests/host/test_cli_xrt.c))
 
 EXTRA_LIB_OBJS_REL += $(BUILD)/rel/sim/rtl/rtl.o
 EXTRA_LIB_OBJS_SAN += $(BUILD)/san/sim/rtl/rtl.o

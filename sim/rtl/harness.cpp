@@ -364,13 +364,14 @@ int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_resul
   watch_cycle_ = 0;
   g_stopped = false;
   mem_error_.clear();
-  lite_write(0x04, 1);  // GIE
-  lite_write(0x08, 1);  // IER: done
-  lite_write(0x10, count);
-  lite_write(0x18, uint32_t(insn));
-  lite_write(0x1C, uint32_t(insn >> 32));
-  lite_write(0x00, 1);  // ap_start
-  uint64_t limit = cycle_ + max_cycles;
+  lite_write(VTA_REG_OFFSET_GIE, 1);
+  lite_write(VTA_REG_OFFSET_IER, 1);  // done
+  lite_write(VTA_REG_OFFSET_INSN_COUNT, count);
+  lite_write(VTA_REG_OFFSET_INSN_ADDR, uint32_t(insn));
+  lite_write(VTA_REG_OFFSET_INSN_ADDR + 4, uint32_t(insn >> 32));
+  lite_write(VTA_REG_OFFSET_CTRL, VTA_CTRL_AP_START);
+  // Saturating: the caller passes UINT64_MAX for a run without a limit.
+  uint64_t limit = max_cycles > UINT64_MAX - cycle_ ? UINT64_MAX : cycle_ + max_cycles;
   int rc = VTA_OK;
   while (!top_->interrupt_o) {
     if (g_stopped) break;
@@ -381,18 +382,22 @@ int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_resul
     cycle();
   }
   std::memset(res, 0, sizeof *res);
+  static const uint32_t counter_offset[VTA_RTL_CNT_COUNT] = {
+#define VTA_X(id, nm, off, desc) off,
+      VTA_REGMAP_COUNTERS(VTA_X)
+#undef VTA_X
+  };
   for (int c = 0; c < VTA_RTL_CNT_COUNT; c++) {
-    // Counters follow each other from 0x20; the dual-issue counter came after the status
-    // register (0x90), at 0x98.
-    uint32_t a = c == VTA_RTL_CNT_DUAL ? 0x98 : 0x20 + 8 * c;
+    uint32_t a = counter_offset[c];
     uint64_t lo = lite_read(a), hi = lite_read(a + 4);
     res->counters[c] = lo | hi << 32;
   }
-  res->status = lite_read(0x90);
+  res->status = lite_read(VTA_REG_OFFSET_STATUS);
+  res->config_id = lite_read(VTA_REG_OFFSET_CONFIG_ID);
   res->watch_cycle = watch_cycle_;
   if (rc == VTA_OK && !g_stopped) {
-    (void)lite_read(0x00);  // clears ap_done
-    lite_write(0x0C, 1);    // clears the done interrupt
+    (void)lite_read(VTA_REG_OFFSET_CTRL);  // clears ap_done
+    lite_write(VTA_REG_OFFSET_ISR, 1);     // clears the done interrupt
   }
   res->sim_cycles = cycle_ - start;
   if (g_stopped) {

@@ -22,8 +22,8 @@
 
 #include "isa/svgen.h"
 #include "sim/rtl/rtl_model.h"
-#include "vta/device.h"
 #include "sim/trace/trace.h"
+#include "vta/regmap.h"
 
 #ifndef VTA_RTL_MODEL_ROOT
 #define VTA_RTL_MODEL_ROOT "build/rtl"
@@ -324,6 +324,16 @@ int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *o
     const char *w = getenv("VTA_RTL_WAVE");
     if (w && *w) o.wave_path = w;
   }
+  if (cfg->sc_given) {
+    static const char *const sc_keys[] = {"SC_DRAM_BYTES_PER_CYCLE", "SC_DRAM_OUTSTANDING",
+                                          "SC_DRAM_WRITE_LATENCY", "SC_ARBITRATION",
+                                          "SC_GEMM_UOP_CYCLES", "SC_ALU_UOP_CYCLES"};
+    unsigned k = (unsigned)__builtin_ctz(cfg->sc_given);
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "the configuration sets %s, a parameter of the SystemC model (sc "
+                         "backend) that the RTL does not have",
+                         k < sizeof sc_keys / sizeof sc_keys[0] ? sc_keys[k] : "an SC_ key");
+  }
   /* Coverage needs the models built with it, which live in their own folder. */
   if (o.coverage_path && !(o.model_root && *o.model_root)) {
     const char *env = getenv("VTA_RTL_COV_MODELS");
@@ -560,7 +570,8 @@ int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout
     rc = tl_begin(r->tl, &r->cfg, vta_mem_ptr(r->mem, insn_phys), count, err);
     if (rc != VTA_OK) return rc;
   }
-  rc = r->api->run(r->model, insn_phys, count, timeout ? timeout : VTA_DEFAULT_TIMEOUT, &res, msg,
+  /* The limit is the caller's (the device layer passes its default); 0 runs to completion. */
+  rc = r->api->run(r->model, insn_phys, count, timeout ? timeout : UINT64_MAX, &res, msg,
                    sizeof msg);
   if (r->tl) tl_end(r->tl, res.counters[VTA_RTL_CNT_CYCLES]);
   clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -579,6 +590,16 @@ int vta_rtl_run(vta_rtl *r, uint64_t insn_phys, uint32_t count, uint64_t timeout
   st.uops = st.gemm_uops + st.alu_uops;
   st.macs = c[VTA_RTL_CNT_MAC_UOPS] * r->cfg.macs_per_cycle;
   st.wall_seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  /* The RTL says which configuration it was built for (the CONFIG_ID register). */
+  if (rc == VTA_OK && res.config_id != vta_regmap_config_id(&r->cfg)) {
+    char key[160];
+    vta_svgen_model_key(&r->cfg, key, sizeof key);
+    snprintf(msg, sizeof msg,
+             "the RTL's CONFIG_ID register reads 0x%08x but configuration %s has 0x%08x: the model "
+             "was built for another configuration",
+             res.config_id, key, vta_regmap_config_id(&r->cfg));
+    rc = VTA_ERR_UNSUPPORTED;
+  }
   if (rc != VTA_OK) {
     /* A failed run executed an unknown part of the program: keep only what was measured. */
     st.insns = st.insns_by_module[0] + st.insns_by_module[1] + st.insns_by_module[2];

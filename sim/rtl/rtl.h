@@ -68,7 +68,8 @@ int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *o
 void vta_rtl_destroy(vta_rtl *r);
 
 /* Checks the stream as fsim does (decoding, FINISH last, DMA and buffer ranges of every LOAD
- * and STORE), then runs it on the model until done. timeout: cycles (0 = VTA_DEFAULT_TIMEOUT).
+ * and STORE), then runs it on the model until done. timeout: cycles, the caller's
+ * limit (the device layer passes VTA_DEFAULT_TIMEOUT or its caller's); 0 means no limit.
  * stats (may be NULL) receives the counts of fsim plus cycles and busy/stall cycles per module.
  * GEMM/ALU buffer indices are not checked: like the hardware, the RTL wraps them modulo the
  * buffer depth. */

@@ -12,31 +12,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "vta/regmap.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Bumped whenever this header changes, so a stale model object is refused, not misused. */
-#define VTA_RTL_MODEL_ABI 3
+#define VTA_RTL_MODEL_ABI 4
 
-/* Counter registers of the control slave (0x20 + 8*index), in register order. */
+/* Counter registers of the control slave, in the order of the register table
+ * (include/vta/regmap.h). */
 typedef enum vta_rtl_counter {
-  VTA_RTL_CNT_CYCLES = 0,
-  VTA_RTL_CNT_BUSY_LOAD,
-  VTA_RTL_CNT_BUSY_COMPUTE,
-  VTA_RTL_CNT_BUSY_STORE,
-  VTA_RTL_CNT_STALL_LOAD,
-  VTA_RTL_CNT_STALL_COMPUTE,
-  VTA_RTL_CNT_STALL_STORE,
-  VTA_RTL_CNT_GEMM_UOPS,
-  VTA_RTL_CNT_MAC_UOPS,
-  VTA_RTL_CNT_ALU_UOPS,
-  VTA_RTL_CNT_INSNS_LOAD,
-  VTA_RTL_CNT_INSNS_COMPUTE,
-  VTA_RTL_CNT_INSNS_STORE,
-  VTA_RTL_CNT_FINISH,
-  VTA_RTL_CNT_DUAL, /* cycles in which the GEMM unit and the ALU both wrote a result (0x98) */
-  VTA_RTL_CNT_COUNT
+#define VTA_X(id, ...) VTA_RTL_CNT_##id,
+  VTA_REGMAP_COUNTERS(VTA_X)
+#undef VTA_X
+      VTA_RTL_CNT_COUNT
 } vta_rtl_counter;
 
 /* What the design did in one cycle of a run, for timelines (vta_rtl_model_opts.sample): sampled
@@ -79,7 +70,8 @@ typedef struct vta_rtl_model_opts {
 typedef struct vta_rtl_result {
   uint64_t counters[VTA_RTL_CNT_COUNT];
   uint64_t sim_cycles; /* clock cycles simulated by this call, including control traffic */
-  uint32_t status;     /* the status register (0x90) at the end */
+  uint32_t status;      /* the status register at the end */
+  uint32_t config_id;   /* the CONFIG_ID register (vta_regmap_config_id of the RTL's config) */
   uint64_t watch_cycle; /* cycle since reset of the last write of opts.watch_addr, or 0 */
 } vta_rtl_result;
 

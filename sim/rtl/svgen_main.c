@@ -2,6 +2,9 @@
  *
  *     vta-svgen CONFIG.json OUTROOT   writes OUTROOT/<model key>/vta_pkg.sv, prints that folder
  *     vta-svgen --key CONFIG.json     prints the model key only
+ *     vta-svgen --kernel-xml CONFIG.json   prints Vitis' kernel.xml of the configuration
+ *     vta-svgen --regmap-md           prints the register table of docs/hw.md
+ *     vta-svgen --kernel-tcl          prints the register map for Vivado's IP packager
  *
  * The package is rewritten only when its text changes, so a Verilator model that depends on it
  * is rebuilt only when the configuration really changed the hardware. All the logic is in
@@ -14,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "isa/svgen.h"
+#include "vta/regmap.h"
 
 static int same_file(const char *path, const char *text, size_t n) {
   FILE *f = fopen(path, "rb");
@@ -39,8 +43,29 @@ int main(int argc, char **argv) {
     printf("%s\n", key);
     return 0;
   }
+  if (argc == 2 && strcmp(argv[1], "--regmap-md") == 0) {
+    vta_regmap_markdown(stdout);
+    return 0;
+  }
+  if (argc == 2 && strcmp(argv[1], "--kernel-tcl") == 0) {
+    if (vta_regmap_kernel_tcl(stdout, &err) != VTA_OK) {
+      fprintf(stderr, "vta-svgen: %s\n", err.msg);
+      return 1;
+    }
+    return 0;
+  }
+  if (argc == 3 && strcmp(argv[1], "--kernel-xml") == 0) {
+    if (vta_config_load(&cfg, argv[2], &err) != VTA_OK ||
+        vta_regmap_kernel_xml(&cfg, stdout, &err) != VTA_OK) {
+      fprintf(stderr, "vta-svgen: %s\n", err.msg);
+      return 1;
+    }
+    return 0;
+  }
   if (argc != 3) {
-    fprintf(stderr, "usage: vta-svgen CONFIG.json OUTROOT | vta-svgen --key CONFIG.json\n");
+    fprintf(stderr,
+            "usage: vta-svgen CONFIG.json OUTROOT | vta-svgen --key CONFIG.json | vta-svgen "
+            "--kernel-xml CONFIG.json | vta-svgen --kernel-tcl | vta-svgen --regmap-md\n");
     return 2;
   }
   if (vta_config_load(&cfg, argv[1], &err) != VTA_OK) {

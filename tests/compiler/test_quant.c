@@ -329,6 +329,17 @@ static void small_model_on_accelerator(int acc_adds) {
       assert_true(am > 0 && am < tm);
       assert_true(st.uops > 0);
       if (b == 2) assert_true(st.cycles > 0);
+      /* Device-resident tensors: only what a CPU node or the output needs comes back (conv1's
+       * output for the depthwise convolution, 16 x 12 x 12, and the pooled 16 x 6 x 6); with
+       * the add on the accelerator, the pointwise convolution's output and the add's stay on
+       * the device and the add reads conv1's output in place. */
+      vta_model_stats rs;
+      vta_model_run_stats(mq, &rs);
+      print_message("%s: %llu bytes to the device, %llu from it, %llu device runs\n", backends[b],
+                    (unsigned long long)rs.bytes_to_device, (unsigned long long)rs.bytes_from_device,
+                    (unsigned long long)rs.device_runs);
+      assert_int_equal(rs.device_runs, (uint64_t)(3 + acc_adds));
+      if (acc_adds) assert_int_equal(rs.bytes_from_device, 16 * 12 * 12 + 16 * 6 * 6);
     }
     vta_model_destroy(mq);
   }

@@ -163,12 +163,12 @@ static vta_tile_epilogue check_layer(rig *r, layer *L, const vta_tile_plan *plan
   vta_lowered_pack_input(cfg, d, &low, L->x, xp);
   if (d->has_residual) {
     rp = malloc(low.input2_bytes);
-    vta_pack_act(cfg, L->res, d->n, d->k, ho, wo, cfg->block_out, rp);
+    vta_layout_pack_act(cfg, L->res, d->n, d->k, ho, wo, cfg->block_out, rp);
   }
   vta_stats st;
   memset(&st, 0, sizeof st);
   int8_t *op = run_lowered(r, &low, xp, rp, &st);
-  vta_unpack_act(cfg, op, d->n, d->k, ho, wo, cfg->block_out, out);
+  vta_layout_unpack_act(cfg, op, d->n, d->k, ho, wo, cfg->block_out, out);
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < L->nout; i++)
     if (out[i] != L->ref[i] && bad++ == 0) first = i;
@@ -553,7 +553,7 @@ static void test_conv_on_rtl_matches_reference_and_prediction(void **state) {
     int8_t *xp = malloc(low.input_bytes), *out = malloc(L.nout);
     vta_lowered_pack_input(&r.cfg, &L.d, &low, L.x, xp);
     int8_t *op = run_lowered(&r, &low, xp, NULL, &st);
-    vta_unpack_act(&r.cfg, op, L.d.n, L.d.k, vta_conv_out_h(&L.d), vta_conv_out_w(&L.d),
+    vta_layout_unpack_act(&r.cfg, op, L.d.n, L.d.k, vta_conv_out_h(&L.d), vta_conv_out_w(&L.d),
                    r.cfg.block_out, out);
     assert_memory_equal(out, L.ref, L.nout);
     double ratio = (double)low.choice.cost.cycles / (double)st.cycles;
@@ -590,9 +590,9 @@ static void test_dense_matches_reference(void **state) {
     if (rc) fprintf(stderr, "%s\n", err.msg);
     assert_int_equal(rc, VTA_OK);
     int8_t *xp = malloc(low.input_bytes);
-    vta_pack_dense(&r.cfg, x, d.m, d.k, r.cfg.block_in, xp);
+    vta_layout_pack_dense(&r.cfg, x, d.m, d.k, r.cfg.block_in, xp);
     int8_t *op = run_lowered(&r, &low, xp, NULL, NULL);
-    vta_unpack_dense(&r.cfg, op, d.m, d.n, r.cfg.block_out, out);
+    vta_layout_unpack_dense(&r.cfg, op, d.m, d.n, r.cfg.block_out, out);
     assert_memory_equal(out, ref, no);
     vta_lowered_free(&low);
     free(x);
@@ -615,10 +615,10 @@ static void test_pack_act_round_trips(void **state) {
     uint32_t n = 5, ch = 37, h = 3, w = 7;
     size_t sz = (size_t)n * ch * h * w;
     int8_t *x = malloc(sz), *y = malloc(sz);
-    int8_t *p = malloc(vta_pack_act_bytes(&cfg, n, ch, h, w, cfg.block_in));
+    int8_t *p = malloc(vta_layout_act_bytes(&cfg, n, ch, h, w, cfg.block_in));
     fill8(x, sz);
-    vta_pack_act(&cfg, x, n, ch, h, w, cfg.block_in, p);
-    vta_unpack_act(&cfg, p, n, ch, h, w, cfg.block_in, y);
+    vta_layout_pack_act(&cfg, x, n, ch, h, w, cfg.block_in, p);
+    vta_layout_unpack_act(&cfg, p, n, ch, h, w, cfg.block_in, y);
     assert_memory_equal(x, y, sz);
     /* Element (n=4, c=33, y=2, x=6): group 1, block 1, lane (0, 33 % BLOCK). */
     uint32_t B = cfg.batch, BI = cfg.block_in, cb = (ch + BI - 1) / BI;
@@ -751,7 +751,7 @@ static void test_lowered_program_survives_text_and_binary(void **state) {
   int8_t *xp = malloc(low.input_bytes), *out = malloc(L.nout);
   vta_lowered_pack_input(&r.cfg, &d, &low, L.x, xp);
   int8_t *op = run_lowered(&r, &low, xp, NULL, NULL);
-  vta_unpack_act(&r.cfg, op, d.n, d.k, ho, wo, r.cfg.block_out, out);
+  vta_layout_unpack_act(&r.cfg, op, d.n, d.k, ho, wo, r.cfg.block_out, out);
   assert_memory_equal(out, L.ref, L.nout);
   free(xp);
   free(out);

@@ -53,7 +53,7 @@ static int check_pool(const char *backend, const char *config, const vta_pool_de
   if (vta_lower_maxpool(&cfg, d, &low, &err)) fail_msg("%s", err.msg);
   int8_t *px = malloc(low.input_bytes), *py = malloc(low.output_bytes);
   assert_true(px && py);
-  vta_pack_act(&cfg, x, d->n, d->c, d->h, d->w, cfg.block_in, px);
+  vta_layout_pack_act(&cfg, x, d->n, d->c, d->h, d->w, cfg.block_in, px);
   memset(py, 0x5a, low.output_bytes);
   uint64_t phys[VTA_PROG_BUF_COUNT] = {0};
   assert_int_equal(vta_device_alloc(dev, low.input_bytes, &phys[VTA_PROG_BUF_INPUT], &err), VTA_OK);
@@ -67,7 +67,7 @@ static int check_pool(const char *backend, const char *config, const vta_pool_de
   memset(&st, 0, sizeof st);
   if (vta_program_run(jit, low.prog, phys, &st, &err)) fail_msg("%s", err.msg);
   assert_int_equal(vta_device_copy_from(dev, py, phys[VTA_PROG_BUF_OUTPUT], low.output_bytes, &err), VTA_OK);
-  vta_unpack_act(&cfg, py, d->n, d->c, ho, wo, cfg.block_out, got);
+  vta_layout_unpack_act(&cfg, py, d->n, d->c, ho, wo, cfg.block_out, got);
   assert_memory_equal(got, ref, ny);
   /* The program survives its binary form. */
   uint8_t *bytes;

@@ -41,7 +41,16 @@ static void run_in_child(int (*fn)(void), const char *shadow, const char *backen
     else unsetenv("VTA_DRIVER_SHADOW");
     if (backend) setenv("VTA_BACKEND", backend, 1);
     else unsetenv("VTA_BACKEND");
-    exit(fn());
+    int rc = fn();
+    /* SystemC's coroutines leave AddressSanitizer without the bounds of the main stack (its
+     * warning "ignoring requested __asan_handle_no_return"), so LeakSanitizer at exit() would
+     * report everything only the stack still points to (cmocka's state): the sc child leaves
+     * without the exit handlers. */
+    if (backend && strcmp(backend, "sc") == 0) {
+      fflush(NULL);
+      _exit(rc);
+    }
+    exit(rc);
   }
   int status;
   assert_int_equal(waitpid(pid, &status, 0), pid);
@@ -214,6 +223,11 @@ static void test_published_shadow_buffers_rtl(void **state) {
   run_in_child(shadow_semantics, "1", "rtl");
 }
 
+/* The SystemC model through the published API, as VTA_BACKEND=sc selects it. */
+static void test_published_buffers_copies_and_runs_sc(void **state) {
+  run_in_child(buffers_and_run, NULL, "sc");
+}
+
 static void test_published_unknown_backend_is_reported(void **state) {
   run_in_child(unknown_backend, NULL, "nonesuch");
 }
@@ -223,6 +237,7 @@ int main(void) {
       cmocka_unit_test(test_published_buffers_copies_and_runs),
       cmocka_unit_test(test_published_shadow_buffers_need_flush_and_invalidate),
       cmocka_unit_test(test_published_buffers_copies_and_runs_rtl),
+      cmocka_unit_test(test_published_buffers_copies_and_runs_sc),
       cmocka_unit_test(test_published_shadow_buffers_rtl),
       cmocka_unit_test(test_published_unknown_backend_is_reported),
   };

@@ -19,7 +19,7 @@ FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-om
 FUZZ_CFLAGS = $(filter-out -Werror,$(BASE_CFLAGS)) -O1 -g -fsanitize=fuzzer-no-link $(FUZZ_SAN) \
   -DVTA_TEST_BUILD=1 -Itests $(LLVM_CFLAGS) -Wno-unknown-warning-option
 FUZZ_LIB_SRCS = $(LIB_SRCS) $(filter-out host/main.c,$(HOST_SRCS)) $(COMPILER_SRCS)
-FUZZ_OBJS = $(FUZZ_LIB_SRCS:%.c=$(BUILD)/fuzz/%.o) $(BUILD)/fuzz/gen/onnx/onnx.pb-c.o
+FUZZ_OBJS = $(FUZZ_LIB_SRCS:%.c=$(BUILD)/fuzz/%.o) $(BUILD)/fuzz/gen/onnx/onnx.pb-c.o $(EXTRA_LIB_OBJS_FUZZ)
 FUZZ_LIBA := $(BUILD)/fuzz/libvtafuzz.a
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/bin/fuzz_%)
 
@@ -38,7 +38,7 @@ $(FUZZ_LIBA): $(FUZZ_OBJS)
 	$(Q)rm -f $@ && ar rcs $@ $^
 $(BUILD)/fuzz/bin/fuzz_%: $(BUILD)/fuzz/tests/fuzz/fuzz_%.o $(FUZZ_LIBA)
 	@mkdir -p $(dir $@)
-	$(Q)$(FUZZ_CXX) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(FUZZ_LIBA) $(EXTRA_HOST_LDLIBS) $(LIBS)
+	$(Q)$(FUZZ_CXX) -fsanitize=fuzzer $(FUZZ_SAN) $(FUZZ_LDFLAGS) -o $@ $< $(FUZZ_LIBA) $(EXTRA_HOST_LDLIBS) $(LIBS)
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -53,6 +53,27 @@ static void test_bench_alu_rtl_one_uop_per_cycle(void **state) {
   cli_result_free(&r);
 }
 
+/* --backend rtl,sc: both lines, then the comparison (the SystemC model within 1 % here). */
+static void test_bench_alu_compares_sc_with_rtl(void **state) {
+  cli_result r;
+  CLI_RUN(&r, "bench", "alu", "--rows", "256", "--ops", "20", "--backend", "rtl,sc");
+  CLI_ASSERT_STATUS(&r, 0);
+  CLI_ASSERT_CONTAINS(r.out, "\"backend\":\"rtl\"");
+  CLI_ASSERT_CONTAINS(r.out, "\"backend\":\"sc\"");
+  const char *cmp = strstr(r.out, "\"compare\":\"sc/rtl\"");
+  assert_non_null(cmp);
+  while (cmp > r.out && cmp[-1] != '\n') cmp--; /* the comparison line */
+  double rc = num(cmp, "rtl_cycles"), sc = num(cmp, "sc_cycles"), e = num(cmp, "cycle_error");
+  assert_true(rc > 256 * 20 && sc > 256 * 20);
+  assert_true(e > -0.01 && e < 0.01);
+  assert_true(num(cmp, "speed_ratio") > 0);
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "alu", "--backend", "rtl,,sc");
+  CLI_ASSERT_STATUS(&r, 2);
+  CLI_ASSERT_CONTAINS(r.err, "backend names separated by commas");
+  cli_result_free(&r);
+}
+
 static void test_bench_gemm_rtl_reports_cycles_and_utilisation(void **state) {
   cli_tmp *t = *state;
   const char *wave = cli_tmp_path(t, 0, "gemm.fst");
@@ -112,6 +133,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_bench_alu_fsim_prints_one_verified_line),
       cmocka_unit_test(test_bench_alu_rtl_one_uop_per_cycle),
+      cmocka_unit_test(test_bench_alu_compares_sc_with_rtl),
       cmocka_unit_test_setup_teardown(test_bench_gemm_rtl_reports_cycles_and_utilisation,
                                       cli_tmp_setup, cli_tmp_teardown),
       cmocka_unit_test(test_bench_alu_bad_arguments_exit_2),

@@ -395,6 +395,42 @@ static void test_constant_of_shape_is_checked_before_it_is_filled(void **state) 
   vta_graph_destroy(g);
 }
 
+/* ---- found by fuzz_onnx ---- */
+
+/* protobuf-c leaves an absent attribute name NULL; the importer compared it with strcmp. */
+static void test_attributes_without_a_name_are_refused(void **state) {
+  (void)state;
+  static const int64_t d[2] = {1, 4};
+  static const char *const ops[2] = {"Softmax", "Constant"};
+  static const char *const attrs[2] = {"axis=1", "value_int=3"};
+  static const char *const want[2] = {"node 0 'n0' (Softmax): attribute 0 has no name",
+                                      "node 0 'n0' (Constant): the Constant's attribute has no name"};
+  for (int k = 0; k < 2; k++) {
+    model_spec s = {1, 2, d, ops[k], attrs[k], NULL, 0};
+    size_t n;
+    unsigned char *b = build_model(&s, &n);
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, n, b);
+    assert_non_null(m);
+    free(b);
+    size_t n_input = m->graph->node[0]->n_input;
+    if (k == 1) m->graph->node[0]->n_input = 0; /* a Constant has no inputs */
+    char *name = m->graph->node[0]->attribute[0]->name;
+    m->graph->node[0]->attribute[0]->name = NULL;
+    n = onnx__model_proto__get_packed_size(m);
+    b = malloc(n);
+    assert_non_null(b);
+    onnx__model_proto__pack(m, b);
+    m->graph->node[0]->attribute[0]->name = name; /* freed with the message */
+    m->graph->node[0]->n_input = n_input;
+    onnx__model_proto__free_unpacked(m, NULL);
+    vta_error err = {0};
+    vta_graph *g = vta_onnx_import(b, n, NULL, &err);
+    free(b);
+    assert_null(g);
+    ASSERT_MSG(err.msg, want[k]);
+  }
+}
+
 /* ---- more than 64 inputs ---- */
 
 static void test_graphs_with_more_than_64_inputs(void **state) {
@@ -491,6 +527,7 @@ int main(void) {
       cmocka_unit_test(test_graph_input_dimensions_are_bounded),
       cmocka_unit_test_setup_teardown(test_shape_option_is_bounded, cli_tmp_setup, cli_tmp_teardown),
       cmocka_unit_test(test_constant_of_shape_is_checked_before_it_is_filled),
+      cmocka_unit_test(test_attributes_without_a_name_are_refused),
       cmocka_unit_test(test_graphs_with_more_than_64_inputs),
       cmocka_unit_test_setup_teardown(test_streams_longer_than_the_limit_are_refused, cli_tmp_setup,
                                       cli_tmp_teardown),

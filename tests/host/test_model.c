@@ -175,7 +175,7 @@ static void test_model_cli_compile_emits_objects_and_ir(void **state) {
   cli_result_free(&r);
   CLI_RUN(&r, "compile", CLS, "--shape", "1,3,48,192", "--triple", "aarch64-linux-gnu", "-o", obj);
   CLI_ASSERT_STATUS(&r, 2);
-  CLI_ASSERT_CONTAINS(r.err, "apply to --emit obj and ll only");
+  CLI_ASSERT_CONTAINS(r.err, "apply to --emit obj, ll and lib only");
   cli_result_free(&r);
 }
 

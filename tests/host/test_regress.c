@@ -13,6 +13,7 @@
 #define CLI_RUN_TIMEOUT 600
 #include "cli_run.h"
 #include "host/regress.h"
+#include "support/slurm_local.h"
 
 static char g_dir[] = "/tmp/vta_test_regress.XXXXXX";
 
@@ -159,25 +160,13 @@ static char g_slurm[600];
 
 static int slurm_setup(void **state) {
   (void)state;
-  char cmd[1400];
   snprintf(g_slurm, sizeof g_slurm, "%s/slurm", g_dir);
-  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh start %s %d > %s.log 2>&1", g_slurm,
-           (int)getpid(), g_slurm);
-  if (system(cmd) != 0) {
-    fprintf(stderr, "the local Slurm did not start (%s.log)\n", g_slurm);
-    return -1;
-  }
-  snprintf(cmd, sizeof cmd, "%s/slurm.conf", g_slurm);
-  setenv("SLURM_CONF", cmd, 1);
-  return 0;
+  return test_slurm_start(g_slurm);
 }
 
 static int slurm_teardown(void **state) {
   (void)state;
-  char cmd[700];
-  snprintf(cmd, sizeof cmd, "scripts/slurm-local.sh stop %s >/dev/null 2>&1", g_slurm);
-  unsetenv("SLURM_CONF");
-  return system(cmd) == 0 ? 0 : -1;
+  return test_slurm_stop();
 }
 
 static void test_regress_slurm_job_arrays(void **state) {

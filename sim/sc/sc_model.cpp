@@ -1,0 +1,1047 @@
+// sc_model.cpp - the SystemC performance model of the accelerator: fetch, load, compute, store,
+// four token queues and a DRAM model behind TLM-2.0 sockets, loosely timed.
+//
+// The design idea: each module is a SystemC process that advances one *instruction* at a time,
+// not one clock tick. For every instruction it works out, from the RTL's rules (docs/hw.md), the
+// cycle it is accepted, the cycles its bursts go out and its data comes back, the cycle its
+// last result is written and the cycle it pushes its tokens, then waits until that time before
+// it touches anything another module can see (a token, a command queue, the memory channel).
+// So every interaction happens in global time order while the work between interactions is
+// plain arithmetic. The memory is a TLM-2.0 target: a module sends one blocking transport per
+// instruction carrying the bursts it issues (a timing extension, no data: the data are computed
+// by fsim, see sc.c), and the target reserves the shared address and data channels in order
+// (latency, bytes per cycle, outstanding bursts, arbitration between simultaneous requests).
+//
+// One simulation kernel serves the whole process (SystemC elaborates once): the modules and
+// sockets are built on first use and every run spawns the module processes anew with the
+// parameters of its configuration, so any configuration runs without a rebuild.
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "sim/sc/sc_model.h"
+
+using namespace sc_core;
+
+// libsystemc's own main() calls sc_main; the library's users have their own main and never
+// reach it, but the symbol must exist for the link.
+int sc_main(int, char **) { return 1; }
+
+namespace {
+
+typedef uint64_t cyc;  // cycles since the run started
+
+// Fixed latencies of the RTL's handshakes (cycles), measured against the rtl backend with the
+// directed programs of tests/sim/test_sc.c (single instructions of each kind) and the read
+// grants of random programs seen in the RTL's waveform (VTA_RTL_WAVE).
+const cyc kStart = 2;     // ap_start to fetch's first read address
+const cyc kArb = 1;       // a client's read address to the DRAM (the arbiter's register)
+const cyc kGearbox = 1;   // a beat to the element a gearbox assembles from it
+const cyc kRoute = 2;     // an instruction's last beat to its command queue's output
+const cyc kDone = 0;      // the last module finishing to ap_done
+const cyc kStoreData = 3; // a STORE accepted to its first data beat (OUT read, FIFO, gearbox)
+
+// ---- the memory model's transaction: bursts and their timing ----
+
+struct Burst {
+  uint64_t addr;
+  uint32_t beats;
+  cyc first;       // reads, out: the cycle of the first beat; writes, in: the cycle the first
+                   // data beat is ready, out: the cycle of the response
+  cyc last_ready;  // writes, in: the cycle the last data beat is ready
+};
+
+struct Timing : tlm::tlm_extension<Timing> {
+  int client = 0;       // 0 fetch, 1 load, 2 compute, 3 store
+  cyc t_addr = 0;       // the cycle the client presents its first address (one per cycle)
+  Burst *bursts = nullptr;
+  size_t n = 0;
+  double interval = 1;  // out: cycles between beats
+  cyc last_addr = 0;    // out: the cycle the last address was accepted
+  tlm::tlm_extension_base *clone() const override { return new Timing(*this); }
+  void copy_from(const tlm::tlm_extension_base &e) override {
+    *this = static_cast<const Timing &>(e);
+  }
+};
+
+// Bursts of a 2-D transfer the way vta_burst_gen cuts them: aligned beats per row, at most
+// max_beats, never across 4 KiB.
+void cut_bursts(uint64_t base, uint64_t stride, uint64_t row_bytes, uint64_t rows,
+                uint32_t bus, uint32_t max_beats, std::vector<Burst> &out) {
+  out.clear();
+  for (uint64_t r = 0; r < rows; r++) {
+    uint64_t a = base + r * stride;
+    uint64_t cur = a & ~uint64_t(bus - 1);
+    uint64_t end = a + row_bytes;
+    while (cur < end) {
+      uint64_t beats = (end - cur + bus - 1) / bus;
+      uint64_t to4k = (4096 - (cur & 4095)) / bus;
+      if (beats > max_beats) beats = max_beats;
+      if (beats > to4k) beats = to4k;
+      out.push_back({cur, uint32_t(beats), 0, 0});
+      cur += beats * bus;
+    }
+  }
+}
+
+struct Ctx;
+
+// ---- DRAM: a TLM-2.0 target reserving the shared channels in time order ----
+struct Dram : sc_module {
+  tlm_utils::multi_passthrough_target_socket<Dram> sock;
+  Ctx *ctx = nullptr;
+  struct Res {  // a read burst granted: its address slot and its beats on the data channel
+    cyc slot, start, end;
+    int client;
+  };
+  std::vector<Res> hist;  // by slot (= data order: the DRAM serves reads in order)
+  cyc aw_free = 0, w_free = 0;
+  static int prio(int client) { return client == 0 ? 0 : (client == 2 ? 1 : 2); }
+  // A client's last burst delivered its beats later than granted (its gearbox held them).
+  void delay_tail(int client, cyc end) {
+    for (size_t q = hist.size(); q-- > 0;)
+      if (hist[q].client == client) {
+        if (hist[q].end >= end) return;
+        cyc d = end - hist[q].end;
+        hist[q].end = end;
+        for (size_t r = q + 1; r < hist.size(); r++) {
+          if (hist[r].start >= hist[r - 1].end) break;
+          cyc e = hist[r - 1].end - hist[r].start;
+          hist[r].start += e;
+          hist[r].end += e;
+        }
+        (void)d;
+        return;
+      }
+  }
+  SC_HAS_PROCESS(Dram);
+  explicit Dram(sc_module_name nm) : sc_module(nm), sock("sock") {
+    sock.register_b_transport(this, &Dram::b_transport);
+  }
+  void reset() {
+    hist.clear();
+    aw_free = w_free = 0;
+  }
+  void b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay);
+};
+
+struct Tok {  // a token queue: a counting semaphore, push times kept in order
+  std::vector<cyc> pushes;
+  size_t pops = 0;
+  sc_event ev;
+};
+
+struct CmdQ {  // a command queue between fetch and a module
+  std::vector<uint32_t> idx;   // instruction indices routed here
+  std::vector<cyc> avail;      // the cycle each is at the queue's output
+  std::vector<cyc> taken;      // the cycle the module took it
+  sc_event ev_routed, ev_taken;
+};
+
+struct Counters {
+  cyc busy_until = 0;
+  uint64_t busy = 0, stall = 0, insns = 0;
+  void busy_span(cyc a, cyc b) {  // [a, b] inclusive
+    if (b < a) return;
+    if (a < busy_until) a = busy_until;
+    if (b + 1 > a) busy += b + 1 - a;
+    if (b + 1 > busy_until) busy_until = b + 1;
+  }
+};
+
+// One footprint record of the micro-op buffer (hw/rtl/vta_uop_fp.sv).
+struct Rec {
+  bool valid = false;
+  uint64_t lo = 0, hi = 0, dmin = 0, dmax = 0, smin = 0, smax = 0;
+};
+
+}  // namespace
+
+struct vta_sc_state {
+  vta_config cfg;
+  std::vector<uint32_t> uop;  // the micro-op buffer (encoded words)
+  Rec rec[32];
+  unsigned rec_ptr = 0;
+};
+
+namespace {
+
+struct Ctx {
+  const vta_sc_job *job = nullptr;
+  const vta_config *cfg = nullptr;
+  const vta_sc_params *par = nullptr;
+  vta_sc_state *st = nullptr;
+  sc_time t0;
+  bool abort = false;
+  bool trace = false;  // VTA_SC_TRACE: every instruction's cycles on stderr
+  uint64_t events = 0;
+  CmdQ q[3];
+  Tok tok[VTA_Q_COUNT];
+  Counters cnt[3];
+  cyc end_load = 0, end_compute = 0, end_store = 0, end_fetch = 0;
+  bool done[4] = {false, false, false, false};
+  uint32_t nmod[3] = {0, 0, 0};
+  uint64_t dual = 0;
+  Dram *dram = nullptr;
+};
+
+inline cyc now(const Ctx &c) {
+  return cyc((sc_time_stamp() - c.t0).value() / sc_time(1, SC_NS).value());
+}
+inline void sync(Ctx &c, cyc t) {
+  cyc n = now(c);
+  if (t > n) wait(sc_time(double(t - n), SC_NS));
+  c.events++;
+}
+inline void wait_ev(Ctx &c, sc_event &e) {
+  wait(e);
+  c.events++;
+}
+
+void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
+  Timing *t = nullptr;
+  p.get_extension(t);
+  if (!t || !ctx) {
+    p.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
+    return;
+  }
+  t->client = id;  // the socket's binding order: fetch 0, load 1, compute 2, store 3
+  const vta_sc_params &par = *ctx->par;
+  double bus = ctx->cfg->bus_bytes;
+  double iv = (par.bytes_per_cycle && par.bytes_per_cycle < bus) ? bus / par.bytes_per_cycle : 1.0;
+  t->interval = iv;
+  if (p.get_command() == tlm::TLM_READ_COMMAND || t->client < 3) {
+    // The address channel takes one burst a cycle. A client asking while another one's
+    // bursts are still going out gets every other slot (round-robin: the arbiter alternates
+    // between the clients that ask) or jumps ahead of a client of lower priority (fixed), and
+    // its data take their place on the in-order data channel, behind every burst granted
+    // before them and ahead of those granted after; the beats they displace move back.
+    // Forget bursts long over (a request can be stamped a little in the past: fetch asks with
+    // the cycle its credit allowed), in batches so that the vector is not moved every call.
+    cyc now_c = now(*ctx);
+    if (hist.size() > 1024) {
+      size_t drop = 0;
+      while (drop + 256 < hist.size() && hist[drop].end + 4096 < now_c) drop++;
+      if (drop >= 512) hist.erase(hist.begin(), hist.begin() + drop);
+    }
+    cyc want = t->t_addr + kArb;
+    bool prev_mine = false;
+    for (size_t k = 0; k < t->n; k++) {
+      size_t pos;
+      for (;;) {
+        pos = std::lower_bound(hist.begin(), hist.end(), want,
+                               [](const Res &r, cyc v) { return r.slot < v; }) -
+              hist.begin();
+        if (pos == hist.size() || hist[pos].slot != want) break;  // free
+        int other = hist[pos].client;
+        bool take = par.arbitration == 1 ? prio(t->client) < prio(other) : !prev_mine;
+        if (take) break;
+        want++;
+        prev_mine = false;
+      }
+      // At most `outstanding` bursts in flight.
+      if (par.outstanding && pos >= par.outstanding && hist[pos - par.outstanding].end > want) {
+        want = hist[pos - par.outstanding].end;
+        pos = std::lower_bound(hist.begin(), hist.end(), want,
+                               [](const Res &r, cyc v) { return r.slot < v; }) -
+              hist.begin();
+      }
+      cyc prev_end = pos ? hist[pos - 1].end : 0;
+      cyc first = std::max(want + par.read_latency + 1, prev_end);
+      cyc len = cyc(t->bursts[k].beats * iv + 0.999);
+      Res r{want, first, first + len, t->client};
+      // Bursts granted after this one (another client's, already told their times) move back.
+      for (size_t q = pos; q < hist.size(); q++) {
+        cyc need = (q == pos ? r.end : hist[q - 1].end);
+        if (hist[q].start < need) {
+          cyc d = need - hist[q].start;
+          hist[q].start += d;
+          hist[q].end += d;
+        }
+      }
+      hist.insert(hist.begin() + pos, r);
+      t->bursts[k].first = first;
+      if (ctx->trace)
+        fprintf(stderr, "sc dram client %d burst %zu/%zu of %u beats: address %" PRIu64
+                        " first beat %" PRIu64 "\n",
+                t->client, k, t->n, t->bursts[k].beats, want, first);
+      t->last_addr = want;
+      want++;
+      prev_mine = true;
+    }
+  } else {
+    // Writes: the address goes out ahead of the data; beats go one per cycle (or as the
+    // bandwidth allows) once both the address and the data are there; the response comes
+    // write_latency cycles after the last beat.
+    for (size_t k = 0; k < t->n; k++) {
+      Burst &b = t->bursts[k];
+      cyc at = std::max(t->t_addr + k, aw_free);
+      aw_free = at + 1;
+      cyc start = std::max(std::max(at + 1, b.first), w_free);
+      cyc last = std::max(start + cyc((b.beats - 1) * iv + 0.999), b.last_ready);
+      w_free = last + 1;
+      b.first = last + par.write_latency + 1;
+      t->last_addr = at;
+    }
+  }
+  delay = SC_ZERO_TIME;
+  p.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+// ---- the 2-D DMA of the load and compute modules (vta_load_2d) ----
+
+// Sends the read bursts of a LOAD accepted in cycle `accept` and walks its write sequencer,
+// which takes the instruction no earlier than `writer_free` and writes one buffer entry per
+// cycle: a zero for padding, or the next element once the gearbox has it. Returns the cycle of
+// the done pulse (the cycle after the last write); *wait gets the cycles the sequencer waited
+// for data, *take the cycle it took the instruction, *last_addr the cycle of its last address.
+struct DmaOut {
+  cyc done = 0, take = 0, last_addr = 0;
+  uint64_t wait = 0;
+};
+
+struct Mod : sc_module {
+  tlm_utils::simple_initiator_socket<Mod> sock;
+  Ctx *ctx = nullptr;
+  std::vector<Burst> bursts;
+  cyc gb_take[VTA_MEM_COUNT] = {};  // the cycle each gearbox's last element was taken
+  cyc beat_last = 0;                // the cycle this client's last read beat was taken
+  tlm::tlm_generic_payload pay;
+  Timing tim;
+  const int client;  // the DRAM's name for this module (its socket's binding order)
+  sc_event go;       // a run starts
+  SC_HAS_PROCESS(Mod);
+  // The module's process lives as long as the kernel: it runs one stream per `go` (spawning
+  // processes per run would allocate their stacks every run).
+  void main_loop() {
+    for (;;) {
+      wait(go);
+      body();
+    }
+  }
+  virtual void body() = 0;
+  Mod(sc_module_name nm, int id) : sc_module(nm), sock("sock"), client(id) {
+    SC_THREAD(main_loop);
+    pay.set_extension(&tim);
+  }
+  ~Mod() override { pay.clear_extension(&tim); }
+  // One transaction: the bursts of one instruction (reads) or of one STORE (writes).
+  void transport(bool write, cyc t_addr) {
+    sync(*ctx, t_addr);
+    if (ctx->abort) {  // the run is being abandoned: nothing more reaches the DRAM
+      for (Burst &b : bursts) b.first = t_addr;
+      return;
+    }
+    tim.t_addr = t_addr;
+    tim.bursts = bursts.data();
+    tim.n = bursts.size();
+    pay.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    pay.set_address(bursts.empty() ? 0 : bursts[0].addr);
+    pay.set_data_ptr(nullptr);  // timing only: fsim moves the data
+    pay.set_data_length(0);
+    pay.set_streaming_width(0);
+    pay.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_time d = SC_ZERO_TIME;
+    sock->b_transport(pay, d);
+  }
+
+  // The 2-D DMA (see above).
+  DmaOut dma(const vta_sc_insn &in, cyc accept, cyc writer_free) {
+    DmaOut o;
+    const vta_config &cfg = *ctx->cfg;
+    uint32_t eb = cfg.elem_bytes[in.mem_type];
+    uint32_t bus = cfg.bus_bytes;
+    uint64_t xt = uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1;
+    uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
+    o.take = std::max(accept + 1, writer_free);
+    o.last_addr = accept;
+    if (in.x_size == 0 || yt == 0) {
+      o.done = o.take + 1;
+      return o;
+    }
+    bool data = in.y_size != 0;
+    if (data) {
+      cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
+                 uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts);
+      transport(false, accept + 1);
+      o.last_addr = tim.last_addr;
+    }
+    double iv = tim.interval;
+    cyc t = o.take + 1;  // the first write
+    uint64_t pad_rows = uint64_t(in.y_pad_0) * xt;
+    t += pad_rows;
+    // The gearbox (vta_rd_gearbox) holds one element (wide elements) or one beat (narrow
+    // ones): the beat that starts the next one enters only in the cycle the element before it
+    // is taken. A beat held back holds every beat behind it on the in-order data channel.
+    cyc &gb = gb_take[in.mem_type];
+    const bool wide = eb >= bus;
+    size_t b = 0;  // burst index
+    for (uint64_t r = 0; data && r < in.y_size; r++) {
+      t += in.x_pad_0;
+      uint64_t a = (uint64_t(in.dram_base) + r * in.x_stride) * eb;
+      uint64_t off = a & (bus - 1);
+      uint64_t row_beats = (off + uint64_t(in.x_size) * eb + bus - 1) / bus;
+      size_t kb = b;        // burst of the next beat to enter
+      uint64_t kbeat = 0;   // its beat within that burst
+      uint64_t next = 0;    // row-relative index of the next beat to enter
+      uint64_t covered = 0;
+      while (covered < row_beats && b < bursts.size()) covered += bursts[b++].beats;
+      for (uint64_t e = 0; e < in.x_size; e++) {
+        uint64_t first_b = (off + e * eb) / bus, last_b = (off + (e + 1) * eb - 1) / bus;
+        while (next <= last_b) {
+          cyc nominal = bursts[kb].first + cyc(kbeat * iv);
+          cyc entry = std::max(nominal, beat_last + 1);
+          if (next == first_b || !wide) entry = std::max(entry, gb);
+          beat_last = entry;
+          next++;
+          if (++kbeat == bursts[kb].beats) {
+            kb++;
+            kbeat = 0;
+          }
+        }
+        cyc ready = beat_last + kGearbox;
+        if (ready > t) {
+          o.wait += ready - t;
+          t = ready;
+        }
+        gb = t;
+        t++;
+      }
+      t += in.x_pad_1;
+    }
+    if (data) ctx->dram->delay_tail(client, beat_last + 1);
+    t += uint64_t(in.y_pad_1) * xt;
+    if (!data) t += uint64_t(in.y_size) * xt;
+    o.done = t;  // t - 1 was the last write
+    return o;
+  }
+};
+
+// Waits for entry k of a command queue; returns its instruction index.
+// Every wait of a module is followed by a look at c.abort: a run that timed out or deadlocked
+// is abandoned by waking every process, which then returns to wait for the next run (no
+// exception crosses a SystemC coroutine's stack).
+uint32_t q_get(Ctx &c, CmdQ &q, size_t k) {
+  while (q.idx.size() <= k) {
+    if (c.abort) return 0;
+    wait_ev(c, q.ev_routed);
+  }
+  return q.idx[k];
+}
+// The cycle from which a token popped now (the pops-th) is available.
+cyc tok_get(Ctx &c, Tok &t) {
+  while (t.pushes.size() <= t.pops) {
+    if (c.abort) return 0;
+    wait_ev(c, t.ev);
+  }
+  return t.pushes[t.pops] + 1;
+}
+void tok_push(Tok &t, cyc when) {
+  t.pushes.push_back(when);
+  t.ev.notify();
+}
+
+// ---- fetch (vta_fetch): bursts into a 64-instruction buffer, one instruction routed a cycle ----
+struct Fetch : Mod {
+  explicit Fetch(sc_module_name nm) : Mod(nm, 0) {}
+  void body() override {
+    Ctx &c = *ctx;
+    const vta_sc_job &j = *c.job;
+    const uint32_t bus = c.cfg->bus_bytes, n = j.count;
+    const uint32_t per_beat = bus > VTA_INSN_BYTES ? bus / VTA_INSN_BYTES : 1;
+    const uint32_t max_beats = 32 / per_beat > 0 ? 32 / per_beat : 1;
+    std::vector<Burst> all;
+    cut_bursts(j.insn_phys, 0, uint64_t(n) * VTA_INSN_BYTES, 1, bus, max_beats, all);
+    const uint64_t off = j.insn_phys & (bus - 1);
+    std::vector<cyc> arr(n, ~cyc(0)), route(n, 0);
+    std::vector<uint64_t> burst_beat0(all.size() + 1, 0);
+    for (size_t b = 0; b < all.size(); b++) burst_beat0[b + 1] = burst_beat0[b] + all[b].beats;
+    double iv = 1;
+    size_t nb = 0;        // bursts issued
+    uint32_t nreq = 0;    // instructions whose last byte has been requested
+    cyc last_issue = kStart - 1;
+    // Credit of vta_fetch at cycle t: instructions in the buffer plus beats in flight.
+    auto credit_ok = [&](cyc t, uint32_t i, uint32_t beats) {
+      // Arrivals and routes are both in order: count them by binary search.
+      uint64_t inflight = 0;
+      uint32_t lo = i > 128 ? i - 128 : 0;
+      uint64_t arrived = std::lower_bound(arr.begin() + lo, arr.begin() + nreq, t) -
+                         (arr.begin() + lo);
+      uint64_t routed = std::lower_bound(route.begin() + lo, route.begin() + i, t) -
+                        (route.begin() + lo);
+      uint64_t buffered = arrived - routed;
+      for (size_t b = nb > 8 ? nb - 8 : 0; b < nb; b++) {
+        const Burst &x = all[b];
+        // A beat taken in cycle b leaves the count in b + 1 (registered).
+        uint64_t got = t <= x.first ? 0 : std::min<uint64_t>(x.beats, (t - 1 - x.first) / iv + 1);
+        inflight += x.beats - got;
+      }
+      return buffered + (inflight + beats + 1) * per_beat <= 64;
+    };
+    auto issue = [&](cyc t) {
+      bursts.assign(1, all[nb]);
+      transport(false, t);
+      iv = tim.interval;
+      all[nb].first = bursts[0].first;
+      last_issue = tim.last_addr > t ? tim.last_addr : t;
+      uint64_t end_beat = burst_beat0[nb + 1];
+      nb++;
+      while (nreq < n) {
+        uint64_t lb = (off + uint64_t(nreq + 1) * VTA_INSN_BYTES - 1) / bus;
+        if (lb >= end_beat) break;
+        size_t k = nb - 1;
+        while (lb < burst_beat0[k]) k--;
+        arr[nreq] = all[k].first + cyc((lb - burst_beat0[k]) * iv) + kGearbox;
+        nreq++;
+      }
+    };
+    // Earliest cycle >= t0 at which the credit allows burst nb, given the routes known so
+    // far (instructions from i on are still in the buffer); ~0 when only routing i frees it.
+    auto earliest = [&](cyc t0, uint32_t i) -> cyc {
+      uint32_t beats = all[nb].beats;
+      if (credit_ok(t0, i, beats)) return t0;
+      cyc hi = t0;
+      for (uint32_t q = i > 64 ? i - 64 : 0; q < i; q++) hi = std::max(hi, route[q] + 1);
+      for (size_t b = nb > 8 ? nb - 8 : 0; b < nb; b++)
+        hi = std::max(hi, all[b].first + cyc(all[b].beats * iv) + 1);
+      if (!credit_ok(hi, i, beats)) return ~cyc(0);
+      cyc lo = t0;  // credit fails at lo, holds at hi (it only grows as time passes)
+      while (hi - lo > 1) {
+        cyc mid = lo + (hi - lo) / 2;
+        if (credit_ok(mid, i, beats))
+          hi = mid;
+        else
+          lo = mid;
+      }
+      return hi;
+    };
+    cyc prev_route = 0;
+    for (uint32_t i = 0; i < n; i++) {
+      for (;;) {
+        if (nb >= all.size()) break;
+        cyc tb = earliest(last_issue + 1, i);
+        if (tb == ~cyc(0)) break;
+        if (i < nreq && tb >= std::max(prev_route + 1, arr[i] + 1)) break;
+        issue(tb);
+        if (c.abort) return;
+      }
+      if (i >= nreq) {  // cannot happen: routing i-1 always frees the credit for i's burst
+        issue(std::max(last_issue + 1, prev_route + 1));
+      }
+      const vta_sc_insn &in = j.insns[i];
+      CmdQ &q = c.q[in.module];
+      cyc r = std::max(prev_route + 1, arr[i] + 1);
+      size_t pos = q.idx.size();
+      if (pos >= 512) {  // the command queue is full until its module takes entry pos-512
+        while (q.taken.size() <= pos - 512 && !c.abort) wait_ev(c, q.ev_taken);
+        if (c.abort) return;
+        r = std::max(r, q.taken[pos - 512] + 1);
+      }
+      route[i] = r;
+      prev_route = r;
+      q.idx.push_back(i);
+      q.avail.push_back(r + kRoute - 1);
+      q.ev_routed.notify();
+    }
+    c.end_fetch = prev_route;
+    c.done[3] = true;
+  }
+};
+
+// ---- load (vta_load): LOADs of INP and WGT, load_ahead accepted beyond the one written ----
+struct Load : Mod {
+  explicit Load(sc_module_name nm) : Mod(nm, 1) {}
+  void body() override {
+    Ctx &c = *ctx;
+    CmdQ &q = c.q[VTA_MOD_LOAD];
+    Counters &k = c.cnt[VTA_MOD_LOAD];
+    const uint32_t depth = c.par->load_ahead ? c.par->load_ahead : 1;
+    std::vector<cyc> take;  // the cycle the write sequencer took each instruction
+    cyc prev_done = 0, prev_last_addr = 0;
+    for (size_t e = 0; e < c.nmod[VTA_MOD_LOAD]; e++) {
+      uint32_t i = q_get(c, q, e);
+      if (c.abort) return;
+      const vta_sc_insn &in = c.job->insns[i];
+      cyc t = std::max(q.avail[e], prev_last_addr + 1);
+      // vta_fifo's in_ready is registered: a full queue takes again the cycle after a pop.
+      if (e >= depth) t = std::max(t, take[e - depth] + 1);
+      cyc ready = t;
+      if (in.pop_next) {
+        cyc tk = tok_get(c, c.tok[VTA_Q_COMPUTE_TO_LOAD]);
+        if (c.abort) return;
+        if (tk > t) {
+          cyc idle_from = std::max(ready, k.busy_until);
+          if (tk > idle_from) k.stall += tk - idle_from;
+          t = tk;
+        }
+        c.tok[VTA_Q_COMPUTE_TO_LOAD].pops++;
+      }
+      sync(c, t);
+      if (c.abort) return;
+      q.taken.push_back(t);
+      q.ev_taken.notify();
+      DmaOut o = dma(in, t, prev_done);
+      if (c.abort) return;
+      take.push_back(o.take);
+      prev_last_addr = o.last_addr;
+      prev_done = o.done;
+      k.stall += o.wait;
+      k.busy_span(t, o.done);
+      if (c.trace)
+        fprintf(stderr, "sc load #%u accept %" PRIu64 " take %" PRIu64 " done %" PRIu64 "\n", i,
+                t, o.take, o.done);
+      k.insns++;
+      if (in.push_next) tok_push(c.tok[VTA_Q_LOAD_TO_COMPUTE], o.done);
+      c.end_load = o.done;
+    }
+    c.done[VTA_MOD_LOAD] = true;
+  }
+};
+
+// ---- compute (vta_compute): decode register, GEMM unit and ALU side by side, retire queue ----
+struct Unit {
+  bool any = false;
+  cyc last = 0;  // the cycle of the last micro-op issued
+  bool ok = false, nop = false, src = false;
+  uint64_t dlo = 0, dhi = 0, slo = 0, shi = 0;
+  uint32_t bgn = 0, end = 0;
+  std::deque<std::pair<cyc, cyc>> wins;  // result-write windows of recent instructions
+};
+
+struct Footprint {
+  bool ok = false, nop = false, src = false;
+  uint64_t dlo = 0, dhi = 0, slo = 0, shi = 0;
+};
+
+struct Compute : Mod {
+  explicit Compute(sc_module_name nm) : Mod(nm, 2) {}
+
+  // vta_uop_fp's lookup and vta_compute's footprint arithmetic.
+  Footprint footprint(const vta_sc_insn &in) {
+    Ctx &c = *ctx;
+    vta_sc_state &st = *c.st;
+    Footprint f;
+    f.nop = in.uop_end <= in.uop_bgn || in.iter_out == 0 || in.iter_in == 0;
+    f.src = in.opcode == VTA_OP_ALU && !in.use_imm;
+    if (f.nop) {
+      f.ok = true;
+      return f;
+    }
+    const Rec *hit = nullptr;
+    for (const Rec &r : st.rec)
+      if (r.valid && r.lo <= in.uop_bgn && in.uop_end <= r.hi) hit = &r;
+    if (!hit) return f;
+    const uint64_t depth = c.cfg->depth[VTA_MEM_ACC];
+    uint64_t io = in.iter_out - 1, ii = in.iter_in - 1;
+    uint64_t dhi = hit->dmax + io * in.dfo + ii * in.dfi;
+    uint64_t shi = hit->smax + io * in.sfo + ii * in.sfi;
+    bool dok = dhi < depth, sok = shi < depth && hit->smin < depth;
+    int bank = c.cfg->log_depth[VTA_MEM_ACC] - 1;
+    f.dlo = hit->dmin;
+    f.dhi = dhi;
+    f.slo = hit->smin;
+    f.shi = shi;
+    f.ok = dok && (!f.src || sok) && ((f.dlo >> bank) & 1) == ((f.dhi >> bank) & 1);
+    return f;
+  }
+
+  // A LOAD UOP's commit: the micro-op buffer and the footprint records.
+  void commit_uops(const vta_sc_insn &in) {
+    Ctx &c = *ctx;
+    vta_sc_state &st = *c.st;
+    const uint32_t depth = c.cfg->depth[VTA_MEM_UOP];
+    uint64_t xt = uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1;
+    uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
+    uint64_t total = xt * yt;
+    bool bad = uint64_t(in.sram_base) + total > depth;
+    uint64_t dmin = ~0ull, dmax = 0, smin = ~0ull, smax = 0;
+    uint64_t pos = in.sram_base;
+    const uint32_t *w = c.job->uop_words + in.uop_words_at;
+    for (uint64_t y = 0; y < yt; y++)
+      for (uint64_t x = 0; x < xt; x++) {
+        bool data = y >= in.y_pad_0 && y < in.y_pad_0 + in.y_size && x >= in.x_pad_0 &&
+                    x < in.x_pad_0 + in.x_size;
+        uint32_t word = data ? *w++ : 0;
+        st.uop[pos % depth] = word;
+        pos++;
+        vta_uop u;
+        vta_uop_decode(c.cfg, word, &u);
+        dmin = std::min<uint64_t>(dmin, u.dst);
+        dmax = std::max<uint64_t>(dmax, u.dst);
+        smin = std::min<uint64_t>(smin, u.src);
+        smax = std::max<uint64_t>(smax, u.src);
+      }
+    uint64_t lo = in.sram_base, hi = lo + total;
+    for (Rec &r : st.rec)
+      if (bad || (r.lo < hi && lo < r.hi)) r.valid = false;
+    if (!bad) {
+      Rec &r = st.rec[st.rec_ptr];
+      r.valid = true;
+      r.lo = lo;
+      r.hi = hi;
+      r.dmin = dmin;
+      r.dmax = dmax;
+      r.smin = smin;
+      r.smax = smax;
+      st.rec_ptr = (st.rec_ptr + 1) % 32;
+    }
+  }
+
+  static bool apart(uint64_t lo_a, uint64_t hi_a, uint64_t lo_b, uint64_t hi_b) {
+    return hi_a < lo_b || hi_b < lo_a;
+  }
+  bool compat(const Footprint &f, const Unit &o) const {
+    int bank = ctx->cfg->log_depth[VTA_MEM_ACC] - 1;
+    if (!f.ok || !o.ok) return false;
+    if (f.nop || o.nop) return true;
+    return ((f.dlo >> bank) & 1) != ((o.dlo >> bank) & 1) &&
+           (!o.src || apart(f.dlo, f.dhi, o.slo, o.shi)) &&
+           (!f.src || apart(f.slo, f.shi, o.dlo, o.dhi));
+  }
+
+  void body() override {
+    Ctx &c = *ctx;
+    CmdQ &q = c.q[VTA_MOD_COMPUTE];
+    Counters &k = c.cnt[VTA_MOD_COMPUTE];
+    const vta_sc_params &par = *c.par;
+    Unit unit[2];
+    std::deque<cyc> rq;  // retire cycles of the entries that may still be in the retire queue
+    cyc last_retire = 0, fire_prev = 0, load_done = 0;
+    bool loaded = false;
+    const uint32_t stages[2] = {par.gemm_stages, par.alu_stages};
+    const uint32_t per_uop[2] = {par.gemm_uop_cycles ? par.gemm_uop_cycles : 1,
+                                 par.alu_uop_cycles ? par.alu_uop_cycles : 1};
+    for (size_t e = 0; e < c.nmod[VTA_MOD_COMPUTE]; e++) {
+      uint32_t i = q_get(c, q, e);
+      if (c.abort) return;
+      const vta_sc_insn &in = c.job->insns[i];
+      cyc take = std::max(q.avail[e], fire_prev);
+      q.taken.push_back(take);
+      q.ev_taken.notify();
+      cyc d_in = take + 1;
+      cyc t = d_in;
+      if (loaded) t = std::max(t, load_done + 1);  // every instruction after a LOAD waits for it
+      bool is_uop = in.opcode == VTA_OP_GEMM || in.opcode == VTA_OP_ALU;
+      bool is_load = in.opcode == VTA_OP_LOAD;
+      uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
+      bool empty = is_load && (in.x_size == 0 || yt == 0);
+      bool via_rq = is_uop || empty || (is_load && in.mem_type == VTA_MEM_UOP);
+      if (via_rq && rq.size() >= 8) t = std::max(t, rq[rq.size() - 8] + 1);
+      while (rq.size() > 8) rq.pop_front();
+      Footprint f;
+      int u = in.opcode == VTA_OP_ALU;
+      if (is_uop) {
+        f = footprint(in);
+        t = std::max(t, d_in + 1);  // the footprint is worked out in D
+        if (unit[u].any) t = std::max(t, unit[u].last);
+        // One that may interfere with the other unit's starts when that one issues its last
+        // micro-op (plus the RTL's interlock when its pipeline is deeper than two stages).
+        cyc other_ready = unit[!u].last + par.interlock;
+        if (unit[!u].any && other_ready > t && !compat(f, unit[!u])) t = other_ready;
+      } else if (is_load && !empty && in.mem_type == VTA_MEM_UOP) {
+        uint64_t lo = in.sram_base, hi = lo + uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1;
+        for (int p = 0; p < 2; p++)
+          if (unit[p].any && unit[p].last >= t &&
+              !(yt == 1 && (unit[p].end <= lo || hi <= unit[p].bgn)))
+            t = std::max(t, unit[p].last + 1);
+      } else if (!empty) {  // LOAD ACC/ACC_8BIT, FINISH: wait for everything to drain
+        for (int p = 0; p < 2; p++)
+          if (unit[p].any) t = std::max(t, unit[p].last + stages[p] + 1);
+        t = std::max(t, last_retire + 1);
+      }
+      // Tokens: both must be there in the same cycle; they only accumulate.
+      cyc ready = t;
+      if (in.pop_prev) t = std::max(t, tok_get(c, c.tok[VTA_Q_LOAD_TO_COMPUTE]));
+      if (in.pop_next) t = std::max(t, tok_get(c, c.tok[VTA_Q_STORE_TO_COMPUTE]));
+      if (c.abort) return;
+      if (t > ready) {
+        cyc idle_from = std::max(ready, k.busy_until);
+        if (t > idle_from) k.stall += t - idle_from;
+      }
+      if (in.pop_prev) c.tok[VTA_Q_LOAD_TO_COMPUTE].pops++;
+      if (in.pop_next) c.tok[VTA_Q_STORE_TO_COMPUTE].pops++;
+      cyc fire = t;
+      sync(c, fire);
+      if (c.abort) return;
+      fire_prev = fire;
+      cyc pushes_at;
+      if (is_uop) {
+        uint64_t n = f.nop ? 0
+                           : uint64_t(in.uop_end - in.uop_bgn) * in.iter_out * in.iter_in;
+        cyc span = n ? n * per_uop[u] : 1;
+        Unit &un = unit[u];
+        un.any = true;
+        un.last = fire + span;
+        un.ok = f.ok;
+        un.nop = f.nop;
+        un.src = f.src;
+        un.dlo = f.dlo;
+        un.dhi = f.dhi;
+        un.slo = f.slo;
+        un.shi = f.shi;
+        un.bgn = in.uop_bgn;
+        un.end = in.uop_end;
+        cyc done = un.last + stages[u];
+        if (n) {
+          cyc w0 = fire + 1 + stages[u], w1 = done;
+          // Cycles in which both units write: overlap with the other unit's windows.
+          std::deque<std::pair<cyc, cyc>> &ow = unit[!u].wins;
+          while (!ow.empty() && ow.front().second < w0) ow.pop_front();
+          for (auto &w : ow) {
+            cyc a = std::max(w.first, w0), b = std::min(w.second, w1);
+            if (b >= a) {
+              // With more than one cycle per micro-op the writes are every per_uop cycles.
+              uint64_t both = b - a + 1;
+              if (per_uop[0] > 1 || per_uop[1] > 1) both /= std::max(per_uop[0], per_uop[1]);
+              c.dual += both;
+            }
+          }
+          un.wins.push_back({w0, w1});
+          while (un.wins.size() > 4) un.wins.pop_front();
+        }
+        last_retire = std::max(done, last_retire + 1);
+        rq.push_back(last_retire);
+        pushes_at = last_retire;
+        k.busy_span(fire, last_retire);
+      } else if (empty) {
+        last_retire = std::max(fire + 1, last_retire + 1);
+        rq.push_back(last_retire);
+        pushes_at = last_retire;
+        k.busy_span(fire, last_retire);
+      } else if (is_load) {
+        DmaOut o = dma(in, fire, fire + 1);
+        if (c.abort) return;
+        k.stall += o.wait;
+        load_done = o.done;
+        loaded = true;
+        if (in.mem_type == VTA_MEM_UOP) {
+          commit_uops(in);
+          last_retire = std::max(o.done, last_retire + 1);
+          rq.push_back(last_retire);
+          pushes_at = last_retire;
+        } else {
+          pushes_at = o.done;
+        }
+        k.busy_span(fire, pushes_at);
+      } else {  // FINISH
+        pushes_at = fire;
+        c.end_compute = std::max(c.end_compute, fire);
+      }
+      c.end_compute = std::max(c.end_compute, pushes_at);
+      if (c.trace)
+        fprintf(stderr, "sc compute #%u take %" PRIu64 " fire %" PRIu64 " done %" PRIu64 "\n", i,
+                take, fire, pushes_at);
+      k.insns++;
+      if (in.push_prev) tok_push(c.tok[VTA_Q_COMPUTE_TO_LOAD], pushes_at);
+      if (in.push_next) tok_push(c.tok[VTA_Q_COMPUTE_TO_STORE], pushes_at);
+    }
+    c.done[VTA_MOD_COMPUTE] = true;
+  }
+};
+
+// ---- store (vta_store): one STORE at a time, done after its last write response ----
+struct Store : Mod {
+  explicit Store(sc_module_name nm) : Mod(nm, 3) {}
+  void body() override {
+    Ctx &c = *ctx;
+    CmdQ &q = c.q[VTA_MOD_STORE];
+    Counters &k = c.cnt[VTA_MOD_STORE];
+    const vta_config &cfg = *c.cfg;
+    cyc prev_done = 0;
+    for (size_t e = 0; e < c.nmod[VTA_MOD_STORE]; e++) {
+      uint32_t i = q_get(c, q, e);
+      if (c.abort) return;
+      const vta_sc_insn &in = c.job->insns[i];
+      cyc t = std::max(q.avail[e], prev_done + 1);
+      cyc ready = t;
+      if (in.pop_prev) {
+        t = std::max(t, tok_get(c, c.tok[VTA_Q_COMPUTE_TO_STORE]));
+        if (c.abort) return;
+        c.tok[VTA_Q_COMPUTE_TO_STORE].pops++;
+        if (t > ready) {
+          cyc idle_from = std::max(ready, k.busy_until);
+          if (t > idle_from) k.stall += t - idle_from;
+        }
+      }
+      sync(c, t);
+      if (c.abort) return;
+      q.taken.push_back(t);
+      q.ev_taken.notify();
+      cyc done;
+      if (in.x_size == 0 || in.y_size == 0) {
+        done = t;
+      } else {
+        uint32_t eb = cfg.elem_bytes[VTA_MEM_OUT], bus = cfg.bus_bytes;
+        cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
+                   uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts);
+        // When each data beat is ready: OUT elements are read one a cycle (one per beat time
+        // when an element spans beats) and packed by the write gearbox, a row starting a beat.
+        const cyc d0 = t + kStoreData;
+        const uint64_t per_elem = eb >= bus ? eb / bus : 1;
+        size_t kb = 0;
+        uint64_t kbeat = 0, elem = 0;
+        cyc prev = 0;
+        for (uint32_t r = 0; r < in.y_size; r++) {
+          uint64_t off = ((uint64_t(in.dram_base) + uint64_t(r) * in.x_stride) * eb) & (bus - 1);
+          uint64_t nbeats = (off + uint64_t(in.x_size) * eb + bus - 1) / bus;
+          for (uint64_t j = 0; j < nbeats; j++) {
+            cyc ready;
+            if (eb >= bus) {
+              ready = d0 + (elem + j / per_elem) * per_elem + j % per_elem;
+            } else {
+              uint64_t last_e = std::min<uint64_t>(((j + 1) * bus - off + eb - 1) / eb,
+                                                   in.x_size) - 1;
+              ready = d0 + elem + last_e;
+            }
+            if (prev && ready <= prev) ready = prev + 1;
+            prev = ready;
+            Burst &bb = bursts[kb];
+            if (kbeat == 0) bb.first = ready;
+            bb.last_ready = ready;
+            if (++kbeat == bb.beats) {
+              kb++;
+              kbeat = 0;
+            }
+          }
+          elem += in.x_size;
+        }
+        transport(true, t + 1);
+        if (c.abort) return;
+        done = 0;
+        for (const Burst &b : bursts) done = std::max(done, b.first);
+        done += 2;
+        k.busy_span(t, done);
+      }
+      if (c.trace)
+        fprintf(stderr, "sc store #%u start %" PRIu64 " done %" PRIu64 "\n", i, t, done);
+      k.insns++;
+      prev_done = done;
+      if (in.push_prev) tok_push(c.tok[VTA_Q_STORE_TO_COMPUTE], done);
+      c.end_store = std::max(c.end_store, done);
+    }
+    c.done[VTA_MOD_STORE] = true;
+  }
+};
+
+struct Top : sc_module {
+  Dram dram;
+  Fetch fetch;
+  Load load;
+  Compute compute;
+  Store store;
+  explicit Top(sc_module_name nm)
+      : sc_module(nm), dram("dram"), fetch("fetch"), load("load"), compute("compute"),
+        store("store") {
+    // Binding order is the client index the DRAM sees (its b_transport's id): the RTL's
+    // arbiter numbers fetch 0, load 1, compute 2; the store has the write channels.
+    fetch.sock.bind(dram.sock);
+    load.sock.bind(dram.sock);
+    compute.sock.bind(dram.sock);
+    store.sock.bind(dram.sock);
+  }
+};
+
+std::mutex g_mu;
+Top *g_top = nullptr;
+
+}  // namespace
+
+vta_sc_state *vta_sc_state_create(const vta_config *cfg) {
+  vta_sc_state *s = new (std::nothrow) vta_sc_state;
+  if (!s) return nullptr;
+  s->cfg = *cfg;
+  s->uop.assign(cfg->depth[VTA_MEM_UOP], 0);
+  return s;
+}
+
+void vta_sc_state_destroy(vta_sc_state *s) { delete s; }
+
+int vta_sc_model_run(vta_sc_state *s, const vta_sc_job *job, vta_sc_result *res, char *msg,
+                     size_t n) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  try {
+    if (!g_top) {
+      g_top = new Top("vta_sc");
+      sc_start(SC_ZERO_TIME);
+    }
+  } catch (std::exception &e) {
+    snprintf(msg, n, "SystemC elaboration failed: %s", e.what());
+    return -1;
+  }
+  std::unique_ptr<Ctx> ctx(new Ctx);
+  Ctx &c = *ctx;
+  c.job = job;
+  c.cfg = job->cfg;
+  c.par = job->par;
+  c.st = s;
+  c.t0 = sc_time_stamp();
+  const char *tr = getenv("VTA_SC_TRACE");
+  c.trace = tr && *tr && *tr != '0';
+  for (uint32_t i = 0; i < job->count; i++) c.nmod[job->insns[i].module]++;
+  Top &t = *g_top;
+  t.dram.ctx = t.fetch.ctx = t.load.ctx = t.compute.ctx = t.store.ctx = &c;
+  t.dram.reset();
+  c.dram = &t.dram;
+  for (Mod *m : {static_cast<Mod *>(&t.fetch), static_cast<Mod *>(&t.load),
+                 static_cast<Mod *>(&t.compute), static_cast<Mod *>(&t.store)}) {
+    std::fill(std::begin(m->gb_take), std::end(m->gb_take), 0);
+    m->beat_last = 0;
+  }
+  t.fetch.go.notify(SC_ZERO_TIME);
+  t.load.go.notify(SC_ZERO_TIME);
+  t.compute.go.notify(SC_ZERO_TIME);
+  t.store.go.notify(SC_ZERO_TIME);
+  if (job->timeout)
+    sc_start(sc_time(double(job->timeout) + 1, SC_NS));
+  else
+    sc_start();
+  bool all = c.done[0] && c.done[1] && c.done[2] && c.done[3];
+  int rc = 0;
+  cyc end = std::max(std::max(c.end_load, c.end_compute), std::max(c.end_store, c.end_fetch)) +
+            kDone;
+  if (!all || (job->timeout && end > job->timeout)) {
+    rc = sc_pending_activity() || (all && job->timeout && end > job->timeout) ? 1 : 2;
+    static const char *const names[4] = {"load", "compute", "store", "fetch"};
+    char busy[64] = "";
+    for (int m = 0; m < 4; m++)
+      if (!c.done[m]) {
+        if (busy[0]) strncat(busy, ", ", sizeof busy - strlen(busy) - 1);
+        strncat(busy, names[m], sizeof busy - strlen(busy) - 1);
+      }
+    if (rc == 1)
+      snprintf(msg, n, "timeout after %" PRIu64 " cycles (still busy: %s)", job->timeout,
+               busy[0] ? busy : "none");
+    else
+      snprintf(msg, n, "the modules deadlocked waiting for dependency tokens (still busy: %s)",
+               busy);
+    // Let the processes that are still waiting end: they see the abort flag when they wake.
+    c.abort = true;
+    for (int q = 0; q < 3; q++) {
+      c.q[q].ev_routed.notify(SC_ZERO_TIME);
+      c.q[q].ev_taken.notify(SC_ZERO_TIME);
+    }
+    for (int q = 0; q < VTA_Q_COUNT; q++) c.tok[q].ev.notify(SC_ZERO_TIME);
+    sc_start();
+  }
+  res->cycles = end;
+  for (int m = 0; m < 3; m++) {
+    res->busy[m] = c.cnt[m].busy;
+    res->stall[m] = c.cnt[m].stall;
+    res->insns_by_module[m] = c.cnt[m].insns;
+  }
+  res->dual_cycles = c.dual;
+  res->events = c.events;
+  t.dram.ctx = t.fetch.ctx = t.load.ctx = t.compute.ctx = t.store.ctx = nullptr;
+  return rc;
+}

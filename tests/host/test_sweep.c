@@ -1,0 +1,306 @@
+/* test_sweep.c - `vta sweep`: specs and flags are checked field by field, invalid points are
+ * listed with isa/'s reason, and a small real sweep (two points of one small RTL shape, the
+ * cost model's cycles for one ResNet-18 layer, yosys resources for the Pynq-Z1's xc7z020) gives
+ * the same results run locally and through a real single-node Slurm (scripts/slurm-local.sh),
+ * writes its CSV, JSON lines, plot and report, and costs nothing when repeated.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include "support/slurm_local.h"
+
+#include "host/sweep.h"
+
+static char tmp[256];
+
+static const char *bin(void) {
+  const char *b = getenv("VTA_BIN");
+  return b && *b ? b : "build/san/bin/vta";
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  char *buf = malloc(1 << 20);
+  size_t n = buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+  fclose(f);
+  if (buf)
+    buf[n] = '\0';
+  return buf;
+}
+
+static void spit(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* Starts `vta sweep ARGS` with stderr into errpath; returns its pid. */
+static pid_t start_sweep(const char *errpath, const char *const *args) {
+  const char *argv[40];
+  int n = 0;
+  argv[n++] = "vta";
+  argv[n++] = "sweep";
+  for (; *args && n < 38; args++)
+    argv[n++] = *args;
+  argv[n] = NULL;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) {
+    FILE *e = freopen(errpath, "w", stderr);
+    if (!e || !freopen("/dev/null", "w", stdout))
+      _exit(126);
+    alarm(3600);
+    execv(bin(), (char *const *)argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+/* Waits for a sweep started by start_sweep; returns its exit status. */
+static int wait_sweep(pid_t pid, const char *errpath) {
+  int st;
+  assert_int_equal(waitpid(pid, &st, 0), pid);
+  char *err = slurp(errpath);
+  if (err && (strstr(err, "Sanitizer") || strstr(err, "runtime error:")))
+    fail_msg("sanitizer report from vta sweep:\n%s", err);
+  free(err);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run_sweep(const char *errpath, const char *const *args) {
+  return wait_sweep(start_sweep(errpath, args), errpath);
+}
+
+static void expect_spec_error(const char *json, const char *needle) {
+  char path[300], err[1024] = "";
+  sweep_spec s;
+  snprintf(path, sizeof path, "%s/bad.json", tmp);
+  spit(path, json);
+  sweep_spec_init(&s);
+  assert_int_equal(sweep_spec_load(&s, path, err, sizeof err), -1);
+  if (!strstr(err, needle))
+    fail_msg("expected '%s' in: %s", needle, err);
+  assert_non_null(strstr(err, path));
+}
+
+static void test_sweep_spec_errors_name_the_field(void **state) {
+  (void)state;
+  expect_spec_error("{\"axes\": {\"LOG_BATCH\": [0,1]}, \"colour\": 1}", "unknown field 'colour'");
+  expect_spec_error("{\"axes\": {\"LOG_BATCH\": {\"from\": 3, \"to\": 1}}}", "axes: axis LOG_BATCH: range 3 to 1");
+  expect_spec_error("{\"axes\": {\"LOG_BATCH\": \"two\"}}", "axes.LOG_BATCH");
+  expect_spec_error("{\"axes\": {\"log_batch\": [1]}}", "not a configuration key");
+  expect_spec_error("{\"parts\": [\"xc7z010\"]}", "unknown part 'xc7z010' (known: xc7z020");
+  expect_spec_error("{\"workloads\": [\"builtin:vgg16\"]}", "workload 'builtin:vgg16'");
+  expect_spec_error("{\"workloads\": [{\"onnx\": \"/nonexistent.onnx\", \"input\": \"x.npy\"}]}",
+                    "cannot read the ONNX file '/nonexistent.onnx'");
+  expect_spec_error("{\"workloads\": [\"bench:gemm --config x.json\"]}", "the sweep's to set");
+  expect_spec_error("{\"timeout\": -1}", "timeout");
+  expect_spec_error("{\"rtl_sample\": 1.5}", "rtl_sample");
+  expect_spec_error("[1, 2]", "not a JSON object");
+  expect_spec_error("{\"axes\": {\"LOG_BATCH\": {\"from\": 0, \"to\": 1000}}}", "1001 values (limit 64)");
+}
+
+static int invalid_count;
+static char invalid_reason[512];
+static void on_invalid(void *ctx, const char *label, const char *reason) {
+  (void)ctx;
+  invalid_count++;
+  snprintf(invalid_reason, sizeof invalid_reason, "%s | %s", label, reason);
+}
+
+static void test_sweep_points_skip_invalid_with_isa_reason(void **state) {
+  (void)state;
+  sweep_spec s;
+  char err[512];
+  sweep_spec_init(&s);
+  assert_int_equal(sweep_spec_axis_text(&s, "LOG_BATCH=0,9", err, sizeof err), 0);
+  assert_int_equal(sweep_spec_axis_text(&s, "CLOCK_MHZ=100:300:100", err, sizeof err), 0);
+  assert_int_equal(sweep_spec_axis_text(&s, "LOG_BLOCK=5", err, sizeof err), 0);
+  sweep_point *p;
+  size_t n;
+  invalid_count = 0;
+  assert_int_equal(sweep_points(&s, &p, &n, on_invalid, NULL, err, sizeof err), 0);
+  assert_int_equal(n, 3);
+  assert_int_equal(invalid_count, 3);
+  assert_non_null(strstr(invalid_reason, "LOG_BATCH = 9 is out of range (0 to 4)"));
+  /* Points of one RTL shape share the model key; clock does not shape the RTL. */
+  assert_string_equal(p[0].model_key, p[2].model_key);
+  assert_string_not_equal(p[0].id, p[1].id);
+  assert_int_equal((int)p[1].cfg.clock_mhz, 200);
+  assert_int_equal(p[0].cfg.block_in, 32);
+  sweep_points_free(p, n);
+  assert_int_equal(sweep_spec_axis_text(&s, "LOG_BATCH", err, sizeof err), -1);
+  assert_non_null(strstr(err, "KEY=V1,V2"));
+  assert_int_equal(sweep_spec_axis_text(&s, "LOG_BATCH=1,x", err, sizeof err), -1);
+  assert_non_null(strstr(err, "value 'x' is not a number"));
+}
+
+static void test_sweep_cli_refuses_bad_usage(void **state) {
+  (void)state;
+  char errp[300];
+  snprintf(errp, sizeof errp, "%s/cli.err", tmp);
+  assert_int_equal(run_sweep(errp, (const char *[]){"--workload", "builtin:resnet18", "--backend", "xrt", NULL}), 2);
+  char *e = slurp(errp);
+  assert_non_null(strstr(e, "backend 'xrt' is not sc, rtl or model"));
+  free(e);
+  assert_int_equal(run_sweep(errp, (const char *[]){"--axis", "LOG_BATCH=0", NULL}), 2);
+  e = slurp(errp);
+  assert_non_null(strstr(e, "no workload"));
+  free(e);
+  assert_int_equal(run_sweep(errp, (const char *[]){"--workload", "builtin:resnet18", "--executor", "pbs", NULL}), 2);
+  assert_int_equal(run_sweep(errp, (const char *[]){"--workload", "builtin:resnet18", "--part", "xc9", NULL}), 2);
+  e = slurp(errp);
+  assert_non_null(strstr(e, "unknown part 'xc9'"));
+  free(e);
+  /* Every point invalid: nothing to run, exit 1 naming the count. */
+  assert_int_equal(run_sweep(errp, (const char *[]){"--workload", "builtin:resnet18", "--axis", "LOG_BATCH=7,8", "--no-resources", NULL}), 1);
+  e = slurp(errp);
+  assert_non_null(strstr(e, "no valid point (2 invalid)"));
+  free(e);
+}
+
+/* ---- the real sweep, local and Slurm ---- */
+
+static char slurm_dir[300];
+
+static int slurm_setup(void **state) {
+  (void)state;
+  snprintf(slurm_dir, sizeof slurm_dir, "%s/slurm", tmp);
+  return test_slurm_start(slurm_dir);
+}
+
+static int slurm_teardown(void **state) {
+  (void)state;
+  return test_slurm_stop();
+}
+
+/* A 1x4x4 accelerator with small buffers (yosys maps it in well under a minute of CPU time),
+ * two clocks, one ResNet-18 layer. */
+static void write_spec(const char *path) {
+  char base[300], text[1200];
+  snprintf(base, sizeof base, "%s/base.json", tmp);
+  spit(base, "{\"TARGET\":\"sim\",\"HW_VER\":\"0.0.2\",\"LOG_INP_WIDTH\":3,\"LOG_WGT_WIDTH\":3,"
+             "\"LOG_ACC_WIDTH\":5,\"LOG_BATCH\":0,\"LOG_BLOCK\":2,\"LOG_UOP_BUFF_SIZE\":10,"
+             "\"LOG_INP_BUFF_SIZE\":10,\"LOG_WGT_BUFF_SIZE\":10,\"LOG_ACC_BUFF_SIZE\":11,"
+             "\"LOG_BUS_WIDTH\":6,\"CLOCK_MHZ\":100,\"DRAM_LATENCY\":32}\n");
+  snprintf(text, sizeof text,
+           "{\"name\": \"test\", \"base\": \"%s\",\n"
+           " \"axes\": {\"CLOCK_MHZ\": [100, 200], \"LOG_BATCH\": [0, 9]},\n"
+           " \"workloads\": [{\"bench\": [\"conv2d\", \"--layer\", \"C11\"]}],\n"
+           " \"parts\": [\"xc7z020\"], \"backend\": \"model\", \"timeout\": 3000}\n",
+           base);
+  spit(path, text);
+}
+
+static void test_sweep_local_and_slurm_give_equal_results(void **state) {
+  (void)state;
+  char spec[300], a[300], b[300], errp[300], errb[300], path[400], cache_a[300], cache_b[300];
+  snprintf(spec, sizeof spec, "%s/spec.json", tmp);
+  snprintf(a, sizeof a, "%s/local", tmp);
+  snprintf(b, sizeof b, "%s/slurm-run", tmp);
+  snprintf(cache_a, sizeof cache_a, "%s/cache-a", tmp);
+  snprintf(cache_b, sizeof cache_b, "%s/cache-b", tmp);
+  snprintf(errp, sizeof errp, "%s/sweep.err", tmp);
+  write_spec(spec);
+
+  /* Both at once: each synthesizes the one RTL shape into its own cache, so together they take
+   * about one yosys run on two cores. */
+  snprintf(errb, sizeof errb, "%s/sweep-slurm.err", tmp);
+  pid_t pa = start_sweep(errp, (const char *[]){spec, "-o", a, "--cache", cache_a, "-j", "2", NULL});
+  pid_t pb = start_sweep(errb, (const char *[]){spec, "-o", b, "--cache", cache_b, "--executor",
+                                                "slurm", "--throttle", "2", "--max-array", "2", NULL});
+  int st = wait_sweep(pa, errp), stb = wait_sweep(pb, errb);
+  char *e = slurp(errp);
+  if (st != 0)
+    fail_msg("local sweep failed (%d):\n%s", st, e);
+  assert_non_null(strstr(e, "skipping invalid point CLOCK_MHZ=100 LOG_BATCH=9: LOG_BATCH = 9 is out of range"));
+  assert_non_null(strstr(e, "2 valid points, 2 invalid; 2 point jobs and 1 resource estimates"));
+  free(e);
+  e = slurp(errb);
+  if (stb != 0)
+    fail_msg("Slurm sweep failed (%d):\n%s", stb, e);
+  free(e);
+
+  /* The same rows, byte for byte. */
+  const char *files[] = {"results.csv", "results.jsonl", "report.md", "pareto.svg"};
+  for (size_t i = 0; i < 4; i++) {
+    snprintf(path, sizeof path, "%s/%s", a, files[i]);
+    char *x = slurp(path);
+    snprintf(path, sizeof path, "%s/%s", b, files[i]);
+    char *y = slurp(path);
+    assert_non_null(x);
+    assert_non_null(y);
+    if (strcmp(x, y) != 0)
+      fail_msg("%s differs between the local and the Slurm run:\n%s\n---\n%s", files[i], x, y);
+    free(x);
+    free(y);
+  }
+  snprintf(path, sizeof path, "%s/results.jsonl", a);
+  char *j = slurp(path);
+  /* Cycles are clock-independent, latency halves at twice the clock; resources were measured. */
+  assert_non_null(strstr(j, "\"CLOCK_MHZ\":200"));
+  assert_non_null(strstr(j, "\"ok\":true"));
+  assert_null(strstr(j, "\"ok\":false"));
+  assert_non_null(strstr(j, "\"resources\":{\"xc7\":{\"lut\":"));
+  assert_non_null(strstr(j, "\"fit\":{\"xc7z020\":{\"fits\":true"));
+  free(j);
+  snprintf(path, sizeof path, "%s/report.md", a);
+  char *md = slurp(path);
+  assert_non_null(strstr(md, "| xc7z020 | Pynq-Z1 | `p"));
+  assert_non_null(strstr(md, "CLOCK_MHZ=200 LOG_BATCH=0"));
+  free(md);
+  snprintf(path, sizeof path, "%s/pareto.svg", a);
+  char *svg = slurp(path);
+  assert_non_null(strstr(svg, "<polyline"));
+  assert_non_null(strstr(svg, "xc7z020 (Pynq-Z1)"));
+  free(svg);
+
+  /* A repeat starts no job and writes the same files. */
+  snprintf(path, sizeof path, "%s/results.csv", a);
+  char *before = slurp(path);
+  st = run_sweep(errp, (const char *[]){spec, "-o", a, "--cache", cache_a, NULL});
+  assert_int_equal(st, 0);
+  e = slurp(errp);
+  assert_non_null(strstr(e, "0 point jobs and 0 resource estimates to run (2 points done before)"));
+  free(e);
+  char *after = slurp(path);
+  assert_string_equal(before, after);
+  free(before);
+  free(after);
+}
+
+int main(void) {
+  snprintf(tmp, sizeof tmp, "/tmp/vta-test-sweep-XXXXXX");
+  if (!mkdtemp(tmp)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  const struct CMUnitTest quick[] = {
+      cmocka_unit_test(test_sweep_spec_errors_name_the_field),
+      cmocka_unit_test(test_sweep_points_skip_invalid_with_isa_reason),
+      cmocka_unit_test(test_sweep_cli_refuses_bad_usage),
+  };
+  const struct CMUnitTest slurm[] = {
+      cmocka_unit_test(test_sweep_local_and_slurm_give_equal_results),
+  };
+  int rc = cmocka_run_group_tests_name("sweep", quick, NULL, NULL);
+  rc += cmocka_run_group_tests_name("sweep_slurm", slurm, slurm_setup, slurm_teardown);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", tmp);
+  if (system(cmd) != 0)
+    fprintf(stderr, "could not remove %s\n", tmp);
+  return rc;
+}
