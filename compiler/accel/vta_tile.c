@@ -81,11 +81,6 @@ typedef struct footprint {
  * tuning interface); measured like the others on the rtl backend. */
 #define UOP_LOAD_ISSUE 1
 
-/* Cycles a GEMM or ALU instruction that may touch the other unit's ACC elements waits after
- * that unit's last micro-op, beyond the three-stage pipeline's rule (hw/rtl/vta_compute.sv,
- * other_free). */
-#define UNIT_HANDOFF 3
-
 /* The hardware keeps this many footprint records (hw/rtl/vta_uop_fp.sv, NRec). */
 #define VTA_TILE_FP_RECORDS 32
 
@@ -388,11 +383,13 @@ static int cs_sync(void *ctx, vta_error *err) {
    * time covered by a unit's work (its busy time counts once when both run). */
   uint64_t ufree[2] = {0, 0}, next_start = 0, retired = 0, covered = 0;
   /* A unit is free for its next instruction when it issues its last micro-op; that micro-op
-   * writes ACC compute_c1 + 3 cycles later (C3 of the compute pipeline, docs/hw.md), two of
+   * writes ACC in compute_c3 (C3 of the compute pipeline, docs/hw.md), two of
    * which the constants above already count (they date from the three-stage pipeline). An
-   * instruction that may touch the other unit's elements starts HANDOFF cycles after the
-   * other's last micro-op issued, so that its first ACC read follows that write. */
+   * instruction that may touch the other unit's elements starts handoff cycles after the
+   * other's last micro-op issued, so that its first ACC read follows that write (the read in
+   * C1, the write in C3: compute_c3 - compute_c1 cycles; hw/rtl/vta_compute.sv, other_free). */
   uint64_t pipe = (uint64_t)s->cfg->compute_c1 + 1;
+  uint64_t handoff = (uint64_t)s->cfg->compute_c3 - s->cfg->compute_c1;
   uint32_t ubgn[2] = {0, 0}, uend[2] = {0, 0}; /* micro-op entries each unit reads */
   footprint ufp[2];
   memset(ufp, 0, sizeof ufp);
@@ -410,7 +407,7 @@ static int cs_sync(void *ctx, vta_error *err) {
         if (in->kind == I_EXEC) {
           t = max_u64(t, ufree[in->unit]);
           if (!fp_apart(&in->fp, &ufp[!in->unit], bank))
-            t = max_u64(t, ufree[!in->unit] + UNIT_HANDOFF);
+            t = max_u64(t, ufree[!in->unit] + handoff);
         } else if (in->kind == I_READ && in->uop) {
           for (int u = 0; u < 2; u++)
             if (in->ubgn < uend[u] && ubgn[u] < in->uend) t = max_u64(t, ufree[u]);
