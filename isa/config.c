@@ -171,6 +171,15 @@ static int derive(vta_config *cfg, const char *origin, vta_error *err) {
   for (int t = 0; t < VTA_MEM_COUNT; t++) cfg->depth[t] = 1u << cfg->log_depth[t];
   cfg->bus_bytes = (1u << cfg->log_bus_width) / 8;
   cfg->macs_per_cycle = (uint64_t)cfg->batch * cfg->block_in * cfg->block_out;
+  cfg->gemm_tree_levels = 0;
+  while ((1u << cfg->gemm_tree_levels) < cfg->block_in) cfg->gemm_tree_levels++;
+  /* Cycles after the issue (C0): the micro-op buffer's array read (1) and output register (2),
+   * the buffer indices (3, X: INP/WGT read), their array read (4) and output registers (5),
+   * the DSP input (6), product (7) and output (8) registers, one per adder-tree level; ACC is
+   * read (C1) two cycles before the dot product is there (C2). */
+  cfg->compute_c1 = 6 + cfg->gemm_tree_levels;
+  /* R (ACC's array read), C2 (its output register; the result register), C3 (the write). */
+  cfg->compute_c3 = cfg->compute_c1 + 3;
   return vta_isa_layout(cfg, origin, err);
 }
 

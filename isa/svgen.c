@@ -203,6 +203,8 @@ int vta_svgen_package(const vta_config *cfg, FILE *out, vta_error *err) {
   emit_int(out, "AccLanes", lanes, "BATCH*BLOCK_OUT");
   emit_int(out, "Acc8Width", (long long)cfg->elem_bytes[VTA_MEM_ACC_8BIT] * 8 / lanes,
            "bits per lane of an ACC_8BIT element in DRAM");
+  emit_int(out, "GemmTreeLevels", cfg->gemm_tree_levels, "ceil(log2 BLOCK_IN) adder-tree levels");
+  emit_int(out, "ComputeC1", cfg->compute_c1, "cycles from a micro-op's issue to its ACC read");
 
   fprintf(out, "\n  // ---- opcodes and enumerations ----\n");
   unsigned opw = cfg->layout[VTA_FMT_MEM].pos[VTA_F_OPCODE].width;

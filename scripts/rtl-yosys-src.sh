@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rtl-yosys-src.sh PKGDIR OUTDIR [EXTRA.sv...] - copies hw/rtl/*.sv (and the extra sources) into OUTDIR in the form Debian's yosys
 # (0.23) reads, and prints the file list for read_verilog (the package first). Shared by
-# rtl-synth.sh (the synthesis check) and rtl-resources.sh (resource estimates).
+# rtl-synth.sh (the synthesis check), rtl-resources.sh (resource estimates) and rtl-timing.sh
+# (static timing).
 #
 # yosys parses a subset of SystemVerilog without `import pkg::*`, so the sources are rewritten
 # mechanically: the import line is dropped and every name the generated package PKGDIR/vta_pkg.sv
@@ -11,6 +12,7 @@ dir=$1 out=$2
 shift 2
 repo=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
+rm -f "$out"/*.sv  # a module removed from hw/rtl must not linger
 ids=$(grep -oE '(localparam [a-z ]+(\[[^]]*\])? |\} )[A-Za-z_0-9]+' "$dir/vta_pkg.sv" | awk '{print $NF}' |
       sort -u | paste -sd'|')
 for f in "$repo"/hw/rtl/*.sv "$@"; do

@@ -382,6 +382,14 @@ static int cs_sync(void *ctx, vta_error *err) {
    * every instruction started so far has completed (pushes are in order), and the end of the
    * time covered by a unit's work (its busy time counts once when both run). */
   uint64_t ufree[2] = {0, 0}, next_start = 0, retired = 0, covered = 0;
+  /* A unit is free for its next instruction when it issues its last micro-op; that micro-op
+   * writes ACC in compute_c3 (C3 of the compute pipeline, docs/hw.md), two of
+   * which the constants above already count (they date from the three-stage pipeline). An
+   * instruction that may touch the other unit's elements starts handoff cycles after the
+   * other's last micro-op issued, so that its first ACC read follows that write (the read in
+   * C1, the write in C3: compute_c3 - compute_c1 cycles; hw/rtl/vta_compute.sv, other_free). */
+  uint64_t pipe = (uint64_t)s->cfg->compute_c1 + 1;
+  uint64_t handoff = (uint64_t)s->cfg->compute_c3 - s->cfg->compute_c1;
   uint32_t ubgn[2] = {0, 0}, uend[2] = {0, 0}; /* micro-op entries each unit reads */
   footprint ufp[2];
   memset(ufp, 0, sizeof ufp);
@@ -398,12 +406,13 @@ static int cs_sync(void *ctx, vta_error *err) {
         t = next_start;
         if (in->kind == I_EXEC) {
           t = max_u64(t, ufree[in->unit]);
-          if (!fp_apart(&in->fp, &ufp[!in->unit], bank)) t = max_u64(t, ufree[!in->unit]);
+          if (!fp_apart(&in->fp, &ufp[!in->unit], bank))
+            t = max_u64(t, ufree[!in->unit] + handoff);
         } else if (in->kind == I_READ && in->uop) {
           for (int u = 0; u < 2; u++)
             if (in->ubgn < uend[u] && ubgn[u] < in->uend) t = max_u64(t, ufree[u]);
         } else if (in->kind == I_READ) {
-          t = max_u64(t, max_u64(max_u64(ufree[0], ufree[1]), retired));
+          t = max_u64(t, max_u64(max_u64(ufree[0], ufree[1]) + pipe, retired));
         }
       }
       int ready = 1;
@@ -462,14 +471,14 @@ static int cs_sync(void *ctx, vta_error *err) {
         rd_free = (rd_free > data ? rd_free : data) + in->beats; /* later bursts wait */
         fin = data + max_u64(in->beats, in->entries) + m->load_overhead;
       } else if (in->kind == I_EXEC) {
-        fin = start + in->cycles + m->compute_overhead;
+        fin = start + in->cycles + m->compute_overhead + pipe;
       } else if (in->kind == I_STORE) {
         fin = start + max_u64(in->beats, in->entries) + m->write_latency + m->load_overhead;
       }
       if (best == VTA_MOD_COMPUTE) {
         next_start = start + 1;
         if (in->kind == I_EXEC) {
-          ufree[in->unit] = fin;
+          ufree[in->unit] = fin - pipe;
           ufp[in->unit] = in->fp;
           ubgn[in->unit] = in->ubgn;
           uend[in->unit] = in->uend;
@@ -628,7 +637,7 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
   compute = max_u64(compute, U * half / 2);
   /* Bias loads per unit (with per-channel shifts, a second row of shift vectors). */
   uint64_t vrows = vta_conv_shift_vector(d) ? 2 : 1;
-  if (!p->bias_resident) compute += U * (m->drain + lat + vrows * p->co_t * 4 * we / 16 / bus);
+  if (!p->bias_resident) compute += U * (m->drain + (cfg->compute_c1 + 1) + lat + vrows * p->co_t * 4 * we / 16 / bus);
   /* Loads: how many steps load an input tile and a weight tile. A cycle of tiles stays
    * resident when it fits the slots (least recently used replacement misses on every access
    * of a cycle longer than the slots). */

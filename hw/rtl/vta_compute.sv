@@ -2,10 +2,16 @@
 //
 // A GEMM unit and an ALU, each with its own micro-op sequencer (vta_uop_seq), run one GEMM and
 // one ALU instruction at the same time when the two cannot interfere; each issues one micro-op
-// per cycle through three stages:
+// per cycle through a pipeline without stalls (docs/hw.md, "Compute pipeline", has the table):
 //   C0 issue:  the sequencer walks the loop nest and reads its copy of the micro-op buffer;
-//   C1 index:  adds the loop offsets; reads INP and WGT (GEMM), and ACC;
-//   C2 result: GEMM multiply-accumulate or ALU operation; writes ACC and the narrowed OUT element.
+//   U1, U2:    the micro-op comes out of the buffer (output register) and the loop offsets are
+//              added to its indices, registered in
+//   X:         (ComputeC1 - 4 cycles before C1) the GEMM unit reads INP and WGT; the dot
+//              products go through vta_gemm's multipliers and adder tree, while each unit's
+//              control (indices, flags, ALU tag) waits in a delay line (vta_delay);
+//   C1:        ACC is read (ComputeC1 cycles after C0; the same depth for both units);
+//   C2 result: GEMM accumulate (ACC + dot product) or ALU operation; writes ACC and the narrowed
+//              OUT element.
 //
 // Instructions are decoded in program order from a one-entry decode register (D). An
 // instruction's footprint, the range of ACC indices its destinations can take (and of its
@@ -25,13 +31,14 @@
 // GEMM and ALU instruction (and every LOAD that moves nothing, which the JIT uses as a
 // compute no-op) enters a retire queue when it starts and leaves it, firing its pushes, once it
 // and everything before it have completed; so a consumer never sees a token of an instruction
-// before an earlier one has finished. A micro-op in C1 reads ACC in the cycle the micro-op ahead
-// of it (of either unit) writes in C2, and so sees the old value; each unit keeps its last write
-// for one cycle, and a reader takes the newer value from whichever matches (a reduction loop
-// accumulating into one element every cycle, or an instruction reading what the other unit
-// wrote just before). A LOAD UOP starts while the units run instructions whose micro-ops it
-// does not overwrite (the JIT puts new kernels beside the resident ones), so fetching a kernel
-// overlaps the instructions before it; it completes through the retire queue. LOAD ACC and
+// before an earlier one has finished. A micro-op reads ACC (C1) before the three micro-ops of
+// its unit ahead of it have written (C3); the unit keeps their results and forwards them (a
+// reduction loop accumulates into one element every cycle). An instruction that may touch the
+// other unit's elements starts three cycles after the other's last micro-op issued, so it
+// reads that unit's writes from ACC itself. A LOAD UOP starts while the units run
+// instructions whose micro-ops it does not overwrite (the JIT puts new kernels beside the
+// resident ones), so fetching a kernel overlaps the instructions before it; it completes
+// through the retire queue. LOAD ACC and
 // ACC_8BIT (they write ACC through the units' write ports) and FINISH wait for both units to
 // drain and the retire queue to empty. Every instruction after a LOAD waits for it to finish.
 module vta_compute
@@ -347,6 +354,7 @@ module vta_compute
   logic [RqW:0] rq_cnt_q;
   logic       run_issue [2];
   logic       run_last [2];
+  logic [1:0] run_tail_q [2];  // each unit issued its last micro-op one, two cycles ago
 
   assign run_issue[0] = g_issue;
   assign run_issue[1] = a_issue;
@@ -360,9 +368,14 @@ module vta_compute
                     (!run_src_q[!unit] ||
                      apart(fp_dlo_q, fp_dhi_q, run_slo_q[!unit], run_shi_q[!unit])) &&
                     (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit], run_dhi_q[!unit]))));
-  assign other_free   = !run_issue[!unit] || run_last[!unit] || compat;
-  assign units_idle   = !g_issue && !a_issue && !g_c1_valid && !a_c1_valid && !g2_valid_q &&
-                        !a2_valid_q;
+  // An instruction that may touch the other unit's elements starts only once the other unit's
+  // last micro-op has written ACC (C3) before its own first read (C1): three cycles after that
+  // last micro-op issued, so no forwarding between the units is needed.
+  assign other_free   = (!run_issue[!unit] && !run_tail_q[!unit][0] && !run_tail_q[!unit][1]) ||
+                        compat;
+  assign units_idle   = !g_issue && !a_issue && !g_seq_busy && !a_seq_busy && !g_dly_busy &&
+                        !a_dly_busy && !gr_valid_q && !ar_valid_q && !g2_valid_q && !a2_valid_q &&
+                        !g3_valid_q && !a3_valid_q;
   assign drained      = units_idle && (rq_cnt_q == '0) && !loading_q;
   assign rq_room      = (rq_cnt_q != (RqW + 1)'(RqDepth));
 
@@ -410,6 +423,14 @@ module vta_compute
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      for (int p = 0; p < 2; p++) run_tail_q[p] <= '0;
+    end else begin
+      for (int p = 0; p < 2; p++) run_tail_q[p] <= {run_tail_q[p][0], run_last[p]};
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
       for (int p = 0; p < 2; p++) run_ok_q[p] <= 1'b0;
     end else if (can_uop) begin
       run_ok_q[unit] <= fp_ok_q;
@@ -432,6 +453,11 @@ module vta_compute
   logic [WgtIdxW-1:0] g_wgt;
   logic               g_c1_reset;
   logic [AluTagW-1:0] a_c1_tag;
+  logic g_x_valid, g_x_write, g_x_last, g_x_reset, a_x_valid, a_x_write, a_x_last;
+  logic [DstW-1:0]    g_x_dst, a_x_dst;
+  logic [SrcW-1:0]    a_x_src;
+  logic [AluTagW-1:0] a_x_tag;
+  logic               g_seq_busy, a_seq_busy, g_dly_busy, a_dly_busy;
 
   vta_uop_seq #(.TagW(1)) u_gemm_seq (
     .clk_i,
@@ -456,13 +482,14 @@ module vta_compute
     .last_o     (g_last),
     .bgn_o      (run_bgn[0]),
     .end_o      (run_end[0]),
-    .c1_valid_o (g_c1_valid),
-    .c1_write_o (g_c1_write),
-    .c1_last_o  (g_c1_last),
-    .c1_tag_o   (g_c1_reset),
-    .c1_dst_o   (g_dst),
-    .c1_src_o   (g_src),
-    .c1_wgt_o   (g_wgt)
+    .x_valid_o  (g_x_valid),
+    .x_write_o  (g_x_write),
+    .x_last_o   (g_x_last),
+    .x_tag_o    (g_x_reset),
+    .x_dst_o    (g_x_dst),
+    .x_src_o    (g_src),
+    .x_wgt_o    (g_wgt),
+    .busy_o     (g_seq_busy)
   );
 
   vta_uop_seq #(.TagW(AluTagW)) u_alu_seq (
@@ -488,16 +515,39 @@ module vta_compute
     .last_o     (a_last),
     .bgn_o      (run_bgn[1]),
     .end_o      (run_end[1]),
-    .c1_valid_o (a_c1_valid),
-    .c1_write_o (a_c1_write),
-    .c1_last_o  (a_c1_last),
-    .c1_tag_o   (a_c1_tag),
-    .c1_dst_o   (a_dst),
-    .c1_src_o   (a_src),
-    .c1_wgt_o   ()
+    .x_valid_o  (a_x_valid),
+    .x_write_o  (a_x_write),
+    .x_last_o   (a_x_last),
+    .x_tag_o    (a_x_tag),
+    .x_dst_o    (a_x_dst),
+    .x_src_o    (a_x_src),
+    .x_wgt_o    (),
+    .busy_o     (a_seq_busy)
   );
 
-  // ---- C1: buffer reads ----
+  // ---- X to C1: the delay lines (the GEMM unit's operands meanwhile go through vta_gemm) ----
+  localparam int unsigned XToC1 = ComputeC1 - 3;
+
+  vta_delay #(.Width(3 + DstW), .Stages(XToC1)) u_g_dly (
+    .clk_i,
+    .rst_ni,
+    .valid_i(g_x_valid),
+    .data_i ({g_x_write, g_x_last, g_x_reset, g_x_dst}),
+    .valid_o(g_c1_valid),
+    .data_o ({g_c1_write, g_c1_last, g_c1_reset, g_dst}),
+    .any_o  (g_dly_busy)
+  );
+  vta_delay #(.Width(2 + AluTagW + DstW + SrcW), .Stages(XToC1)) u_a_dly (
+    .clk_i,
+    .rst_ni,
+    .valid_i(a_x_valid),
+    .data_i ({a_x_write, a_x_last, a_x_tag, a_x_dst, a_x_src}),
+    .valid_o(a_c1_valid),
+    .data_o ({a_c1_write, a_c1_last, a_c1_tag, a_dst, a_src}),
+    .any_o  (a_dly_busy)
+  );
+
+  // ---- C1: ACC reads ----
   logic [LogAccDepth-1:0] g_a1, a_a1, a_s1;
   logic                   g_rd, a_rd;
   assign g_a1 = LogAccDepth'(g_dst);
@@ -506,50 +556,82 @@ module vta_compute
   assign g_rd = g_c1_valid && g_c1_write;
   assign a_rd = a_c1_valid && a_c1_write;
 
-  assign inp_re_o    = g_c1_valid;
+  // INP and WGT are read in X: their data (block RAM output registers) enter vta_gemm two
+  // cycles later, and its dot products reach C2 with the micro-op's control.
+  assign inp_re_o    = g_x_valid;
   assign inp_raddr_o = LogInpDepth'(g_src);
-  assign wgt_re_o    = g_c1_valid;
+  assign wgt_re_o    = g_x_valid;
   assign wgt_raddr_o = LogWgtDepth'(g_wgt);
 
-  // ---- C2 registers ----
+  // ---- the stages after C1: R (ACC's array read), C2 (its output register; the result), C3
+  // (the result register; ACC and OUT are written) ----
+  logic                   gr_valid_q, gr_write_q, gr_last_q, gr_reset_q;
+  logic                   ar_valid_q, ar_write_q, ar_last_q;
+  logic [LogAccDepth-1:0] gr_a_q, ar_a_q, ar_s_q;
+  logic [AluTagW-1:0]     ar_tag_q, a2_tag_q;
   logic                   g2_write_q, g2_last_q, g2_reset_q, a2_write_q, a2_last_q;
-  logic [LogAccDepth-1:0] g2_a_q, a2_a_q, a2_s_q;
-  logic [AluTagW-1:0]     a2_tag_q;
+  logic [LogAccDepth-1:0] g2_a_q, a2_a_q;
   logic                   a2_reset_q, a2_use_imm_q;
   logic [AluAluOpcodeW-1:0] a2_op_q;
   logic [AluImmW-1:0]     a2_imm_q;
+  logic                   g3_valid_q, g3_write_q, g3_last_q, g3_reset_q;
+  logic                   a3_valid_q, a3_write_q, a3_last_q;
+  logic [LogAccDepth-1:0] g3_a_q, a3_a_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      gr_valid_q <= 1'b0;
+      ar_valid_q <= 1'b0;
       g2_valid_q <= 1'b0;
       a2_valid_q <= 1'b0;
+      g3_valid_q <= 1'b0;
+      a3_valid_q <= 1'b0;
     end else begin
-      g2_valid_q <= g_c1_valid;
-      a2_valid_q <= a_c1_valid;
+      gr_valid_q <= g_c1_valid;
+      ar_valid_q <= a_c1_valid;
+      g2_valid_q <= gr_valid_q;
+      a2_valid_q <= ar_valid_q;
+      g3_valid_q <= g2_valid_q;
+      a3_valid_q <= a2_valid_q;
     end
   end
   always_ff @(posedge clk_i) begin
-    g2_write_q <= g_c1_write;
-    g2_last_q  <= g_c1_last;
-    g2_reset_q <= g_c1_reset;
-    g2_a_q     <= g_a1;
-    a2_write_q <= a_c1_write;
-    a2_last_q  <= a_c1_last;
-    a2_tag_q   <= a_c1_tag;
-    a2_a_q     <= a_a1;
-    a2_s_q     <= a_s1;
+    gr_write_q <= g_c1_write;
+    gr_last_q  <= g_c1_last;
+    gr_reset_q <= g_c1_reset;
+    gr_a_q     <= g_a1;
+    ar_write_q <= a_c1_write;
+    ar_last_q  <= a_c1_last;
+    ar_tag_q   <= a_c1_tag;
+    ar_a_q     <= a_a1;
+    ar_s_q     <= a_s1;
+    g2_write_q <= gr_write_q;
+    g2_last_q  <= gr_last_q;
+    g2_reset_q <= gr_reset_q;
+    g2_a_q     <= gr_a_q;
+    a2_write_q <= ar_write_q;
+    a2_last_q  <= ar_last_q;
+    a2_tag_q   <= ar_tag_q;
+    a2_a_q     <= ar_a_q;
+    g3_write_q <= g2_write_q;
+    g3_last_q  <= g2_last_q;
+    g3_reset_q <= g2_reset_q;
+    g3_a_q     <= g2_a_q;
+    a3_write_q <= a2_write_q;
+    a3_last_q  <= a2_last_q;
+    a3_a_q     <= a2_a_q;
   end
   assign {a2_reset_q, a2_use_imm_q, a2_op_q, a2_imm_q} = a2_tag_q;
 
   // ---- ACC: two banks by the index MSB, each two copies (a: destinations, b: ALU operand) ----
-  logic            g2_wr, a2_wr;
-  logic [AccW-1:0] g_res, a_res;
+  logic            g3_wr, a3_wr;
+  logic [AccW-1:0] g_res_q, a_res_q;
   logic [LogAccDepth-1:0] ld_waddr;
   logic [AccW-1:0] acc_a_rdata [2];
   logic [AccW-1:0] acc_b_rdata [2];
 
-  assign g2_wr    = g2_valid_q && g2_write_q;
-  assign a2_wr    = a2_valid_q && a2_write_q;
+  assign g3_wr    = g3_valid_q && g3_write_q;
+  assign a3_wr    = a3_valid_q && a3_write_q;
   assign ld_waddr = LogAccDepth'(wr_addr);
 
   for (genvar b = 0; b < 2; b++) begin : g_acc_bank
@@ -560,24 +642,24 @@ module vta_compute
     assign rd_a    = a_rd && (a_a1[BankW] == 1'(b));
     assign rd_s    = a_rd && (a_s1[BankW] == 1'(b));
     assign raddr_a = rd_g ? g_a1[BankW-1:0] : a_a1[BankW-1:0];
-    assign wr_g    = g2_wr && (g2_a_q[BankW] == 1'(b));
-    assign wr_a    = a2_wr && (a2_a_q[BankW] == 1'(b));
+    assign wr_g    = g3_wr && (g3_a_q[BankW] == 1'(b));
+    assign wr_a    = a3_wr && (a3_a_q[BankW] == 1'(b));
     assign wr_l    = acc_ld_we && (ld_waddr[BankW] == 1'(b));
     assign we      = wr_g || wr_a || wr_l;
     always_comb begin
       waddr = ld_waddr[BankW-1:0];
       wdata = ld_acc_data;
       if (wr_a) begin
-        waddr = a2_a_q[BankW-1:0];
-        wdata = a_res;
+        waddr = a3_a_q[BankW-1:0];
+        wdata = a_res_q;
       end
       if (wr_g) begin
-        waddr = g2_a_q[BankW-1:0];
-        wdata = g_res;
+        waddr = g3_a_q[BankW-1:0];
+        wdata = g_res_q;
       end
     end
 
-    vta_sram #(.Width(AccW), .Depth(AccDepth / 2)) u_copy_a (
+    vta_sram #(.Width(AccW), .Depth(AccDepth / 2), .OutReg(1'b1)) u_copy_a (
       .clk_i,
       .we_i   (we),
       .waddr_i(waddr),
@@ -587,7 +669,7 @@ module vta_compute
       .rdata_o(acc_a_rdata[b])
     );
 
-    vta_sram #(.Width(AccW), .Depth(AccDepth / 2)) u_copy_b (
+    vta_sram #(.Width(AccW), .Depth(AccDepth / 2), .OutReg(1'b1)) u_copy_b (
       .clk_i,
       .we_i   (we),
       .waddr_i(waddr),
@@ -608,34 +690,98 @@ module vta_compute
 `endif
   end
 
-  // ---- C2: forwarding, arithmetic, writes ----
-  // Each unit's write of the previous cycle; a read in C1 in that cycle missed it.
-  logic            fwd_g_valid_q, fwd_a_valid_q;
-  logic [LogAccDepth-1:0] fwd_g_addr_q, fwd_a_addr_q;
-  logic [AccW-1:0] fwd_g_data_q, fwd_a_data_q, g_dst_val, a_dst_val, a_src_val, gemm_res, alu_res;
+  // ---- forwarding ----
+  // A micro-op reads ACC in C1 and writes it in C3; a read misses the writes of the three
+  // micro-ops of its unit ahead of it (the one in C2 when it is in R, the one in C3, and the
+  // one that wrote the cycle before). By the time it reaches C2 they are h1 (the unit's result
+  // register itself), h2 (the one before, kept in *_h2_*) and h3 (which in R was h2). The
+  // source of every operand is chosen in R, one cycle ahead, so that C2 only has a four-way
+  // multiplexer in front of its arithmetic:
+  //   0, 1: the block RAM of bank 0 or 1; 2: h1; 3: old_q (h2 or h3, picked in R).
+  // The other unit's writes need no forwarding: a unit starts an instruction that may touch
+  // the other's elements only once the other's last micro-op has written (dispatch, above).
+  logic                   g_h2_v_q, a_h2_v_q;
+  logic [LogAccDepth-1:0] g_h2_a_q, a_h2_a_q;
+  logic [AccW-1:0]        g_h2_d_q, a_h2_d_q;
+  logic [1:0]             g_sel_q, ad_sel_q, as_sel_q;
+  logic [AccW-1:0]        g_old_q, ad_old_q, as_old_q;
 
-  function automatic logic [AccW-1:0] fwd(logic [LogAccDepth-1:0] addr, logic [AccW-1:0] raw,
-                                          logic gv, logic [LogAccDepth-1:0] ga,
-                                          logic [AccW-1:0] gd, logic av,
-                                          logic [LogAccDepth-1:0] aa, logic [AccW-1:0] ad);
-    fwd = raw;
-    if (av && aa == addr) fwd = ad;
-    if (gv && ga == addr) fwd = gd;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      g_h2_v_q <= 1'b0;
+      a_h2_v_q <= 1'b0;
+    end else begin
+      g_h2_v_q <= g3_wr;
+      a_h2_v_q <= a3_wr;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    g_h2_a_q <= g3_a_q;
+    g_h2_d_q <= g_res_q;
+    a_h2_a_q <= a3_a_q;
+    a_h2_d_q <= a_res_q;
+  end
+
+  // In R, for an operand at addr: the micro-op now in C2 becomes h1, the one in C3 h2 and the
+  // one in h2 h3 by the time this one reaches C2.
+  function automatic logic [1:0] fwd_sel(logic [LogAccDepth-1:0] addr, logic v2,
+                                         logic [LogAccDepth-1:0] a2, logic v3,
+                                         logic [LogAccDepth-1:0] a3, logic vh,
+                                         logic [LogAccDepth-1:0] ah);
+    if (v2 && a2 == addr) fwd_sel = 2'd2;
+    else if ((v3 && a3 == addr) || (vh && ah == addr)) fwd_sel = 2'd3;
+    else fwd_sel = {1'b0, addr[BankW]};
   endfunction
 
-  assign g_dst_val = fwd(g2_a_q, acc_a_rdata[g2_a_q[BankW]], fwd_g_valid_q, fwd_g_addr_q,
-                         fwd_g_data_q, fwd_a_valid_q, fwd_a_addr_q, fwd_a_data_q);
-  assign a_dst_val = fwd(a2_a_q, acc_a_rdata[a2_a_q[BankW]], fwd_g_valid_q, fwd_g_addr_q,
-                         fwd_g_data_q, fwd_a_valid_q, fwd_a_addr_q, fwd_a_data_q);
-  assign a_src_val = fwd(a2_s_q, acc_b_rdata[a2_s_q[BankW]], fwd_g_valid_q, fwd_g_addr_q,
-                         fwd_g_data_q, fwd_a_valid_q, fwd_a_addr_q, fwd_a_data_q);
+  always_ff @(posedge clk_i) begin
+    g_sel_q  <= fwd_sel(gr_a_q, g2_valid_q && g2_write_q, g2_a_q, g3_wr, g3_a_q, g_h2_v_q,
+                        g_h2_a_q);
+    g_old_q  <= (g3_wr && g3_a_q == gr_a_q) ? g_res_q : g_h2_d_q;
+    ad_sel_q <= fwd_sel(ar_a_q, a2_valid_q && a2_write_q, a2_a_q, a3_wr, a3_a_q, a_h2_v_q,
+                        a_h2_a_q);
+    ad_old_q <= (a3_wr && a3_a_q == ar_a_q) ? a_res_q : a_h2_d_q;
+    as_sel_q <= fwd_sel(ar_s_q, a2_valid_q && a2_write_q, a2_a_q, a3_wr, a3_a_q, a_h2_v_q,
+                        a_h2_a_q);
+    as_old_q <= (a3_wr && a3_a_q == ar_s_q) ? a_res_q : a_h2_d_q;
+  end
+
+  // ---- C2: the operands and the arithmetic; C3: the result registers ----
+  logic [AccW-1:0] g_dst_val, a_dst_val, a_src_val, gemm_res, alu_res, gemm_dot;
+
+  always_comb begin
+    unique case (g_sel_q)
+      2'd0: g_dst_val = acc_a_rdata[0];
+      2'd1: g_dst_val = acc_a_rdata[1];
+      2'd2: g_dst_val = g_res_q;
+      default: g_dst_val = g_old_q;
+    endcase
+    unique case (ad_sel_q)
+      2'd0: a_dst_val = acc_a_rdata[0];
+      2'd1: a_dst_val = acc_a_rdata[1];
+      2'd2: a_dst_val = a_res_q;
+      default: a_dst_val = ad_old_q;
+    endcase
+    unique case (as_sel_q)
+      2'd0: a_src_val = acc_b_rdata[0];
+      2'd1: a_src_val = acc_b_rdata[1];
+      2'd2: a_src_val = a_res_q;
+      default: a_src_val = as_old_q;
+    endcase
+  end
 
   vta_gemm u_gemm (
+    .clk_i,
     .inp_i(inp_rdata_i),
     .wgt_i(wgt_rdata_i),
-    .acc_i(g_dst_val),
-    .acc_o(gemm_res)
+    .dot_o(gemm_dot)
   );
+  // The accumulate: each lane wraps to AccWidth bits.
+  always_comb begin
+    for (int l = 0; l < AccLanes; l++) begin
+      gemm_res[l*AccWidth+:AccWidth] = g_dst_val[l*AccWidth+:AccWidth] +
+                                       gemm_dot[l*AccWidth+:AccWidth];
+    end
+  end
 
   vta_alu u_alu (
     .op_i     (a2_op_q),
@@ -646,39 +792,23 @@ module vta_compute
     .res_o    (alu_res)
   );
 
-  assign g_res = g2_reset_q ? '0 : gemm_res;
-  assign a_res = a2_reset_q ? '0 : alu_res;
+  // A micro-op with the reset flag writes zero (the register's synchronous clear). The result
+  // registers load only for writing micro-ops, so h1 stays the unit's last write.
+  always_ff @(posedge clk_i) begin
+    if (g2_valid_q && g2_write_q) g_res_q <= g2_reset_q ? '0 : gemm_res;
+    if (a2_valid_q && a2_write_q) a_res_q <= a2_reset_q ? '0 : alu_res;
+  end
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      out_g_wdata_o[l*OutWidth+:OutWidth] = g_res[l*AccWidth+:OutWidth];
-      out_a_wdata_o[l*OutWidth+:OutWidth] = a_res[l*AccWidth+:OutWidth];
+      out_g_wdata_o[l*OutWidth+:OutWidth] = g_res_q[l*AccWidth+:OutWidth];
+      out_a_wdata_o[l*OutWidth+:OutWidth] = a_res_q[l*AccWidth+:OutWidth];
     end
   end
-  assign out_g_we_o    = g2_wr;
-  assign out_g_waddr_o = LogOutDepth'(g2_a_q);
-  assign out_a_we_o    = a2_wr;
-  assign out_a_waddr_o = LogOutDepth'(a2_a_q);
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      fwd_g_valid_q <= 1'b0;
-      fwd_a_valid_q <= 1'b0;
-    end else begin
-      fwd_g_valid_q <= g2_wr;
-      fwd_a_valid_q <= a2_wr;
-    end
-  end
-  always_ff @(posedge clk_i) begin
-    if (g2_wr) begin
-      fwd_g_addr_q <= g2_a_q;
-      fwd_g_data_q <= g_res;
-    end
-    if (a2_wr) begin
-      fwd_a_addr_q <= a2_a_q;
-      fwd_a_data_q <= a_res;
-    end
-  end
+  assign out_g_we_o    = g3_wr;
+  assign out_g_waddr_o = LogOutDepth'(g3_a_q);
+  assign out_a_we_o    = a3_wr;
+  assign out_a_waddr_o = LogOutDepth'(a3_a_q);
 
   // ---- retirement in program order ----
   // Kinds: 0 the GEMM unit, 1 the ALU, 2 a no-op (complete when it starts), 3 a LOAD UOP.
@@ -691,8 +821,8 @@ module vta_compute
   logic           g_done, a_done, l_done, retire, rq_push;
   logic [1:0]     head_kind;
 
-  assign g_done    = g2_valid_q && g2_last_q;
-  assign a_done    = a2_valid_q && a2_last_q;
+  assign g_done    = g3_valid_q && g3_last_q;
+  assign a_done    = a3_valid_q && a3_last_q;
   assign l_done    = loading_q && l2d_done && ld_rq_q;
   assign rq_push   = can_uop || can_nop || can_uld;
   assign head_kind = rq_kind_q[rq_head_q];
@@ -739,10 +869,10 @@ module vta_compute
                             (loading_q && l2d_done && !ld_rq_q && ld_q.push_next);
   assign finish_o    = can_mem && is_finish;
   assign insn_done_o = retire || mem_done;
-  assign gemm_uop_o  = g2_wr;
-  assign mac_uop_o   = g2_wr && !g2_reset_q;
-  assign alu_uop_o   = a2_wr;
-  assign dual_o      = g2_wr && a2_wr;
+  assign gemm_uop_o  = g3_wr;
+  assign mac_uop_o   = g3_wr && !g3_reset_q;
+  assign alu_uop_o   = a3_wr;
+  assign dual_o      = g3_wr && a3_wr;
   assign busy_o      = !units_idle || loading_q || l2d_busy || (rq_cnt_q != '0);
   assign pending_o   = d_valid_q;
   assign stall_o     = (d_valid_q && !tokens_ok && !g_issue && !a_issue && !loading_q) ||
@@ -752,35 +882,52 @@ module vta_compute
 
 `ifndef SYNTHESIS
   // A unit's micro-ops stay inside the footprint its instruction was admitted with (checked in
-  // C1, against the footprint of the instruction that issued them a cycle earlier).
-  logic                   chk_ok_q [2];
-  logic [LogAccDepth-1:0] chk_dlo_q [2];
-  logic [LogAccDepth-1:0] chk_dhi_q [2];
-  logic [LogAccDepth-1:0] chk_slo_q [2];
-  logic [LogAccDepth-1:0] chk_shi_q [2];
-  logic                   chk_src_q;
+  // X, against the footprint of the instruction that issued them three cycles earlier).
+  logic                   chk_ok_q [3][2];
+  logic [LogAccDepth-1:0] chk_dlo_q [3][2];
+  logic [LogAccDepth-1:0] chk_dhi_q [3][2];
+  logic [LogAccDepth-1:0] chk_slo_q [3][2];
+  logic [LogAccDepth-1:0] chk_shi_q [3][2];
+  logic                   chk_src_q [3];
+  logic [LogAccDepth-1:0] gx_a, ax_a, ax_s;
+  logic                   gx_rd, ax_rd;
+  assign gx_a  = LogAccDepth'(g_x_dst);
+  assign ax_a  = LogAccDepth'(a_x_dst);
+  assign ax_s  = LogAccDepth'(a_x_src);
+  assign gx_rd = g_x_valid && g_x_write;
+  assign ax_rd = a_x_valid && a_x_write;
   always_ff @(posedge clk_i) begin
     for (int p = 0; p < 2; p++) begin
-      chk_ok_q[p]  <= run_issue[p] && run_ok_q[p] && !run_nop_q[p];
-      chk_dlo_q[p] <= run_dlo_q[p];
-      chk_dhi_q[p] <= run_dhi_q[p];
-      chk_slo_q[p] <= run_slo_q[p];
-      chk_shi_q[p] <= run_shi_q[p];
+      chk_ok_q[0][p]  <= run_issue[p] && run_ok_q[p] && !run_nop_q[p];
+      chk_dlo_q[0][p] <= run_dlo_q[p];
+      chk_dhi_q[0][p] <= run_dhi_q[p];
+      chk_slo_q[0][p] <= run_slo_q[p];
+      chk_shi_q[0][p] <= run_shi_q[p];
+      for (int d = 1; d < 3; d++) begin
+        chk_ok_q[d][p]  <= chk_ok_q[d-1][p];
+        chk_dlo_q[d][p] <= chk_dlo_q[d-1][p];
+        chk_dhi_q[d][p] <= chk_dhi_q[d-1][p];
+        chk_slo_q[d][p] <= chk_slo_q[d-1][p];
+        chk_shi_q[d][p] <= chk_shi_q[d-1][p];
+      end
     end
-    chk_src_q <= run_src_q[1];
+    chk_src_q[0] <= run_src_q[1];
+    chk_src_q[1] <= chk_src_q[0];
+    chk_src_q[2] <= chk_src_q[1];
   end
 
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
-      assert (!(g_rd && chk_ok_q[0] && (g_a1 < chk_dlo_q[0] || g_a1 > chk_dhi_q[0])))
-      else $error("vta_compute: GEMM destination %0d outside its footprint [%0d, %0d]", g_a1,
-                  chk_dlo_q[0], chk_dhi_q[0]);
-      assert (!(a_rd && chk_ok_q[1] && (a_a1 < chk_dlo_q[1] || a_a1 > chk_dhi_q[1])))
-      else $error("vta_compute: ALU destination %0d outside its footprint [%0d, %0d]", a_a1,
-                  chk_dlo_q[1], chk_dhi_q[1]);
-      assert (!(a_rd && chk_ok_q[1] && chk_src_q && (a_s1 < chk_slo_q[1] || a_s1 > chk_shi_q[1])))
-      else $error("vta_compute: ALU operand %0d outside its footprint [%0d, %0d]", a_s1,
-                  chk_slo_q[1], chk_shi_q[1]);
+      assert (!(gx_rd && chk_ok_q[2][0] && (gx_a < chk_dlo_q[2][0] || gx_a > chk_dhi_q[2][0])))
+      else $error("vta_compute: GEMM destination %0d outside its footprint [%0d, %0d]", gx_a,
+                  chk_dlo_q[2][0], chk_dhi_q[2][0]);
+      assert (!(ax_rd && chk_ok_q[2][1] && (ax_a < chk_dlo_q[2][1] || ax_a > chk_dhi_q[2][1])))
+      else $error("vta_compute: ALU destination %0d outside its footprint [%0d, %0d]", ax_a,
+                  chk_dlo_q[2][1], chk_dhi_q[2][1]);
+      assert (!(ax_rd && chk_ok_q[2][1] && chk_src_q[2] &&
+                (ax_s < chk_slo_q[2][1] || ax_s > chk_shi_q[2][1])))
+      else $error("vta_compute: ALU operand %0d outside its footprint [%0d, %0d]", ax_s,
+                  chk_slo_q[2][1], chk_shi_q[2][1]);
       // Both units issue only instructions admitted together: known, disjoint footprints.
       assert (!(g_issue && a_issue) ||
               (run_ok_q[0] && run_ok_q[1] &&
@@ -790,8 +937,8 @@ module vta_compute
                  (run_dlo_q[1][BankW] == run_dhi_q[1][BankW]) &&
                  (!run_src_q[1] || apart(run_dlo_q[0], run_dhi_q[0], run_slo_q[1], run_shi_q[1]))))))
       else $error("vta_compute: GEMM and ALU instructions that can interfere issue together");
-      assert (!(fwd_g_valid_q && fwd_a_valid_q && fwd_g_addr_q == fwd_a_addr_q))
-      else $error("vta_compute: both units wrote ACC entry %0d in one cycle", fwd_g_addr_q);
+      assert (!(g3_wr && a3_wr && g3_a_q == a3_a_q))
+      else $error("vta_compute: both units wrote ACC entry %0d in one cycle", g3_a_q);
       assert (!(retire && mem_done)) else $error("vta_compute: two completions in one cycle");
       assert (!(acc_ld_we && !units_idle)) else $error("vta_compute: ACC load while units run");
       assert (!(uop_we && g_issue && (GemmUopEndW'(uop_waddr) >= run_bgn[0]) &&

@@ -206,11 +206,11 @@ module vta_top
   logic [WgtElemBytes*8-1:0] wgt_wdata, wgt_rdata;
   logic [OutElemBytes*8-1:0] out_g_wdata, out_a_wdata, out_rdata;
 
-  vta_sram #(.Width(InpElemBytes * 8), .Depth(InpDepth)) u_inp_buf (
+  vta_sram #(.Width(InpElemBytes * 8), .Depth(InpDepth), .OutReg(1'b1)) u_inp_buf (
     .clk_i, .we_i(inp_we), .waddr_i(inp_waddr), .wdata_i(inp_wdata),
     .re_i(inp_re), .raddr_i(inp_raddr), .rdata_o(inp_rdata)
   );
-  vta_sram #(.Width(WgtElemBytes * 8), .Depth(WgtDepth)) u_wgt_buf (
+  vta_sram #(.Width(WgtElemBytes * 8), .Depth(WgtDepth), .OutReg(1'b1)) u_wgt_buf (
     .clk_i, .we_i(wgt_we), .waddr_i(wgt_waddr), .wdata_i(wgt_wdata),
     .re_i(wgt_re), .raddr_i(wgt_raddr), .rdata_o(wgt_rdata)
   );

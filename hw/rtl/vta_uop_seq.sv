@@ -4,10 +4,13 @@
 // The compute module has two of them, one for the GEMM unit and one for the ALU, so that a GEMM
 // and an ALU instruction can issue a micro-op each in the same cycle; each keeps its own copy of
 // the micro-op buffer (LOAD UOP writes both; a second read port would be the alternative).
-// Two stages:
+// Four stages (docs/hw.md, "Compute pipeline"):
 //   C0 issue: walks i < iter_out, j < iter_in, k in [uop_bgn, uop_end) and reads uop[k]; index
 //             offsets are running sums, so no multiplier is needed.
-//   C1 index: adds the offsets to the micro-op's fields (dst, src, wgt).
+//   U1:       the micro-op buffer's array read;
+//   U2:       its output register; the offsets are added to the micro-op's fields (dst, src,
+//             wgt) into
+//   X:        registers, the outputs (x_*), three cycles after the issue.
 // A new instruction is accepted in the cycle the previous one issues its last micro-op (last_o),
 // so back-to-back instructions of one unit issue one micro-op per cycle. An instruction without
 // micro-ops (no iterations, or uop_end <= uop_bgn) issues one bubble with write_o low.
@@ -43,14 +46,15 @@ module vta_uop_seq
   output logic                     last_o,    // ... and it is the instruction's last
   output logic [GemmUopEndW-1:0]   bgn_o,     // the micro-op entries it reads: [bgn_o, end_o)
   output logic [GemmUopEndW-1:0]   end_o,
-  // C1
-  output logic                     c1_valid_o,
-  output logic                     c1_write_o,
-  output logic                     c1_last_o,
-  output logic [TagW-1:0]          c1_tag_o,
-  output logic [UopDstW-1:0]       c1_dst_o,
-  output logic [UopSrcW-1:0]       c1_src_o,
-  output logic [UopWgtW-1:0]       c1_wgt_o
+  // X (three cycles after C0)
+  output logic                     x_valid_o,
+  output logic                     x_write_o,
+  output logic                     x_last_o,
+  output logic [TagW-1:0]          x_tag_o,
+  output logic [UopDstW-1:0]       x_dst_o,
+  output logic [UopSrcW-1:0]       x_src_o,
+  output logic [UopWgtW-1:0]       x_wgt_o,
+  output logic                     busy_o     // a micro-op in U1, U2 or X
 );
   localparam int unsigned DstW = UopDstW;
   localparam int unsigned SrcW = UopSrcW;
@@ -78,7 +82,7 @@ module vta_uop_seq
   assign bgn_o      = bgn_q;
   assign end_o      = end_q;
 
-  vta_sram #(.Width(UopBytes * 8), .Depth(UopDepth)) u_uop_buf (
+  vta_sram #(.Width(UopBytes * 8), .Depth(UopDepth), .OutReg(1'b1)) u_uop_buf (
     .clk_i,
     .we_i   (uop_we_i),
     .waddr_i(uop_waddr_i),
@@ -180,35 +184,56 @@ module vta_uop_seq
     end
   end
 
-  // ---- C1 ----
-  logic            c1_valid_q, c1_write_q, c1_last_q;
-  logic [TagW-1:0] c1_tag_q;
-  logic [DstW-1:0] c1_doff_q;
-  logic [SrcW-1:0] c1_soff_q;
-  logic [WgtIdxW-1:0] c1_woff_q;
+  // ---- U1, U2: the micro-op on its way out of the buffer; X: its indices ----
+  logic [1:0]      u_valid_q, u_write_q, u_last_q;
+  logic [TagW-1:0] u_tag_q [2];
+  logic [DstW-1:0] u_doff_q [2];
+  logic [SrcW-1:0] u_soff_q [2];
+  logic [WgtIdxW-1:0] u_woff_q [2];
+  logic            x_valid_q, x_write_q, x_last_q;
+  logic [TagW-1:0] x_tag_q;
+  logic [DstW-1:0] x_dst_q;
+  logic [SrcW-1:0] x_src_q;
+  logic [WgtIdxW-1:0] x_wgt_q;
   uop_word_t u;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) c1_valid_q <= 1'b0;
-    else c1_valid_q <= issue_q;
+    if (!rst_ni) begin
+      u_valid_q <= '0;
+      x_valid_q <= 1'b0;
+    end else begin
+      u_valid_q <= {u_valid_q[0], issue_q};
+      x_valid_q <= u_valid_q[1];
+    end
   end
+  assign u = uop_rdata;
   always_ff @(posedge clk_i) begin
-    c1_write_q <= !nop_q;
-    c1_last_q  <= issue_last;
-    c1_tag_q   <= tag_q;
-    c1_doff_q  <= doff_q;
-    c1_soff_q  <= soff_q;
-    c1_woff_q  <= woff_q;
+    u_write_q   <= {u_write_q[0], !nop_q};
+    u_last_q    <= {u_last_q[0], issue_last};
+    u_tag_q[0]  <= tag_q;
+    u_tag_q[1]  <= u_tag_q[0];
+    u_doff_q[0] <= doff_q;
+    u_doff_q[1] <= u_doff_q[0];
+    u_soff_q[0] <= soff_q;
+    u_soff_q[1] <= u_soff_q[0];
+    u_woff_q[0] <= woff_q;
+    u_woff_q[1] <= u_woff_q[0];
+    x_write_q   <= u_write_q[1];
+    x_last_q    <= u_last_q[1];
+    x_tag_q     <= u_tag_q[1];
+    x_dst_q     <= u.dst + u_doff_q[1];
+    x_src_q     <= u.src + u_soff_q[1];
+    x_wgt_q     <= u.wgt + u_woff_q[1];
   end
 
-  assign u          = uop_rdata;
-  assign c1_valid_o = c1_valid_q;
-  assign c1_write_o = c1_write_q;
-  assign c1_last_o  = c1_last_q;
-  assign c1_tag_o   = c1_tag_q;
-  assign c1_dst_o   = u.dst + c1_doff_q;
-  assign c1_src_o   = u.src + c1_soff_q;
-  assign c1_wgt_o   = u.wgt + c1_woff_q;
+  assign x_valid_o = x_valid_q;
+  assign x_write_o = x_write_q;
+  assign x_last_o  = x_last_q;
+  assign x_tag_o   = x_tag_q;
+  assign x_dst_o   = x_dst_q;
+  assign x_src_o   = x_src_q;
+  assign x_wgt_o   = x_wgt_q;
+  assign busy_o    = (u_valid_q != '0) || x_valid_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -58,6 +58,16 @@ typedef struct vta_config {
   uint32_t depth[VTA_MEM_COUNT];
   uint32_t bus_bytes;       /* AXI data bytes per beat */
   uint64_t macs_per_cycle;  /* BATCH * BLOCK_IN * BLOCK_OUT */
+  /* The RTL compute pipeline (docs/hw.md, "Compute pipeline"): levels of the GEMM adder tree
+   * (ceil(log2 BLOCK_IN)) and the cycles from a micro-op's issue to its ACC read (C1); its
+   * result is computed two cycles later (C2) and written three (C3). The rtl cost model and
+   * the RTL both take them from here. compute_c3 is the cycle of the ACC write (compute_c1 +
+   * 3): the timing models take a unit's result latency from it, and the hand-over between the
+   * units (an interfering instruction's first read after the other unit's last write) from
+   * compute_c3 - compute_c1. */
+  uint32_t gemm_tree_levels;
+  uint32_t compute_c1;
+  uint32_t compute_c3;
   vta_format_layout layout[VTA_FMT_COUNT];
 } vta_config;
 

@@ -221,12 +221,12 @@ static int decode(vta_sc *s, uint64_t insn_phys, uint32_t count) {
   return 0;
 }
 
-/* The compute pipeline of hw/rtl/vta_compute.sv (docs/hw.md): a micro-op issued in C0 writes
- * its result in C2, and an instruction that may interfere with the other unit's starts in the
- * cycle that one issues its last micro-op. (The pipelined datapath of issue 10 writes in C3 =
- * compute_c1 + 3 of the configuration and waits 3 cycles more: these two lines follow it.) */
-#define SC_RESULT_STAGES 2
-#define SC_INTERLOCK 0
+/* The compute pipeline of hw/rtl/vta_compute.sv (docs/hw.md, "Compute pipeline"): a micro-op
+ * issued in C0 writes its result in C3 = compute_c3 of the configuration, and an instruction
+ * that may interfere with the other unit's leaves decode compute_c3 - compute_c1 cycles after
+ * that unit issued its last micro-op, so that its first ACC read (C1) follows that write. */
+#define SC_RESULT_STAGES(c) ((c)->compute_c3)
+#define SC_INTERLOCK(c) ((c)->compute_c3 - (c)->compute_c1)
 
 /* Streams at least this long get fsim on a second thread. Measured with `vta run` of the PP-OCR
  * classifier (42 programs of about 130 instructions) on a machine shared with other builds:
@@ -275,9 +275,9 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
       .arbitration = s->opt.arbitration,
       .gemm_uop_cycles = s->opt.gemm_uop_cycles,
       .alu_uop_cycles = s->opt.alu_uop_cycles,
-      .gemm_stages = SC_RESULT_STAGES,
-      .alu_stages = SC_RESULT_STAGES,
-      .interlock = SC_INTERLOCK,
+      .gemm_stages = SC_RESULT_STAGES(&s->cfg),
+      .alu_stages = SC_RESULT_STAGES(&s->cfg),
+      .interlock = SC_INTERLOCK(&s->cfg),
       .load_ahead = 2,
   };
   vta_sc_job job = {

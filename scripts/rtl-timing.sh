@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# rtl-timing.sh SVGEN LIMIT_NS OUTROOT [-top MODULE] CONFIG.json... - static timing estimate of
+# hw/ on Xilinx 7-series cell delays, one configuration at a time.
+#
+# The method: yosys `synth_xilinx -flatten` of vta_top (or of MODULE with -top), then the cell
+# library's timing (`read_verilog -lib -specify +/xilinx/cells_sim.v`) and `sta`, which reports
+# the latest arrival time at any flip-flop, block RAM or DSP input: logic delays only, no
+# routing, no setup time (docs/hw.md, "Timing"). For each configuration it prints the critical
+# path (arrival time, start and end point, the instances and source lines it runs through), the
+# number of endpoints later than LIMIT_NS by the arrival histogram, and the resources; it fails
+# when any configuration's critical path exceeds LIMIT_NS. Reports stay in
+# OUTROOT/<model key>/timing[-MODULE]/ (sta.txt, stat.txt, yosys.log).
+set -eu
+svgen=$1 limit=$2 root=$3
+shift 3
+top=vta_top
+if [ "${1:-}" = -top ]; then top=$2; shift 2; fi
+[ $# -gt 0 ] || { echo "rtl-timing.sh: no configuration given" >&2; exit 2; }
+repo=$(cd "$(dirname "$0")/.." && pwd)
+case $limit in (*[!0-9.]*|'') echo "rtl-timing.sh: limit '$limit' is not a number of ns" >&2; exit 2;; esac
+command -v yosys >/dev/null || { echo "rtl-timing.sh: yosys not found (package yosys, scripts/deps.list)" >&2; exit 2; }
+for c in "$@"; do
+  [ -f "$c" ] || { echo "rtl-timing.sh: configuration $c: no such file" >&2; exit 2; }
+done
+fail=0
+declare -A seen
+for c in "$@"; do
+  dir=$("$svgen" "$c" "$root")
+  if [ -n "${seen[$dir]:-}" ]; then
+    echo "timing same $(basename "$dir") ($c): the same hardware as ${seen[$dir]}"
+    continue
+  fi
+  seen[$dir]=$c
+  sub=timing; [ "$top" = vta_top ] || sub=timing-$top
+  out="$dir/$sub"
+  mkdir -p "$out"
+  srcs=$("$repo/scripts/rtl-yosys-src.sh" "$dir" "$out/src")
+  t0=$(date +%s)
+  if ! yosys -q -l "$out/yosys.log" -p "
+      read_verilog -sv $srcs
+      hierarchy -check -top $top
+      proc
+      synth_xilinx -top $top -flatten
+      tee -q -o $out/stat.txt.tmp stat
+      read_verilog -lib -specify +/xilinx/cells_sim.v
+      tee -q -o $out/sta.txt.tmp sta
+    " > /dev/null 2>&1; then
+    echo "rtl-timing.sh: synthesis/sta of $top for $c failed (log: $out/yosys.log)" >&2
+    exit 1
+  fi
+  mv "$out/stat.txt.tmp" "$out/stat.txt"
+  mv "$out/sta.txt.tmp" "$out/sta.txt"
+  secs=$(( $(date +%s) - t0 ))
+  perl "$repo/scripts/rtl-timing-report.pl" "$out/sta.txt" "$out/stat.txt" "$limit" \
+    "$(basename "$dir")" "$c" "$top" "$secs" || fail=1
+done
+exit $fail

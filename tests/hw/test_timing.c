@@ -1,0 +1,126 @@
+/* test_timing.c - the static timing check of hw/ (scripts/rtl-timing.sh, `make timing-check`).
+ *
+ * The whole design is measured by `make timing-check` (about half an hour per configuration of
+ * the default's size on this machine, docs/hw.md "Timing"); `make test` measures the pipelined
+ * GEMM datapath (vta_gemm: operand, product and output registers of the DSP slices and the
+ * registered adder tree) on configs/block4.json against the 3.0 ns limit, which fails as soon
+ * as a stage loses its register, checks that yosys keeps the first level of the adder tree
+ * inside the DSP slices (the fabric flip-flop count), and that the check itself fails above its
+ * limit and refuses bad arguments with a message naming them.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+typedef struct run {
+  int status;
+  char out[65536];
+} run;
+
+/* Runs a shell command (standard error joined to standard output) under a timeout. */
+static void run_cmd(run *r, const char *fmt, ...) {
+  char cmd[2048], full[2300];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  snprintf(full, sizeof full, "timeout 1200 %s 2>&1", cmd);
+  FILE *p = popen(full, "r");
+  assert_non_null(p);
+  size_t n = fread(r->out, 1, sizeof r->out - 1, p);
+  r->out[n] = 0;
+  int st = pclose(p);
+  r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+  printf("$ %s\n%s", cmd, r->out);
+}
+
+static const char *build_dir(void) {
+  const char *b = getenv("VTA_BUILD");
+  return b && b[0] ? b : "build";
+}
+
+static char outroot[512];
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(outroot, sizeof outroot, "%s/test-timing", build_dir());
+  return 0;
+}
+
+static void test_timing_gemm_datapath_meets_3ns_and_the_check_can_fail(void **state) {
+  (void)state;
+  run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  run_cmd(r, "scripts/rtl-timing.sh %s/bin/vta-svgen 3.0 %s -top vta_gemm configs/block4.json",
+          build_dir(), outroot);
+  assert_int_equal(r->status, 0);
+  const char *ok = strstr(r->out, "timing ok");
+  assert_non_null(ok);
+  double ns = 0;
+  assert_int_equal(sscanf(ok, "timing ok %lf", &ns), 1);
+  assert_true(ns > 0.5 && ns <= 3.0);
+  assert_non_null(strstr(r->out, "DSP48E1"));
+  char key[256];
+  assert_int_equal(sscanf(ok, "timing ok %*f %255s", key), 1);
+  /* What synth_xilinx made of it: BLOCK 4 (1x4x4) has 16 products in 16 DSP48E1 slices, the
+   * first tree level inside them (pairs joined by their cascade, P = M + PCIN), so the only
+   * fabric flip-flops are the second level's: 4 dot products x one 18-bit sum = 72 (208 with
+   * level 1 in fabric adders: 4 x (2 x 17 + 18)). */
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s/timing-vta_gemm/stat.txt", outroot, key);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  long dsp = -1, fdre = -1, fde = 0;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    sscanf(line, " DSP48E1 %ld", &dsp);
+    sscanf(line, " FDRE %ld", &fdre);
+    sscanf(line, " FDE %ld", &fde);
+  }
+  fclose(f);
+  assert_int_equal(dsp, 16);
+  assert_int_equal(fdre + fde, 72);
+  /* The same report against a limit below the measured path fails and says so. */
+  run_cmd(r,
+          "perl scripts/rtl-timing-report.pl %s/%s/timing-vta_gemm/sta.txt "
+          "%s/%s/timing-vta_gemm/stat.txt 0.5 %s configs/block4.json vta_gemm 0",
+          outroot, key, outroot, key, key);
+  assert_int_equal(r->status, 1);
+  assert_non_null(strstr(r->out, "timing FAIL"));
+  assert_non_null(strstr(r->out, "limit 0.5 ns"));
+  free(r);
+}
+
+static void test_timing_check_refuses_bad_arguments(void **state) {
+  (void)state;
+  run *r = malloc(sizeof *r);
+  assert_non_null(r);
+  run_cmd(r, "scripts/rtl-timing.sh %s/bin/vta-svgen 3ns %s configs/block4.json", build_dir(),
+          outroot);
+  assert_int_equal(r->status, 2);
+  assert_non_null(strstr(r->out, "limit '3ns' is not a number"));
+  run_cmd(r, "scripts/rtl-timing.sh %s/bin/vta-svgen 3.0 %s configs/no-such.json", build_dir(),
+          outroot);
+  assert_int_equal(r->status, 2);
+  assert_non_null(strstr(r->out, "configs/no-such.json: no such file"));
+  run_cmd(r, "scripts/rtl-timing.sh %s/bin/vta-svgen 3.0 %s", build_dir(), outroot);
+  assert_int_equal(r->status, 2);
+  assert_non_null(strstr(r->out, "no configuration given"));
+  free(r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_timing_check_refuses_bad_arguments),
+      cmocka_unit_test(test_timing_gemm_datapath_meets_3ns_and_the_check_can_fail),
+  };
+  return cmocka_run_group_tests(tests, setup, NULL);
+}
