@@ -26,7 +26,7 @@ DEP_LIBS := -lcjson -lm -lpthread
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -Iinclude -I. -I$(BUILD)/gen $(DEP_CFLAGS) $(WARN)
 REL_CFLAGS := $(BASE_CFLAGS) -O2 -g $(CFLAGS)
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+SAN_FLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=undefined,float-cast-overflow -fno-omit-frame-pointer
 SAN_CFLAGS := $(BASE_CFLAGS) -O1 -g $(SAN_FLAGS) -DVTA_TEST_BUILD=1 $(CFLAGS)
 
 LIB_DIRS := isa sim/mem sim/fsim sim/gen sim/trace driver jit runtime
