@@ -352,6 +352,36 @@ static void test_families_data_dependent_shapes_are_refused(void **state) {
   }
 }
 
+/* A Split of a constant folds every output (mlsd's pads come from one), and so does a TopK. */
+static void test_families_split_and_topk_of_constants_fold(void **state) {
+  (void)state;
+  const char *t = "vta-graph opset=13\n"
+                  "input %x f32[2]\n"
+                  "const %c f32[4] = [3, 1, 4, 1]\n"
+                  "const %k i64[1] = [2]\n"
+                  "%a f32[1], %b f32[3] = Split(%c) axis=0 split=[1,3]\n"
+                  "%v f32[2], %i i64[2] = TopK(%c, %k)\n"
+                  "%s f32[2] = Add(%x, %v)\n"
+                  "%y f32[3] = Mul(%b, %a)\n"
+                  "output %s\n"
+                  "output %y\n"
+                  "output %i\n";
+  const float x[2] = {10, 20};
+  const void *in[] = {x};
+  run r;
+  run_graph(&r, t, in, 0, 0);
+  for (int i = 0; i < r.g->n_nodes; i++) {
+    assert_int_not_equal(r.g->nodes[i].op, VTA_GOP_SPLIT);
+    assert_int_not_equal(r.g->nodes[i].op, VTA_GOP_TOPK);
+  }
+  const float *sum = out(&r, 0), *y = out(&r, 1);
+  const int64_t *idx = out(&r, 2);
+  assert_true(sum[0] == 14 && sum[1] == 23);
+  assert_true(y[0] == 3 && y[1] == 12 && y[2] == 3);
+  assert_true(idx[0] == 2 && idx[1] == 0);
+  done(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_families_reduce_with_fused_relu),
@@ -365,6 +395,7 @@ int main(void) {
       cmocka_unit_test(test_families_compress_constant_condition),
       cmocka_unit_test(test_families_integer_pow_and_clip),
       cmocka_unit_test(test_families_data_dependent_shapes_are_refused),
+      cmocka_unit_test(test_families_split_and_topk_of_constants_fold),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

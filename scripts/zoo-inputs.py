@@ -1,0 +1,32 @@
+#!/usr/bin/python3
+# zoo-inputs.py - the real inputs of the zoo models (docs/zoo.md) from pictures shipped in
+# Debian's python3-skimage, kept in tests/data/zoo/ so that tests need no image decoder.
+#
+#   scripts/zoo-inputs.py [DIR]   default: tests/data/zoo
+#
+#   page_det.npy   skimage's page.png (a photographed book page), 192x256 (multiples of 32, as
+#                  the detector needs), grey as RGB, NCHW, ImageNet mean/std (PaddleOCR's
+#                  detection preprocessing); for ppocr_det. (text.png, a photographed sign,
+#                  gives no detection at this size: every probability below 1e-6.)
+#   camera_mlsd.npy skimage's camera.png (a photographer with a tripod: straight lines), 320x320,
+#                  NHWC, RGB in 0..255 and an alpha channel of ones (M-LSD's input); for mlsd_*
+# The recogniser ppocr_rec reads tests/data/models/text.npy (scripts/model-inputs.py), the
+# classifier's input: the same 48x192 line, the same preprocessing.
+import os, sys
+import numpy as np
+from skimage import data, transform
+
+out = sys.argv[1] if len(sys.argv) > 1 else "tests/data/zoo"
+os.makedirs(out, exist_ok=True)
+
+t = data.page().astype(np.float32) / 255.0                       # 191 x 384 grey
+t = transform.resize(t, (192, 256), anti_aliasing=True).astype(np.float32)
+rgb = np.stack([t, t, t], axis=0)                                 # 3 x 128 x 320
+mean = np.array([0.485, 0.456, 0.406], np.float32)[:, None, None]
+std = np.array([0.229, 0.224, 0.225], np.float32)[:, None, None]
+np.save(os.path.join(out, "page_det.npy"), ((rgb - mean) / std)[None].astype(np.float32))
+
+c = data.camera().astype(np.float32) / 255.0                      # 512 x 512 grey
+c = transform.resize(c, (320, 320), anti_aliasing=True).astype(np.float32) * 255.0
+rgba = np.stack([c, c, c, np.ones_like(c)], axis=-1)              # 320 x 320 x 4
+np.save(os.path.join(out, "camera_mlsd.npy"), rgba[None].astype(np.float32))

