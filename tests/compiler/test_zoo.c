@@ -102,6 +102,26 @@ static void test_zoo_mlsd_large_matches_onnxruntime(void **state) {
   check_cpu("mlsd_large", "tests/data/zoo/camera_mlsd.npy", "tests/data/zoo/mlsd_large_camera", outs, 2);
 }
 
+/* openWakeWord's chain on speech (espeak-ng): log-mel features (a Conv-based STFT, a Clip whose
+ * bound is computed at run time), the speech embedding CNN, the "alexa" wake-word head. */
+static void test_zoo_oww_melspec_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"output"};
+  check_cpu("oww_melspec", "tests/data/zoo/speech_audio.npy", "tests/data/zoo/oww_melspec_speech", outs, 1);
+}
+
+static void test_zoo_oww_embedding_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"conv2d_19"};
+  check_cpu("oww_embedding", "tests/data/zoo/speech_mel.npy", "tests/data/zoo/oww_embedding_speech", outs, 1);
+}
+
+static void test_zoo_oww_alexa_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"13"};
+  check_cpu("oww_alexa", "tests/data/zoo/speech_emb.npy", "tests/data/zoo/oww_alexa_speech", outs, 1);
+}
+
 /* The two reference models of test_models.c, measured by the zoo's bar too. */
 static void test_zoo_blazeface_matches_onnxruntime(void **state) {
   (void)state;
@@ -121,6 +141,9 @@ int main(void) {
       cmocka_unit_test(test_zoo_ppocr_rec_matches_onnxruntime),
       cmocka_unit_test(test_zoo_mlsd_tiny_matches_onnxruntime),
       cmocka_unit_test(test_zoo_mlsd_large_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_oww_melspec_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_oww_embedding_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_oww_alexa_matches_onnxruntime),
       cmocka_unit_test(test_zoo_blazeface_matches_onnxruntime),
       cmocka_unit_test(test_zoo_ppocr_cls_matches_onnxruntime),
   };
