@@ -3,12 +3,15 @@
 // previous model's onnxruntime output, as openWakeWord chains them (16 kHz audio -> log-mel
 // frames -> 96-value embeddings of 76-frame windows -> wake-word score):
 //
-//   node scripts/ort-speech-inputs.mjs MODELS_DIR AUDIO.npy OUTDIR
+//   node scripts/ort-speech-inputs.mjs MODELS_DIR AUDIO.npy OUTDIR   (MODELS_DIR: .cache/models,
+//     holding oww_melspec.onnx and oww_embedding.onnx from scripts/fetch-models.sh)
 //     AUDIO.npy                 [1, N] float32 16 kHz samples in int16 range (scripts/zoo-inputs.py)
 //     OUTDIR/speech_mel.npy     [1, 76, 32, 1]: the first 76 frames of melspectrogram's output,
 //                               scaled as openWakeWord does (x / 10 + 2): embedding_model's input
 //     OUTDIR/speech_emb.npy     [1, 16, 96]: embeddings of 16 windows 8 frames apart: the
 //                               wake-word heads' input
+//     tests/data/calib/oww_embedding/w100.npy, w140.npy: the windows at frames 100 and 140
+//                               (not the test window): embedding_model's int8 calibration
 // Needs onnxruntime-node in .cache/ort (scripts/ort-setup.sh).
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,7 +44,7 @@ async function run(model, t) {
 
 const [dir, audio, outdir] = process.argv.slice(2);
 fs.mkdirSync(outdir, { recursive: true });
-const mel = await run(path.join(dir, 'melspectrogram.onnx'), readNpy(audio)); // [1, 1, F, 32]
+const mel = await run(path.join(dir, 'oww_melspec.onnx'), readNpy(audio)); // [1, 1, F, 32]
 const F = mel.dims[2], W = 76, N = 16, STEP = 8;
 if (F < W + (N - 1) * STEP) throw new Error(`${audio}: ${F} mel frames, ${W + (N - 1) * STEP} needed`);
 const scaled = Float32Array.from(mel.data, v => v / 10 + 2);
@@ -49,6 +52,9 @@ writeNpy(path.join(outdir, 'speech_mel.npy'), scaled.slice(0, W * 32), [1, W, 32
 const emb = new Float32Array(N * 96);
 for (let k = 0; k < N; k++) {
   const win = new ort.Tensor('float32', scaled.slice(k * STEP * 32, (k * STEP + W) * 32), [1, W, 32, 1]);
-  emb.set((await run(path.join(dir, 'embedding_model.onnx'), win)).data, k * 96);
+  emb.set((await run(path.join(dir, 'oww_embedding.onnx'), win)).data, k * 96);
 }
 writeNpy(path.join(outdir, 'speech_emb.npy'), emb, [1, N, 96]);
+fs.mkdirSync('tests/data/calib/oww_embedding', { recursive: true });
+for (const f of [100, 140])
+  if (f + W <= F) writeNpy(`tests/data/calib/oww_embedding/w${f}.npy`, scaled.slice(f * 32, (f + W) * 32), [1, W, 32, 1]);
