@@ -97,6 +97,7 @@ enum {
   X(PAD, "Pad", VTA_OPK_OTHER, core, 1)                            \
   X(SLICE, "Slice", VTA_OPK_OTHER, core, 1)                        \
   X(RESIZE, "Resize", VTA_OPK_OTHER, core, 1)                      \
+  X(UPSAMPLE, "Upsample", VTA_OPK_OTHER, core, 1)                  \
   X(BATCHNORM, "BatchNormalization", VTA_OPK_OTHER, core, 0)       \
   X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER, core, 1)  \
   X(SHAPE, "Shape", VTA_OPK_OTHER, core, 1)                        \
@@ -185,7 +186,11 @@ enum {
   X(BLACKMAN_WINDOW, "BlackmanWindow", VTA_OPK_OTHER, shapecalc, 1)\
   X(RNN, "RNN", VTA_OPK_OTHER, rnn, 1)                             \
   X(GRU, "GRU", VTA_OPK_OTHER, rnn, 1)                             \
-  X(LSTM, "LSTM", VTA_OPK_OTHER, rnn, 1)
+  X(LSTM, "LSTM", VTA_OPK_OTHER, rnn, 1)                           \
+  X(TOPK, "TopK", VTA_OPK_OTHER, select, 1)                        \
+  X(NONZERO, "NonZero", VTA_OPK_OTHER, shapecalc, 1)               \
+  X(COMPRESS, "Compress", VTA_OPK_OTHER, select, 1)                \
+  X(EINSUM, "Einsum", VTA_OPK_OTHER, einsum, 1)
 
 typedef enum vta_gop {
 #define VTA_X_(e, name, kind, fam, claimed) VTA_GOP_##e,

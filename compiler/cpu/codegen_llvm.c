@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "compiler/cpu/codegen_llvm.h"
+#include "compiler/cpu/op_family.h"
 #include "vta/model.h"
 
 /* Short names for the node emitters below. */
@@ -478,8 +479,10 @@ static void emit_pad(cg *c) {
 }
 
 
-/* Source coordinate of output index i along an axis (ONNX Resize's transformations). */
-static double resize_coord(const char *mode, int64_t i, int64_t in, int64_t out, float scale) {
+/* Source coordinate of output index i along an axis (ONNX Resize's transformations); roi0/roi1
+ * are the axis's region of interest (tf_crop_and_resize only). */
+static double resize_coord(const char *mode, int64_t i, int64_t in, int64_t out, float scale, double roi0,
+                           double roi1) {
   if (strcmp(mode, "asymmetric") == 0) return i / (double)scale;
   if (strcmp(mode, "align_corners") == 0) {
     /* The resized length is in * scale, not the (floored) output size: with scales given
@@ -488,39 +491,78 @@ static double resize_coord(const char *mode, int64_t i, int64_t in, int64_t out,
     double len = (double)in * scale;
     return out == 1 || len <= 1 ? 0 : i * (double)(in - 1) / (len - 1);
   }
+  if (strcmp(mode, "tf_crop_and_resize") == 0)
+    return out > 1 ? roi0 * (double)(in - 1) + i * (roi1 - roi0) * (double)(in - 1) / (double)(out - 1)
+                   : 0.5 * (roi0 + roi1) * (double)(in - 1);
   if (strcmp(mode, "pytorch_half_pixel") == 0) return out > 1 ? (i + 0.5) / scale - 0.5 : 0;
   if (strcmp(mode, "tf_half_pixel_for_nn") == 0) return (i + 0.5) / scale;
   return (i + 0.5) / scale - 0.5; /* half_pixel */
 }
 
+/* Keys' cubic convolution kernel with parameter a (ONNX's cubic_coeff_a). */
+static double cubic_kernel(double x, double a) {
+  x = fabs(x);
+  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
+  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+  return 0;
+}
+
+/* Resize: every output element is a weighted sum of input elements. Per resized axis the
+ * compiler tabulates, for each output index, the taps (input indices) and their weights:
+ * nearest one tap of weight 1, linear two, cubic four (Keys' kernel, edge indices repeated,
+ * or with exclude_outside the outside taps dropped and the rest renormalised). The
+ * generated loop nest then reads the tables. tf_crop_and_resize maps the output onto the
+ * region of interest and writes extrapolation_value where the source lies outside the input. */
 static void emit_resize(cg *c) {
   const vta_node *nd = c->nd;
   const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
   const vta_attr *sa = vta_node_attr(nd, "scales");
+  const vta_attr *ra = vta_node_attr(nd, "roi");
   const char *ctm = vta_node_string(nd, "coordinate_transformation_mode", "half_pixel");
   const char *nm = vta_node_string(nd, "nearest_mode", "round_prefer_floor");
-  int linear = strcmp(vta_node_string(nd, "mode", "nearest"), "linear") == 0;
+  const char *mode = vta_node_string(nd, "mode", "nearest");
+  int linear = strcmp(mode, "linear") == 0, cubic = strcmp(mode, "cubic") == 0;
+  int taps = cubic ? 4 : linear ? 2 : 1, crop = strcmp(ctm, "tf_crop_and_resize") == 0;
+  double ca = vta_node_float(nd, "cubic_coeff_a", -0.75f);
+  int excl = (int)vta_node_int(nd, "exclude_outside", 0);
+  float extra = vta_node_float(nd, "extrapolation_value", 0.0f);
   int64_t xs[VTA_MAX_RANK], os[VTA_MAX_RANK];
   row_strides(x, xs);
   row_strides(o, os);
   int r = o->rank;
-  /* Per axis: index table (nearest) or lower index, upper index and weight (linear). */
-  LLVMValueRef t0[VTA_MAX_RANK] = {0}, t1[VTA_MAX_RANK] = {0}, tw[VTA_MAX_RANK] = {0};
+  /* Per axis: taps index tables, weight tables, and (crop) a table of inside flags. */
+  LLVMValueRef ti[VTA_MAX_RANK][4] = {{0}}, tw[VTA_MAX_RANK][4] = {{0}}, tin[VTA_MAX_RANK] = {0};
   for (int d = 0; d < r; d++) {
     int64_t n = o->dims[d], in = x->dims[d];
     float scale = sa->floats[d];
-    if (n == in && scale == 1.0f) continue;
-    int64_t *i0 = malloc(sizeof(int64_t) * (size_t)n), *i1 = malloc(sizeof(int64_t) * (size_t)n);
-    float *w = malloc(sizeof(float) * (size_t)n);
+    double roi0 = ra && ra->n == 2 * r ? ra->floats[d] : 0, roi1 = ra && ra->n == 2 * r ? ra->floats[r + d] : 1;
+    if (n == in && scale == 1.0f && (!crop || (roi0 == 0 && roi1 == 1))) continue;
+    int64_t *ix[4];
+    float *w[4];
+    int64_t *inside = calloc((size_t)n, sizeof(int64_t));
+    for (int t = 0; t < taps; t++) ix[t] = malloc(sizeof(int64_t) * (size_t)n), w[t] = malloc(sizeof(float) * (size_t)n);
     for (int64_t i = 0; i < n; i++) {
-      double s = resize_coord(ctm, i, in, n, scale);
-      if (linear) {
+      double s = resize_coord(ctm, i, in, n, scale, roi0, roi1);
+      inside[i] = !(s < 0 || s > (double)(in - 1));
+      if (cubic) {
+        double f = floor(s), fr = s - f, wt[4] = {cubic_kernel(fr + 1, ca), cubic_kernel(fr, ca),
+                                                  cubic_kernel(1 - fr, ca), cubic_kernel(2 - fr, ca)};
+        double sum = 0;
+        for (int t = 0; t < 4; t++) {
+          int64_t k = (int64_t)f - 1 + t;
+          if (excl && (k < 0 || k >= in)) wt[t] = 0;
+          sum += wt[t];
+          ix[t][i] = k < 0 ? 0 : k >= in ? in - 1 : k;
+        }
+        for (int t = 0; t < 4; t++) w[t][i] = (float)(excl && sum != 0 ? wt[t] / sum : wt[t]);
+      } else if (linear) {
         if (s < 0) s = 0;
         if (s > in - 1) s = (double)(in - 1);
         int64_t a = (int64_t)floor(s);
-        i0[i] = a;
-        i1[i] = a + 1 < in ? a + 1 : in - 1;
-        w[i] = (float)(s - a);
+        ix[0][i] = a;
+        ix[1][i] = a + 1 < in ? a + 1 : in - 1;
+        w[1][i] = (float)(s - a);
+        w[0][i] = 1 - w[1][i];
       } else {
         double f;
         if (strcmp(nm, "floor") == 0) f = floor(s);
@@ -528,49 +570,55 @@ static void emit_resize(cg *c) {
         else if (strcmp(nm, "round_prefer_ceil") == 0) f = floor(s + 0.5);
         else f = (s - floor(s) == 0.5) ? floor(s) : floor(s + 0.5);
         int64_t a = (int64_t)f;
-        i0[i] = a < 0 ? 0 : a >= in ? in - 1 : a;
+        ix[0][i] = a < 0 ? 0 : a >= in ? in - 1 : a;
       }
     }
-    t0[d] = cg_table_i64(c, i0, n);
-    if (linear) t1[d] = cg_table_i64(c, i1, n), tw[d] = cg_table_f32(c, w, n);
-    free(i0);
-    free(i1);
-    free(w);
+    for (int t = 0; t < taps; t++) {
+      ti[d][t] = cg_table_i64(c, ix[t], n);
+      if (taps > 1) tw[d][t] = cg_table_f32(c, w[t], n);
+      free(ix[t]);
+      free(w[t]);
+    }
+    if (crop) tin[d] = cg_table_i64(c, inside, n);
+    free(inside);
   }
   loop_t lp[VTA_MAX_RANK];
   LLVMValueRef oo = C(c, 0), base = C(c, 0), idx[VTA_MAX_RANK];
+  LLVMValueRef ok = LLVMConstInt(c->i1, 1, 0);
   for (int d = 0; d < r; d++) {
     idx[d] = loop_open(c, &lp[d], C(c, 0), C(c, o->dims[d]));
     oo = add(c, oo, mul(c, idx[d], os[d]));
-    if (!tw[d]) {
-      LLVMValueRef s = t0[d] ? cg_table_at(c, t0[d], idx[d]) : idx[d];
+    if (!tw[d][0]) {
+      LLVMValueRef s = ti[d][0] ? cg_table_at(c, ti[d][0], idx[d]) : idx[d];
       base = add(c, base, mul(c, s, xs[d]));
     }
+    if (tin[d])
+      ok = LLVMBuildAnd(c->b, ok, LLVMBuildICmp(c->b, LLVMIntNE, cg_table_at(c, tin[d], idx[d]), C(c, 0), ""), "");
   }
   LLVMValueRef y;
-  if (!linear) {
+  int ax[2], na = 0;
+  for (int d = 0; d < r; d++)
+    if (tw[d][0] && na < 2) ax[na++] = d;
+  if (!linear && !cubic) {
     y = load(c, in_p(c, 0), base);
-  } else {
+  } else if (linear) {
     /* Up to two interpolated axes (checked by shape inference: the last two). */
-    int ax[2], na = 0;
-    for (int d = 0; d < r; d++)
-      if (tw[d]) ax[na++] = d;
     LLVMValueRef corner[4];
     for (int q = 0; q < (1 << na); q++) {
       LLVMValueRef off = base;
       for (int a = 0; a < na; a++) {
-        LLVMValueRef s = cg_table_at(c, (q >> a) & 1 ? t1[ax[a]] : t0[ax[a]], idx[ax[a]]);
+        LLVMValueRef s = cg_table_at(c, ti[ax[a]][(q >> a) & 1], idx[ax[a]]);
         off = add(c, off, mul(c, s, xs[ax[a]]));
       }
       corner[q] = load(c, in_p(c, 0), off);
     }
     /* Straightforward form: interpolate along the first axis, then the second. */
     if (na == 1) {
-      LLVMValueRef w = cg_table_at(c, tw[ax[0]], idx[ax[0]]);
+      LLVMValueRef w = cg_table_at(c, tw[ax[0]][1], idx[ax[0]]);
       y = LLVMBuildFAdd(c->b, corner[0], LLVMBuildFMul(c->b, w, LLVMBuildFSub(c->b, corner[1], corner[0], ""), ""), "");
     } else if (na == 2) {
-      LLVMValueRef w0 = cg_table_at(c, tw[ax[0]], idx[ax[0]]);
-      LLVMValueRef w1 = cg_table_at(c, tw[ax[1]], idx[ax[1]]);
+      LLVMValueRef w0 = cg_table_at(c, tw[ax[0]][1], idx[ax[0]]);
+      LLVMValueRef w1 = cg_table_at(c, tw[ax[1]][1], idx[ax[1]]);
       /* corner bit 0: axis ax[0] upper, bit 1: axis ax[1] upper */
       LLVMValueRef a0 = LLVMBuildFAdd(c->b, corner[0], LLVMBuildFMul(c->b, w1, LLVMBuildFSub(c->b, corner[2], corner[0], ""), ""), "");
       LLVMValueRef a1 = LLVMBuildFAdd(c->b, corner[1], LLVMBuildFMul(c->b, w1, LLVMBuildFSub(c->b, corner[3], corner[1], ""), ""), "");
@@ -578,7 +626,24 @@ static void emit_resize(cg *c) {
     } else {
       y = load(c, in_p(c, 0), base);
     }
+  } else {
+    /* Cubic: the sum over the 4 x 4 (or 4) taps of the weights' product times the element,
+     * in double. */
+    LLVMTypeRef f64 = LLVMDoubleTypeInContext(c->ctx);
+    LLVMValueRef acc = LLVMConstReal(f64, 0);
+    for (int q = 0; q < (na == 2 ? 16 : na == 1 ? 4 : 1); q++) {
+      LLVMValueRef off = base, wq = LLVMConstReal(f64, 1);
+      for (int a = 0; a < na; a++) {
+        int t = a ? q / 4 : q % 4;
+        off = add(c, off, mul(c, cg_table_at(c, ti[ax[a]][t], idx[ax[a]]), xs[ax[a]]));
+        wq = LLVMBuildFMul(c->b, wq, LLVMBuildFPExt(c->b, cg_table_at(c, tw[ax[a]][t], idx[ax[a]]), f64, ""), "");
+      }
+      LLVMValueRef v = LLVMBuildFPExt(c->b, load(c, in_p(c, 0), off), f64, "");
+      acc = LLVMBuildFAdd(c->b, acc, LLVMBuildFMul(c->b, wq, v, ""), "");
+    }
+    y = LLVMBuildFPTrunc(c->b, acc, c->f32, "");
   }
+  if (crop) y = LLVMBuildSelect(c->b, ok, y, F(c, extra), "");
   store(c, y, out_p(c), oo);
   for (int d = r - 1; d >= 0; d--) loop_close(c, &lp[d]);
 }
@@ -945,6 +1010,41 @@ static void emit_softmax(cg *c) {
   loop_close(c, &lo);
 }
 
+/* ---- Pow and Clip on element types other than float32, Clip with run-time bounds ----
+ *
+ * Integer powers (Pow(int64, int64), Pow(float, int32), Pow(int32, float)), integer or
+ * float16/float64 clipping and a Clip whose bound the model computes go through
+ * op_elementwise.c's scalar walk in double: exact for
+ * integers up to 2^53, converted to the output's type at the end. The vectorised float32 path
+ * above stays the one models spend their time in. */
+
+static int typed_fallback(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  if ((nd->op != VTA_GOP_POW && nd->op != VTA_GOP_CLIP) || nd->n_epi || nd->n_out != 1) return 0;
+  /* A Clip bound computed at run time is read by the scalar walk, whatever the type. */
+  int all_f32 = g->values[nd->out[0]].dtype == VTA_DT_F32 && !(nd->op == VTA_GOP_CLIP && nd->n_in > 1);
+  for (int k = 0; k < nd->n_in; k++) {
+    if (nd->in[k] < 0) continue;
+    vta_dtype t = g->values[nd->in[k]].dtype;
+    if (t == VTA_DT_BOOL) return 0;
+    all_f32 &= t == VTA_DT_F32;
+  }
+  return !all_f32;
+}
+
+static LLVMValueRef typed_scalar(cg *c, const vta_node *nd, LLVMValueRef *x) {
+  if (nd->op == VTA_GOP_POW) return cg_call_f64(c, "llvm.pow.f64", 2, x);
+  LLVMValueRef v = x[0];
+  float lo = vta_node_float(nd, "min", -INFINITY), hi = vta_node_float(nd, "max", INFINITY);
+  LLVMValueRef l = cg_f64(c, lo), h = cg_f64(c, hi);
+  /* Bounds given at run time: the present inputs follow x in order (absent ones skipped). */
+  int k = 1;
+  if (nd->n_in > 1 && nd->in[1] >= 0) l = x[k++];
+  if (nd->n_in > 2 && nd->in[2] >= 0) h = x[k++];
+  v = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, v, l, ""), l, v, "");
+  return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, v, h, ""), h, v, "");
+}
+
 /* ---- per-node driver ---- */
 
 int vta_codegen_supports(vta_gop op) {
@@ -966,6 +1066,7 @@ int vta_codegen_supports_node(const vta_graph *g, int i) {
   if (fam) return fam->supports ? fam->supports(g, i) : 1;
   int q = cg_qop_supports(g, i);
   if (q >= 0) return q;
+  if (typed_fallback(g, i)) return 1;
   int all_f32 = 1, same = 1;
   vta_dtype t = g->values[nd->out[0]].dtype;
   for (int k = 0; k < nd->n_in; k++)
@@ -1066,6 +1167,9 @@ static int emit_node(cg *c, int i) {
   const vta_op_family *fam = vta_op_family_of(nd->op);
   if (fam) {
     if (fam->emit(c)) return -1;
+  } else if (typed_fallback(c->g, i)) {
+    if (ew_emit(c, typed_scalar)) return -1;
+    pointwise_done = 1;
   } else if (cg_emit_qop(c)) {
     /* A DequantizeLinear's float output may carry fused epilogue steps. */
     pointwise_done = nd->op != VTA_GOP_DEQUANTIZE_LINEAR;

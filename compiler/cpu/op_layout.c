@@ -323,13 +323,19 @@ static int layout_eval(vta_graph *g, int i, vta_error *err) {
   const vta_gvalue *x = nd->n_in > 0 && nd->in[0] >= 0 ? &g->values[nd->in[0]] : NULL;
   int64_t n = vta_value_count(o), idx[MAXV];
   if (is_view(nd->op)) {
-    view v;
-    view_of(g, nd, 0, &v);
-    for (int64_t j = 0; j < n; j++) {
-      int64_t rem = j, off = v.base;
-      for (int d = v.r - 1; d >= 0; d--) idx[d] = rem % v.dims[d], rem /= v.dims[d];
-      for (int d = 0; d < v.r; d++) off += (v.mod[d] ? idx[d] % v.mod[d] : idx[d]) * v.is[d];
-      vta_elem_put(o, j, vta_elem_get(x, off));
+    /* Every output (Split's several). */
+    for (int k = 0; k < nd->n_out; k++) {
+      if (nd->out[k] < 0) continue;
+      view v;
+      view_of(g, nd, k, &v);
+      o = &g->values[nd->out[k]];
+      n = vta_value_count(o);
+      for (int64_t j = 0; j < n; j++) {
+        int64_t rem = j, off = v.base;
+        for (int d = v.r - 1; d >= 0; d--) idx[d] = rem % v.dims[d], rem /= v.dims[d];
+        for (int d = 0; d < v.r; d++) off += (v.mod[d] ? idx[d] % v.mod[d] : idx[d]) * v.is[d];
+        vta_elem_put(o, j, vta_elem_get(x, off));
+      }
     }
     return 0;
   }

@@ -1,13 +1,16 @@
-/* op_shapecalc.c - Size, Range and the window functions (HannWindow, HammingWindow,
+/* op_shapecalc.c - Size, Range, NonZero and the window functions (HannWindow, HammingWindow,
  * BlackmanWindow): operators whose values decide shapes, so the compiler evaluates them at
  * compile time only (they have no CPU code); each one's shape rule and reference.
  *
  * The design idea: Size needs only its input's shape, which is always known, so it always
- * folds; the output length of Range and of the windows depends on their inputs' values, so
- * those must be constants, and one computed from the model's inputs is refused by name.
+ * folds; the output length of Range, of NonZero and of the windows depends on their inputs'
+ * values, so those must be constants, and one computed from the model's inputs is refused by
+ * name. (NonZero's output is [rank, count of non-zero elements]: a data-dependent shape, which
+ * the IR's static shapes can hold only when the data is known when the model is compiled.)
  */
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 #include "compiler/compiler.h"
 
@@ -63,10 +66,47 @@ static int window_infer(vta_graph *g, int i, vta_error *err) {
   return 0;
 }
 
+/* ---- NonZero: shape rule and reference ---- */
+
+static int nonzero_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *x;
+  if (in_known(g, i, err, 0, &x)) return -1;
+  if (!x->data)
+    return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "NonZero's output length is the number of non-zero elements "
+                        "of its input '%s', known only from the data; the IR has static shapes, so that input must "
+                        "be a constant known at compile time", x->name);
+  if (x->rank < 1) return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "NonZero of a scalar");
+  int64_t n = vta_value_count(x), nz = 0;
+  for (int64_t j = 0; j < n; j++) nz += vta_elem_get(x, j) != 0;
+  int64_t dims[2] = {x->rank, nz};
+  vta_op_set_out(g, i, 0, VTA_DT_I64, 2, dims);
+  return 0;
+}
+
+static int nonzero_eval(vta_graph *g, int i, vta_error *err) {
+  (void)err;
+  const vta_node *nd = &g->nodes[i];
+  const vta_gvalue *x = &g->values[nd->in[0]];
+  const vta_gvalue *o = &g->values[nd->out[0]];
+  int64_t n = vta_value_count(x), nz = o->dims[1], at = 0;
+  int64_t *out = o->data;
+  for (int64_t j = 0; j < n && at < nz; j++) {
+    if (vta_elem_get(x, j) == 0) continue;
+    int64_t rem = j;
+    for (int d = x->rank - 1; d >= 0; d--) {
+      out[d * nz + at] = rem % x->dims[d];
+      rem /= x->dims[d];
+    }
+    at++;
+  }
+  return 0;
+}
+
 static int shapecalc_infer(vta_graph *g, int i, vta_error *err) {
   switch (g->nodes[i].op) {
   case VTA_GOP_SIZE: return size_infer_(g, i, err);
   case VTA_GOP_RANGE: return range_infer(g, i, err);
+  case VTA_GOP_NONZERO: return nonzero_infer(g, i, err);
   default: return window_infer(g, i, err);
   }
 }
@@ -82,6 +122,7 @@ static int shapecalc_eval(vta_graph *g, int i, vta_error *err) {
     ((int64_t *)o->data)[0] = vta_value_count(x);
     return 0;
   }
+  if (nd->op == VTA_GOP_NONZERO) return nonzero_eval(g, i, err);
   int64_t n = vta_value_count(o);
   if (nd->op == VTA_GOP_RANGE) {
     double s = vta_elem_get(x, 0), d = vta_elem_get(&g->values[nd->in[2]], 0);

@@ -33,9 +33,15 @@ int vta_eval_can(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   const vta_op_family *fam = vta_op_family_of(nd->op);
   if (fam ? !fam->eval : !is_evaluable(nd->op)) return 0;
-  if (nd->n_out != 1 || nd->n_epi) return 0;
-  const vta_gvalue *o = &g->values[nd->out[0]];
-  if (o->rank < 0 || o->data) return 0;
+  /* Several outputs only where the reference writes every one (Split of a constant, TopK);
+   * the other families' references write their first output only. */
+  int multi = nd->op == VTA_GOP_SPLIT || nd->op == VTA_GOP_TOPK;
+  if ((nd->n_out != 1 && !multi) || nd->n_out < 1 || nd->n_epi) return 0;
+  for (int k = 0; k < nd->n_out; k++) {
+    if (nd->out[k] < 0) return 0;
+    const vta_gvalue *o = &g->values[nd->out[k]];
+    if (o->rank < 0 || o->data) return 0;
+  }
   /* Keep large elementwise results computed at run time only if they are huge; weights
    * folded at compile time are the point of this pass, so there is no size limit here. */
   /* Shape and Size need only their input's shape. */
@@ -127,9 +133,11 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   vta_node *nd = &g->nodes[i];
   vta_gvalue *o = &g->values[nd->out[0]];
   vta_gvalue *x = nd->n_in > 0 && nd->in[0] >= 0 ? &g->values[nd->in[0]] : NULL;
-  vta_gvalue shape = *o;
-  if (vta_value_set_const(o, shape.dtype, shape.rank, shape.dims))
-    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory folding node %d", i);
+  for (int k = 0; k < nd->n_out; k++) {
+    vta_gvalue *ok = &g->values[nd->out[k]], shape = *ok;
+    if (vta_value_set_const(ok, shape.dtype, shape.rank, shape.dims))
+      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory folding node %d", i);
+  }
   int64_t n = vta_value_count(o), idx[VTA_MAX_RANK], xs[VTA_MAX_RANK], os[VTA_MAX_RANK];
   const vta_op_family *fam = vta_op_family_of(nd->op);
   if (fam) return fam->eval(g, i, err);

