@@ -14,5 +14,7 @@ extern const vta_backend vta_backend_sc;
 #ifdef VTA_HAVE_XRT
 extern const vta_backend vta_backend_xrt;
 #endif
+/* fsim and another backend in lockstep (driver/diff.c). */
+extern const vta_backend vta_backend_diff;
 
 #endif

@@ -9,11 +9,15 @@
  */
 #include "driver/diff.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver/backends.h"
+#include "driver/mem_backend.h"
 #include "sim/fsim/fsim.h"
+#include "sim/gen/cfg.h"
 #include "sim/gen/conc.h"
 #include "sim/gen/prog.h"
 #include "sim/mem/mem.h"
@@ -49,6 +53,10 @@ int vta_diff_workload_find(const char *name) {
   for (int w = 0; w < VTA_DIFF_W_COUNT; w++)
     if (strcmp(k_names[w], name) == 0) return w;
   return -1;
+}
+
+int vta_diff_workload_generated(vta_diff_workload w) {
+  return w == VTA_DIFF_W_RANDOM || w == VTA_DIFF_W_CONC;
 }
 
 struct vta_diff {
@@ -134,14 +142,13 @@ static int prog_build(const vta_config *cfg, vta_mem *mem, vta_diff_workload w, 
   return 0;
 }
 
-/* The last STORE of the stream writing byte `addr`: its index, or -1. */
-static int64_t last_writer(const vta_config *cfg, vta_mem *mem, const diff_prog *p, uint64_t addr,
-                           char *text, size_t n) {
-  const uint8_t *s = vta_mem_ptr(mem, p->insn);
+/* The last STORE of the stream (count instructions at s) writing byte `addr`: its index, or -1. */
+static int64_t stream_last_writer(const vta_config *cfg, const uint8_t *s, uint32_t count,
+                                  uint64_t addr, char *text, size_t n) {
   uint64_t eb = cfg->elem_bytes[VTA_MEM_OUT];
   int64_t found = -1;
   vta_insn hit;
-  for (uint32_t i = 0; i < p->count; i++) {
+  for (uint32_t i = 0; s && i < count; i++) {
     vta_insn_word w;
     vta_insn in;
     vta_insn_word_load(s + (size_t)i * VTA_INSN_BYTES, &w);
@@ -161,11 +168,23 @@ static int64_t last_writer(const vta_config *cfg, vta_mem *mem, const diff_prog 
   return found;
 }
 
+static int64_t last_writer(const vta_config *cfg, vta_mem *mem, const diff_prog *p, uint64_t addr,
+                           char *text, size_t n) {
+  return stream_last_writer(cfg, vta_mem_ptr(mem, p->insn), p->count, addr, text, n);
+}
+
+int vta_diff_config_load(const char *spec, vta_config *cfg, vta_error *err) {
+  uint64_t seed;
+  int g = gen_config_name(spec, &seed, err);
+  if (g < 0) return VTA_ERR_INVALID;
+  return g ? gen_config(seed, cfg, err) : vta_config_load(cfg, spec, err);
+}
+
 int vta_diff_open(const char *config_path, const char *backend, const char *options,
                   vta_diff **out, vta_error *err) {
   vta_diff *d = calloc(1, sizeof *d);
   if (!d) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
-  int rc = vta_config_load(&d->cfg, config_path, err);
+  int rc = vta_diff_config_load(config_path, &d->cfg, err);
   if (rc == VTA_OK) rc = vta_mem_create(0, &d->ref, err);
   if (rc == VTA_OK) rc = vta_fsim_create(&d->cfg, d->ref, &d->fsim, err);
   if (rc == VTA_OK) rc = vta_device_open(backend, &d->cfg, options, &d->dev, err);
@@ -222,6 +241,14 @@ int vta_diff_run(vta_diff *d, vta_diff_workload w, uint64_t seed, vta_diff_resul
   r->insn_index = -1;
   const char *be = vta_device_backend(d->dev)->name;
   diff_prog p;
+  if (!vta_diff_workload_generated(w)) {
+    r->outcome = VTA_DIFF_ERROR;
+    snprintf(r->message, sizeof r->message,
+             "workload %s is not a generated program: it runs on the diff backend "
+             "(vta regress does this)",
+             vta_diff_workload_name(w));
+    return VTA_OK;
+  }
   if (prog_build(&d->cfg, d->ref, w, seed, &p, r->message, sizeof r->message) != 0) {
     r->outcome = VTA_DIFF_ERROR;
     return VTA_OK;
@@ -325,7 +352,7 @@ int vta_diff_wave(const char *config_path, const char *options, vta_diff_workloa
   return vta_error_set(err, VTA_ERR_UNSUPPORTED, "the rtl backend is not built");
 #else
   vta_config cfg;
-  int rc = vta_config_load(&cfg, config_path, err);
+  int rc = vta_diff_config_load(config_path, &cfg, err);
   if (rc != VTA_OK) return rc;
   *cycle = 0;
   /* Pass 1 watches the address; pass 2 records the window around its last write. */
@@ -364,3 +391,227 @@ int vta_diff_wave(const char *config_path, const char *options, vta_diff_workloa
   return rc;
 #endif
 }
+
+/* ---- The diff backend: fsim and another backend in lockstep, run by run ----
+ *
+ * Whatever a workload does through the device interface (the runtime JIT, a compiled model, a
+ * benchmark) happens in this backend's memory, which is fsim's. At each run, every allocation
+ * of that memory is mirrored onto the backend under test at the same physical address (freed
+ * and placed anew, so the two hold the same allocations byte for byte), the stream runs on both,
+ * and every byte of every allocation is compared, as are the counters both keep. The caller
+ * reads fsim's results; a difference fails the run with the address, the values, the run's
+ * number and the last STORE of the stream that writes the address. */
+
+typedef struct lock_dev {
+  vta_mem_dev base; /* first: the memory slots read it; this is fsim's memory */
+  vta_fsim *sim;
+  vta_config cfg;
+  vta_device *dut;
+  char dut_spec[256];
+  uint64_t *placed; /* allocations placed on the device under test */
+  size_t nplaced, cap;
+  uint64_t runs;
+  uint64_t inject_run; /* test hook: after this run, flip a bit of the copy under test */
+} lock_dev;
+_Static_assert(offsetof(lock_dev, base) == 0, "mem_backend.h needs the vta_mem_dev first");
+
+static void lock_unplace(lock_dev *d) {
+  for (size_t i = 0; i < d->nplaced; i++) vta_device_free(d->dut, d->placed[i]);
+  d->nplaced = 0;
+}
+
+static void lock_close(void *state) {
+  lock_dev *d = state;
+  if (!d) return;
+  if (d->dut) {
+    lock_unplace(d);
+    vta_device_close(d->dut);
+  }
+  free(d->placed);
+  vta_fsim_destroy(d->sim);
+  vta_mem_destroy(d->base.mem);
+  free(d);
+}
+
+static int lock_open(const vta_config *cfg, const char *options, void **state, vta_error *err) {
+  if (!options || !*options)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "the diff backend needs the backend to check as its options: NAME or "
+                         "NAME@OPTIONS, e.g. rtl or rtl@latency=1,bandwidth=3");
+  char name[64];
+  uint64_t inject = 0;
+  if (strncmp(options, "inject=", 7) == 0) {
+    char *end;
+    inject = strtoull(options + 7, &end, 10);
+    if (end == options + 7 || *end != ':' || inject == 0)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "diff backend options '%s': inject=RUN:BACKEND with RUN from 1",
+                           options);
+    options = end + 1;
+  }
+  const char *at = strchr(options, '@');
+  size_t len = at ? (size_t)(at - options) : strlen(options);
+  if (len == 0 || len >= sizeof name)
+    return vta_error_set(err, VTA_ERR_INVALID, "diff backend options '%s': no backend name",
+                         options);
+  memcpy(name, options, len);
+  name[len] = 0;
+  if (strcmp(name, "diff") == 0)
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "the diff backend cannot check itself (options '%s')", options);
+  lock_dev *d = calloc(1, sizeof *d);
+  if (!d) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  d->cfg = *cfg;
+  d->inject_run = inject;
+  snprintf(d->dut_spec, sizeof d->dut_spec, "%s", options);
+  int rc = vta_mem_create(0, &d->base.mem, err);
+  if (rc == VTA_OK) rc = vta_fsim_create(&d->cfg, d->base.mem, &d->sim, err);
+  if (rc == VTA_OK) rc = vta_device_open(name, &d->cfg, at ? at + 1 : NULL, &d->dut, err);
+  if (rc == VTA_OK && !vta_device_backend(d->dut)->mem_alloc_at)
+    rc = vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                       "%s backend cannot allocate at a fixed address, which the diff backend "
+                       "needs to mirror fsim's memory",
+                       name);
+  if (rc != VTA_OK) {
+    lock_close(d);
+    return rc;
+  }
+  *state = d;
+  return VTA_OK;
+}
+
+/* Places every allocation of fsim's memory on the device under test, with its bytes. */
+static int lock_mirror(lock_dev *d, vta_error *err) {
+  lock_unplace(d);
+  uint64_t base, size;
+  for (size_t i = 0; vta_mem_region(d->base.mem, i, &base, &size); i++) {
+    if (d->nplaced == d->cap) {
+      size_t cap = d->cap ? 2 * d->cap : 64;
+      uint64_t *p = realloc(d->placed, cap * sizeof *p);
+      if (!p) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+      d->placed = p;
+      d->cap = cap;
+    }
+    int rc = vta_device_alloc_at(d->dut, base, size, err);
+    if (rc != VTA_OK) return rc;
+    d->placed[d->nplaced++] = base;
+    rc = vta_device_copy_to(d->dut, base, vta_mem_ptr(d->base.mem, base), size, err);
+    if (rc != VTA_OK) return rc;
+  }
+  return VTA_OK;
+}
+
+static int lock_run(void *state, uint64_t insn_phys, uint32_t count, uint64_t timeout,
+                    vta_stats *stats, vta_error *err) {
+  lock_dev *d = state;
+  const char *be = vta_device_backend(d->dut)->name;
+  uint64_t run = ++d->runs;
+  vta_stats st[2];
+  memset(st, 0, sizeof st);
+  int rc = lock_mirror(d, err);
+  if (rc != VTA_OK) {
+    vta_error_prefix(err, "run %llu: placing fsim's memory on %s", (unsigned long long)run, be);
+    return rc;
+  }
+  /* The stream as it was before the run (a run may overwrite its own stream). */
+  uint8_t *stream = malloc((size_t)count * VTA_INSN_BYTES);
+  if (!stream) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  if (vta_mem_check(d->base.mem, insn_phys, (uint64_t)count * VTA_INSN_BYTES))
+    memcpy(stream, vta_mem_ptr(d->base.mem, insn_phys), (size_t)count * VTA_INSN_BYTES);
+  else
+    memset(stream, 0, (size_t)count * VTA_INSN_BYTES);
+  rc = vta_fsim_run(d->sim, insn_phys, count, timeout, &st[0], err);
+  if (rc != VTA_OK) {
+    vta_error_prefix(err, "run %llu on fsim (the reference)", (unsigned long long)run);
+    free(stream);
+    return rc;
+  }
+  rc = vta_device_run(d->dut, insn_phys, count, timeout, &st[1], err);
+  if (rc != VTA_OK) {
+    vta_error_prefix(err, "run %llu", (unsigned long long)run);
+    free(stream);
+    return rc;
+  }
+  if (run == d->inject_run) {
+    /* The first byte the stream's last STORE writes (else the first allocated byte), as a
+     * wrong store would leave it. */
+    uint64_t a = 0, sz;
+    vta_mem_region(d->base.mem, 0, &a, &sz);
+    for (uint32_t i = 0; i < count; i++) {
+      vta_insn_word iw;
+      vta_insn in;
+      vta_insn_word_load(stream + (size_t)i * VTA_INSN_BYTES, &iw);
+      if (vta_insn_decode(&d->cfg, &iw, &in, NULL) == VTA_OK &&
+          in.f[VTA_F_OPCODE] == VTA_OP_STORE)
+        a = (uint64_t)in.f[VTA_F_DRAM_BASE] * d->cfg.elem_bytes[VTA_MEM_OUT];
+    }
+    uint8_t b;
+    vta_error e;
+    if (vta_device_copy_from(d->dut, &b, a, 1, &e) == VTA_OK) {
+      b ^= 1;
+      vta_device_copy_to(d->dut, a, &b, 1, &e);
+    }
+  }
+  uint8_t *got = NULL;
+  uint64_t base, size, x = 0, y = 0;
+  for (size_t i = 0; rc == VTA_OK && vta_mem_region(d->base.mem, i, &base, &size); i++) {
+    free(got);
+    got = malloc(size ? size : 1);
+    if (!got) {
+      rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory reading back %llu bytes",
+                         (unsigned long long)size);
+      break;
+    }
+    rc = vta_device_copy_from(d->dut, got, base, size, err);
+    if (rc != VTA_OK) break;
+    const uint8_t *want = vta_mem_ptr(d->base.mem, base);
+    if (memcmp(want, got, size) == 0) continue;
+    uint64_t k = 0;
+    while (want[k] == got[k]) k++;
+    char text[256];
+    int64_t idx = stream_last_writer(&d->cfg, stream, count, base + k, text, sizeof text);
+    char where[320];
+    if (idx >= 0)
+      snprintf(where, sizeof where, "#%lld: %s", (long long)idx, text);
+    else
+      snprintf(where, sizeof where, "none (%s)", text);
+    rc = vta_error_set(err, VTA_ERR_INVALID,
+                       "run %llu (%u instructions at 0x%llx): device memory " VTA_DIFF_MISMATCH
+                       " at 0x%llx (byte %llu of the allocation at 0x%llx): fsim 0x%02x, %s "
+                       "0x%02x; last instruction storing it: %s",
+                       (unsigned long long)run, count, (unsigned long long)insn_phys,
+                       (unsigned long long)(base + k), (unsigned long long)k,
+                       (unsigned long long)base, want[k], be, got[k], where);
+  }
+  free(got);
+  free(stream);
+  const char *what = rc == VTA_OK ? stats_differ(&st[0], &st[1], &x, &y) : NULL;
+  if (what)
+    rc = vta_error_set(err, VTA_ERR_INVALID,
+                       "run %llu (%u instructions at 0x%llx): %s " VTA_DIFF_MISMATCH
+                       ": fsim %llu, %s %llu",
+                       (unsigned long long)run, count, (unsigned long long)insn_phys, what,
+                       (unsigned long long)x, be, (unsigned long long)y);
+  /* The counters of the backend under test: its cycles are what a benchmark reports. */
+  if (rc == VTA_OK) *stats = st[1];
+  return rc;
+}
+
+static void lock_describe(void *state, FILE *out) {
+  lock_dev *d = state;
+  fprintf(out, "backend:  diff (fsim, the reference, and %s in lockstep: every run compared "
+               "byte for byte)\n",
+          d->dut_spec);
+  vta_device_describe(d->dut, out);
+}
+
+const vta_backend vta_backend_diff = {
+    .name = "diff",
+    .description = "fsim and the backend named in its options in lockstep: every run's memory "
+                   "compared byte for byte (options: NAME or NAME@OPTIONS, e.g. rtl)",
+    .open = lock_open,
+    .close = lock_close,
+    .run = lock_run,
+    .describe = lock_describe,
+    VTA_MEM_DEV_SLOTS,
+};

@@ -25,10 +25,17 @@
 #include "vta/config.h"
 #include "vta/status.h"
 
+/* The words every message of a difference found by the diff backend carries (a run that fails
+ * with them is a failed comparison, not a run error). */
+#define VTA_DIFF_MISMATCH "differs from fsim"
+
 /* X(id, name, what it is) */
 #define VTA_DIFF_WORKLOADS(X)                                                              \
   X(RANDOM, "random", "random valid programs (every opcode, padding, strides), serialised")  \
-  X(CONC, "conc", "random race-free concurrent programs: load, compute and store overlap")
+  X(CONC, "conc", "random race-free concurrent programs: load, compute and store overlap")    \
+  X(GEMM, "gemm", "vta bench gemm: a blocked GEMM through the runtime JIT, shape by seed")  \
+  X(ALU, "alu", "vta bench alu: ALU micro-ops with immediates and vectors, size by seed")   \
+  X(CONV, "conv", "a conv2d layer lowered by the compiler, shape and data by seed")
 
 typedef enum vta_diff_workload {
 #define VTA_X_(id, name, what) VTA_DIFF_W_##id,
@@ -41,6 +48,10 @@ const char *vta_diff_workload_name(vta_diff_workload w);
 const char *vta_diff_workload_what(vta_diff_workload w);
 /* -1 when the name is unknown. */
 int vta_diff_workload_find(const char *name);
+/* 1 for the workloads vta_diff_run builds itself (sim/gen's programs: random, conc); the others
+ * run through the runtime and the compiler above this layer, on the diff backend
+ * (host/regress_work.c). */
+int vta_diff_workload_generated(vta_diff_workload w);
 
 typedef enum vta_diff_outcome {
   VTA_DIFF_PASS = 0,
@@ -65,14 +76,17 @@ typedef struct vta_diff_result {
 
 typedef struct vta_diff vta_diff;
 
-/* Loads the configuration and opens the backend (options: the backend's option string or
+/* A configuration of the regression: a file, or gen:SEED, a generated one (sim/gen/cfg.h). */
+int vta_diff_config_load(const char *spec, vta_config *cfg, vta_error *err);
+
+/* Loads the configuration (a file or gen:SEED) and opens the backend (options: the backend's option string or
  * NULL) and the fsim reference. */
 int vta_diff_open(const char *config_path, const char *backend, const char *options,
                   vta_diff **out, vta_error *err);
 void vta_diff_close(vta_diff *d);
 const vta_config *vta_diff_config(const vta_diff *d);
 
-/* Runs one case. A case that cannot run is an ERROR result, not a failed call: the return value
+/* Runs one case of a generated workload (random, conc; other workloads give an ERROR result). A case that cannot run is an ERROR result, not a failed call: the return value
  * is VTA_OK unless the session itself is unusable afterwards (then reopen it). */
 int vta_diff_run(vta_diff *d, vta_diff_workload w, uint64_t seed, vta_diff_result *r);
 

@@ -11,6 +11,7 @@
 #include "host/cli_args.h"
 #include "host/executor.h"
 #include "host/regress.h"
+#include "sim/gen/cfg.h"
 
 static void regress_help(void) {
   printf(
@@ -27,21 +28,30 @@ static void regress_help(void) {
       "cycles around the RTL's last write of that address.\n"
       "\n"
       "what to run:\n"
-      "  --suite NAME       quick (fsim, rtl, rtl@latency=1,bandwidth=3 x vta_default, rtl_wide\n"
-      "                     x 120+120 seeds; make test),\n"
-      "                     nightly (fsim, rtl, sc x vta_default, rtl_wide, batch4, block8 x\n"
-      "                     12500+12500 seeds; make regress), or a JSON suite file (see\n"
-      "                     docs/user-guide/regress.md). Default: quick. Built-in suites name\n"
-      "                     configurations relative to the source tree.\n"
-      "  --config FILE      a configuration (repeatable); with --backend/--workload, a matrix\n"
+      "  --suite NAME       quick (make test): fsim, rtl, rtl@latency=1,bandwidth=3 x\n"
+      "                     vta_default, rtl_wide x 120 random + 120 conc + 3 gemm + 3 alu +\n"
+      "                     3 conv seeds, and 3 generated configurations x fsim, sc x 30 + 30 +\n"
+      "                     2 + 2 + 2; nightly (make regress): fsim, rtl, sc x vta_default,\n"
+      "                     rtl_wide, batch4, block8 x 12500 + 12500 + 50 + 50 + 50, and 8\n"
+      "                     generated configurations x fsim, sc x 500 + 500 + 20 + 20 + 20;\n"
+      "                     or a JSON suite file (docs/user-guide/regress.md). Default: quick.\n"
+      "                     Built-in suites name configurations relative to the source tree.\n"
+      "  --config FILE      a configuration (repeatable), or gen:SEED, a generated one; with\n"
+      "                     --backend/--workload, a matrix\n"
+      "  --gen-configs N    add N generated configurations (gen:S, gen:S+1, ... from the first\n"
+      "                     seed S) to the matrix (at most 16)\n"
       "  --backend NAME     a backend (repeatable; default rtl), NAME@OPTIONS with the backend's\n"
       "                     options (rtl@latency=1,bandwidth=3: a slow memory). Backends that\n"
       "                     are not built (sc, xrt) give skipped cases that say so.\n"
-      "  --workload NAME    random | conc (repeatable; default both)\n"
+      "  --workload NAME    random | conc (generated programs) | gemm | alu (the vta bench\n"
+      "                     programs) | conv (a layer lowered by the compiler); repeatable;\n"
+      "                     default random and conc. gemm, alu and conv run through the runtime on the diff\n"
+      "                     backend: every device run compared with fsim byte for byte\n"
       "  --seeds N          seeds per workload (replaces the suite's counts)\n"
       "  --seed N           one seed: the cases of seed N only\n"
       "  --seed-start N     first seed (default: a random one, printed)\n"
       "  --rerun-failed X   the failed and erroneous cases of JUnit file X\n"
+      "  --print-config C   print configuration C (a file or gen:SEED) as JSON and exit\n"
       "how:\n"
       "  -j N               parallel jobs: N local processes (default 1: in this process)\n"
       "  --executor E       local | slurm: the job executor shared with vta sweep; slurm runs\n"
@@ -80,7 +90,8 @@ int vta_cmd_regress(int argc, char **argv) {
   vta_diff_workload works[VTA_DIFF_W_COUNT];
   size_t nc = 0, nb = 0, nw = 0;
   uint64_t seed = 0, seed_start = 0, seeds = 0, jobs = 1, fail_max = 0, window = 200;
-  uint64_t budget = 0, inject = 0;
+  uint64_t budget = 0, inject = 0, ngen = 0;
+  const char *print_config = NULL;
   int have_seed = 0, have_start = 0, quiet = 0, no_waves = 0, have_inject = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
@@ -165,7 +176,8 @@ int vta_cmd_regress(int argc, char **argv) {
     if (OPT_("--workload", NULL) != 0) {
       if (m < 0) return VTA_EXIT_USAGE;
       int w = vta_diff_workload_find(v);
-      if (w < 0) return vta_cli_usage_error(cmd, "unknown workload '%s' (random, conc)", v);
+      if (w < 0) return vta_cli_usage_error(cmd, "unknown workload '%s' (%s)", v,
+                                                VTA_REGRESS_WORKLOAD_LIST);
       if (nw < VTA_DIFF_W_COUNT) works[nw++] = (vta_diff_workload)w;
       continue;
     }
@@ -188,6 +200,12 @@ int vta_cmd_regress(int argc, char **argv) {
       continue;
     }
     U64_("--seeds", seeds, 10000000)
+    U64_("--gen-configs", ngen, 16)
+    if (OPT_("--print-config", NULL) != 0) {
+      if (m < 0) return VTA_EXIT_USAGE;
+      print_config = v;
+      continue;
+    }
     U64_("-j", jobs, 1024)
     U64_("--jobs", jobs, 1024)
     U64_("--fail-max", fail_max, UINT32_MAX)
@@ -205,6 +223,14 @@ int vta_cmd_regress(int argc, char **argv) {
     }
     if (a[0] == '-') return vta_cli_usage_error(cmd, "unknown option '%s'", a);
     return vta_cli_usage_error(cmd, "unexpected argument '%s'", a);
+  }
+  if (print_config) {
+    /* A configuration of the matrix as a file: gen:SEED for `make rtl-model RTL_CONFIG=`. */
+    vta_config cfg;
+    vta_error e;
+    if (vta_diff_config_load(print_config, &cfg, &e) != VTA_OK) return vta_cli_fail(cmd, &e);
+    gen_config_write_json(&cfg, stdout);
+    return VTA_EXIT_OK;
   }
   if (jobs == 0) return vta_cli_usage_error(cmd, "-j 0: at least one job");
   enum vta_executor_kind kind;
@@ -228,22 +254,23 @@ int vta_cmd_regress(int argc, char **argv) {
       return vta_cli_fail(cmd, &err);
     return VTA_EXIT_OK;
   }
-  int matrix = nc || nb || nw;
+  int matrix = nc || nb || nw || ngen;
   if ((suite != NULL) + (rerun != NULL) + (matrix != 0) > 1)
     return vta_cli_usage_error(cmd, "give one of --suite, --rerun-failed or a --config matrix");
   if (have_seed && have_start)
     return vta_cli_usage_error(cmd, "--seed and --seed-start exclude each other");
   if (rerun && (have_seed || have_start || seeds))
     return vta_cli_usage_error(cmd, "--rerun-failed takes its seeds from the file");
-  if (matrix && !nc) {
+  if (matrix && !nc && !ngen) {
     const char *env = getenv("VTA_CONFIG");
     if (!env || !*env)
       return vta_cli_usage_error(cmd, "a matrix needs --config FILE (or VTA_CONFIG)");
     configs[nc++] = env;
   }
   if (matrix && !nb) backends[nb++] = "rtl";
-  if (matrix && !nw)
-    for (int w = 0; w < VTA_DIFF_W_COUNT; w++) works[nw++] = (vta_diff_workload)w;
+  if (matrix && !nw) /* the generated programs; the runtime-level workloads when named */
+    for (int w = 0; w < VTA_DIFF_W_COUNT; w++)
+      if (vta_diff_workload_generated((vta_diff_workload)w)) works[nw++] = (vta_diff_workload)w;
   if (have_seed) {
     seed_start = seed;
     seeds = 1;
@@ -254,6 +281,13 @@ int vta_cmd_regress(int argc, char **argv) {
   if (!rerun && !have_seed)
     printf("vta regress: seed-start %llu (--seed-start %llu repeats these cases)\n",
            (unsigned long long)seed_start, (unsigned long long)seed_start);
+
+  char gen_names[16][32];
+  for (uint64_t g = 0; g < ngen; g++) {
+    if (nc == MAXV) return vta_cli_usage_error(cmd, "more than %d configurations", MAXV);
+    snprintf(gen_names[g], sizeof gen_names[g], "gen:%llu", (unsigned long long)(seed_start + g));
+    configs[nc++] = gen_names[g];
+  }
 
   vta_regress_plan plan;
   vta_regress_plan_init(&plan);

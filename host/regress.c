@@ -21,6 +21,7 @@
 #include "host/cli.h"
 #include "host/cli_args.h"
 #include "host/executor.h"
+#include "host/regress_work.h"
 #include "vta/device.h"
 #include "vta/file.h"
 
@@ -153,23 +154,45 @@ static const char *safe_name(const char *spec, char *buf, size_t n) {
 
 /* ---- Suites ---- */
 
-/* The quick suite runs in `make test` (1,440 cases, a third of them on the RTL behind a slow
- * memory, a third of a bus beat per cycle, which changes every interleaving of the modules:
- * about 30 s with the sanitizers); the nightly one in
- * `make regress`: 12,500 + 12,500 programs per configuration and backend, so that the rtl
- * backend alone sees 100,000 programs over four configurations. sc joins by name. */
+/* The built-in suites, each a list of matrices. The quick suite runs in `make test`: the
+ * generated programs on the two configurations with RTL models built by the tests (a third of
+ * them on the RTL behind a slow memory, a third of a bus beat per cycle, which changes every
+ * interleaving of the modules), a few cases of the runtime-level workloads (gemm, alu, conv),
+ * and three generated configurations on fsim and sc (whose models need no build); about 60 s
+ * with the sanitizers on this 2-core machine under load. The nightly one, in `make regress`:
+ * 12,500 + 12,500 programs per configuration and backend, so that each of rtl and sc sees
+ * 100,000 programs over four configurations, plus eight generated configurations. */
+typedef struct suite_part {
+  const char *const *configs; /* NULL: `ngen` generated configurations */
+  size_t nconfigs, ngen;
+  const char *const *backends;
+  size_t nbackends;
+  uint64_t seeds[VTA_DIFF_W_COUNT]; /* per workload, in enum order; 0: not in this part */
+} suite_part;
+
 static const char *const k_quick_configs[] = {"configs/vta_default.json",
                                               "sim/rtl/configs/rtl_wide.json"};
 static const char *const k_quick_backends[] = {"fsim", "rtl", "rtl@latency=1,bandwidth=3"};
-static const uint64_t k_quick_seeds[] = {120, 120};
+static const char *const k_gen_backends[] = {"fsim", "sc"};
 static const char *const k_nightly_configs[] = {"configs/vta_default.json",
                                                 "sim/rtl/configs/rtl_wide.json",
                                                 "configs/batch4.json", "configs/block8.json"};
 static const char *const k_nightly_backends[] = {"fsim", "rtl", "sc"};
-static const uint64_t k_nightly_seeds[] = {12500, 12500};
-static const vta_diff_workload k_works[] = {VTA_DIFF_W_RANDOM, VTA_DIFF_W_CONC};
+_Static_assert(VTA_DIFF_W_COUNT == 5, "the suites give seeds to every workload");
+static const suite_part k_quick[] = {
+    {k_quick_configs, 2, 0, k_quick_backends, 3, {120, 120, 3, 3, 3}},
+    {NULL, 0, 3, k_gen_backends, 2, {30, 30, 2, 2, 2}},
+};
+static const suite_part k_nightly[] = {
+    {k_nightly_configs, 4, 0, k_nightly_backends, 3, {12500, 12500, 50, 50, 50}},
+    {NULL, 0, 8, k_gen_backends, 2, {500, 500, 20, 20, 20}},
+};
 
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
+
+static int gen_matrix(vta_regress_plan *p, size_t ngen, const char *const *backends, size_t nb,
+                      const vta_diff_workload *works, const uint64_t *seeds, size_t nw,
+                      uint64_t seed_start, vta_error *err);
 
 static int suite_file(vta_regress_plan *p, const char *path, uint64_t seed_start,
                       uint64_t seeds_override, vta_error *err) {
@@ -201,8 +224,17 @@ static int suite_file(vta_regress_plan *p, const char *path, uint64_t seed_start
   snprintf(p->name, sizeof p->name, "%s",
            cJSON_IsString(name) ? name->valuestring : path);
   const char *keys[2] = {"configs", "backends"};
+  const cJSON *gen = cJSON_GetObjectItemCaseSensitive(j, "generated_configs");
+  size_t ngen = 0;
+  if (gen && (!cJSON_IsNumber(gen) || gen->valuedouble < 0 ||
+              gen->valuedouble > VTA_REGRESS_MAX_AXIS || gen->valuedouble != (int)gen->valuedouble))
+    rc = vta_error_set(err, VTA_ERR_INVALID, "%s: \"generated_configs\" must be a whole number "
+                       "from 0 to %d", path, VTA_REGRESS_MAX_AXIS);
+  else if (gen)
+    ngen = (size_t)gen->valuedouble;
   for (int k = 0; k < 2 && rc == VTA_OK; k++) {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(j, keys[k]), *e;
+    if (k == 0 && ngen > 0 && !a) continue; /* generated configurations only */
     if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) == 0) {
       rc = vta_error_set(err, VTA_ERR_INVALID, "%s: \"%s\" must be a non-empty array of strings",
                          path, keys[k]);
@@ -221,12 +253,12 @@ static int suite_file(vta_regress_plan *p, const char *path, uint64_t seed_start
   const cJSON *wl = cJSON_GetObjectItemCaseSensitive(j, "workloads"), *e;
   if (rc == VTA_OK && (!cJSON_IsObject(wl) || !wl->child))
     rc = vta_error_set(err, VTA_ERR_INVALID, "%s: \"workloads\" must be an object of "
-                       "workload: seeds (workloads: random, conc)", path);
+                       "workload: seeds (workloads: %s)", path, VTA_REGRESS_WORKLOAD_LIST);
   if (rc == VTA_OK) cJSON_ArrayForEach(e, wl) {
       int w = vta_diff_workload_find(e->string);
       if (w < 0 || nw >= VTA_DIFF_W_COUNT) {
         rc = vta_error_set(err, VTA_ERR_INVALID, "%s: unknown workload \"%s\" (workloads: "
-                           "random, conc)", path, e->string);
+                           "%s)", path, e->string, VTA_REGRESS_WORKLOAD_LIST);
         break;
       }
       if (!cJSON_IsNumber(e) || e->valuedouble < 1 || e->valuedouble > 10000000) {
@@ -237,27 +269,56 @@ static int suite_file(vta_regress_plan *p, const char *path, uint64_t seed_start
       works[nw] = (vta_diff_workload)w;
       seeds[nw++] = seeds_override ? seeds_override : (uint64_t)e->valuedouble;
     }
-  if (rc == VTA_OK)
+  if (rc == VTA_OK && nc)
     rc = vta_regress_plan_matrix(p, cfgs, nc, bes, nb, works, seeds, nw, seed_start, err);
+  if (rc == VTA_OK && ngen)
+    rc = gen_matrix(p, ngen, bes, nb, works, seeds, nw, seed_start, err);
   cJSON_Delete(j);
   return rc;
 }
 
+/* Adds the matrix of ngen generated configurations gen:seed_start ... (the configuration seeds
+ * follow the run's first seed, so every run meets new hardware shapes and reruns meet the same). */
+static int gen_matrix(vta_regress_plan *p, size_t ngen, const char *const *backends, size_t nb,
+                      const vta_diff_workload *works, const uint64_t *seeds, size_t nw,
+                      uint64_t seed_start, vta_error *err) {
+  char names[VTA_REGRESS_MAX_AXIS][32];
+  const char *cfgs[VTA_REGRESS_MAX_AXIS];
+  if (ngen > VTA_REGRESS_MAX_AXIS)
+    return vta_error_set(err, VTA_ERR_INVALID, "more than %d generated configurations",
+                         VTA_REGRESS_MAX_AXIS);
+  for (size_t g = 0; g < ngen; g++) {
+    snprintf(names[g], sizeof names[g], "gen:%llu", (unsigned long long)(seed_start + g));
+    cfgs[g] = names[g];
+  }
+  return vta_regress_plan_matrix(p, cfgs, ngen, backends, nb, works, seeds, nw, seed_start, err);
+}
+
 int vta_regress_suite_load(vta_regress_plan *p, const char *suite, uint64_t seed_start,
                            uint64_t seeds_override, vta_error *err) {
-  uint64_t seeds[N_(k_works)];
   int quick = strcmp(suite, "quick") == 0, nightly = strcmp(suite, "nightly") == 0;
   if (!quick && !nightly) return suite_file(p, suite, seed_start, seeds_override, err);
   snprintf(p->name, sizeof p->name, "%s", suite);
-  for (size_t w = 0; w < N_(k_works); w++)
-    seeds[w] = seeds_override ? seeds_override : quick ? k_quick_seeds[w] : k_nightly_seeds[w];
-  if (quick)
-    return vta_regress_plan_matrix(p, k_quick_configs, N_(k_quick_configs), k_quick_backends,
-                                   N_(k_quick_backends), k_works, seeds, N_(k_works), seed_start,
-                                   err);
-  return vta_regress_plan_matrix(p, k_nightly_configs, N_(k_nightly_configs), k_nightly_backends,
-                                 N_(k_nightly_backends), k_works, seeds, N_(k_works), seed_start,
-                                 err);
+  const suite_part *parts = quick ? k_quick : k_nightly;
+  size_t nparts = quick ? N_(k_quick) : N_(k_nightly);
+  for (size_t k = 0; k < nparts; k++) {
+    const suite_part *sp = &parts[k];
+    vta_diff_workload works[VTA_DIFF_W_COUNT];
+    uint64_t seeds[VTA_DIFF_W_COUNT];
+    size_t nw = 0;
+    for (int w = 0; w < VTA_DIFF_W_COUNT; w++)
+      if (sp->seeds[w]) {
+        works[nw] = (vta_diff_workload)w;
+        seeds[nw++] = seeds_override ? seeds_override : sp->seeds[w];
+      }
+    int rc = sp->configs ? vta_regress_plan_matrix(p, sp->configs, sp->nconfigs, sp->backends,
+                                                   sp->nbackends, works, seeds, nw, seed_start,
+                                                   err)
+                         : gen_matrix(p, sp->ngen, sp->backends, sp->nbackends, works, seeds, nw,
+                                      seed_start, err);
+    if (rc != VTA_OK) return rc;
+  }
+  return VTA_OK;
 }
 
 /* ---- Rerunning the failures of a JUnit file ---- */
@@ -426,6 +487,23 @@ static const char *session_options(const vta_regress_plan *p, const vta_regress_
   return buf;
 }
 
+/* The backend spec a runtime-level case hands to the diff backend: the matrix's, with the
+ * coverage data file of this case for rtl (each case's child process writes its own). An
+ * injected fault (the test hook) becomes the diff backend's inject=1: prefix. */
+static void work_spec(const vta_regress_plan *p, const vta_regress_case *c,
+                      const vta_regress_options *o, size_t index, char *buf, size_t n) {
+  char name[64], cfgname[256];
+  const char *opts;
+  backend_split(p->backends[c->backend], name, sizeof name, &opts);
+  int inject = o->inject_fault >= 0 && (size_t)o->inject_fault == index;
+  snprintf(buf, n, "%s%s", inject ? "inject=1:" : "", p->backends[c->backend]);
+  if (o->coverage_dir && strcmp(name, "rtl") == 0)
+    snprintf(buf + strlen(buf), n - strlen(buf), "%scoverage=%s/data/%s.%s.%d.%zu.dat",
+             opts ? "," : "@", o->coverage_dir,
+             base_name(p->configs[c->config], cfgname, sizeof cfgname),
+             vta_diff_workload_name(c->workload), (int)getpid(), index);
+}
+
 int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
                     vta_regress_results *res, vta_error *err) {
   double t0 = now_s(), last_progress = 0;
@@ -486,15 +564,27 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
     }
     res->count[VTA_REGRESS_SKIPPED]--;
     double c0 = now_s();
+    vta_diff_result dr;
+    char equiv[1536] = "";
+    int ran = 0;
     if (!d && !vta_backend_find(be_name)) {
       snprintf(r->message, sizeof r->message, "not run: %s", open_error);
     } else if (!d) {
       r->outcome = VTA_REGRESS_ERROR;
       snprintf(r->message, sizeof r->message, "%s", open_error);
+    } else if (!vta_diff_workload_generated(c->workload)) {
+      /* Through the runtime on the diff backend, in a child process (host/regress_work.c). */
+      char spec[2048];
+      work_spec(p, c, o, i, spec, sizeof spec);
+      vta_regress_work_run(p->configs[c->config], spec, c->workload, c->seed, &dr, equiv,
+                           sizeof equiv);
+      ran = 1;
     } else {
-      vta_diff_result dr;
       if (o->inject_fault >= 0 && (size_t)o->inject_fault == i) vta_diff_inject_fault(d, 17);
       vta_diff_run(d, c->workload, c->seed, &dr);
+      ran = 1;
+    }
+    if (ran) {
       r->outcome = dr.outcome == VTA_DIFF_PASS   ? VTA_REGRESS_PASS
                    : dr.outcome == VTA_DIFF_FAIL ? VTA_REGRESS_FAIL
                                                  : VTA_REGRESS_ERROR;
@@ -544,11 +634,20 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
           }
         }
         char detail[4096];
-        snprintf(detail, sizeof detail, "%s\n%sreproduce: %s\n", dr.message, where, cmd);
+        snprintf(detail, sizeof detail, "%s\n%sreproduce: %s\n%s%s%s", dr.message, where, cmd,
+                 equiv[0] ? "the same case by hand: " : "", equiv, equiv[0] ? "\n" : "");
         r->detail = strdup(detail);
         r->wave = wave[0] ? strdup(wave) : NULL;
         bad++;
       }
+    }
+    /* A case that could not run may have left the two simulators' buffers in different
+     * states (the reference stopped part-way, the device never started): the next case gets
+     * a fresh session, so that one error does not turn the cases after it into failures. */
+    if (r->outcome == VTA_REGRESS_ERROR && d) {
+      vta_diff_close(d);
+      d = NULL;
+      open_key = -1;
     }
     r->seconds = now_s() - c0;
     res->count[r->outcome]++;

@@ -208,5 +208,12 @@ void vta_mem_describe(vta_mem *m, uint64_t phys, char *buf, size_t n) {
   }
 }
 
+int vta_mem_region(const vta_mem *m, size_t i, uint64_t *base, uint64_t *size) {
+  if (i >= m->n) return 0;
+  *base = m->r[i].base;
+  *size = m->r[i].size;
+  return 1;
+}
+
 uint64_t vta_mem_capacity(const vta_mem *m) { return m->capacity; }
 uint64_t vta_mem_bytes_allocated(const vta_mem *m) { return m->allocated; }

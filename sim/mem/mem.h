@@ -51,6 +51,10 @@ void vta_mem_describe(vta_mem *mem, uint64_t phys, char *buf, size_t n);
 /* Start and size of the allocation containing phys; 0 if none. */
 int vta_mem_find(vta_mem *mem, uint64_t phys, uint64_t *base, uint64_t *size);
 
+/* The i-th allocation in address order (i from 0): its start and size; 0 past the last one.
+ * (The lockstep backend of driver/diff.c mirrors every allocation onto the device it checks.) */
+int vta_mem_region(const vta_mem *mem, size_t i, uint64_t *base, uint64_t *size);
+
 uint64_t vta_mem_capacity(const vta_mem *mem);
 uint64_t vta_mem_bytes_allocated(const vta_mem *mem);
 

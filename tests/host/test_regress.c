@@ -13,6 +13,7 @@
 #define CLI_RUN_TIMEOUT 600
 #include "cli_run.h"
 #include "host/regress.h"
+#include "vta/device.h"
 #include "support/slurm_local.h"
 
 static char g_dir[] = "/tmp/vta_test_regress.XXXXXX";
@@ -47,7 +48,7 @@ static size_t count(const char *hay, const char *needle) {
 
 static void test_regress_quick_suite_passes_with_valid_junit(void **state) {
   (void)state;
-  char xml[512], start[32];
+  char xml[512], start[32], want[96];
   path(xml, sizeof xml, "quick.xml");
   snprintf(start, sizeof start, "%llu", (unsigned long long)(time(NULL) % 1000000000) + 1);
   printf("quick suite from seed %s (vta regress --suite quick --seed-start %s)\n", start, start);
@@ -56,19 +57,28 @@ static void test_regress_quick_suite_passes_with_valid_junit(void **state) {
           "-j", "2");
   if (r.status != 0) fail_msg("quick suite failed (status %d):\n%s\n%s", r.status, r.out, r.err);
   printf("%s", r.out);
-  assert_non_null(strstr(r.out, "1440 cases: 1440 passed, 0 failed, 0 errors, 0 skipped"));
+  /* 2 configurations x 3 backends x (120 + 120 + 3 + 3 + 3), and 3 generated configurations x
+   * fsim, sc x (30 + 30 + 2 + 2 + 2); sc's cases are skipped by name when it is not built. */
+  if (vta_backend_find("sc"))
+    assert_non_null(strstr(r.out, "1890 cases: 1890 passed, 0 failed, 0 errors, 0 skipped"));
+  else
+    assert_non_null(strstr(r.out, "1890 cases: 1692 passed, 0 failed, 0 errors, 198 skipped"));
   /* The progress lines (of the executor's jobs) go to stderr, the table to stdout. */
   assert_non_null(strstr(r.err, "[jobs "));
   cli_result_free(&r);
   assert_int_equal(validate(xml), 0);
   char *x = cli_slurp(xml, NULL);
   assert_non_null(x);
-  /* 2 configurations x fsim, rtl, rtl behind a slow memory */
-  assert_int_equal(count(x, "<testsuite "), 6);
+  /* 2 configurations x fsim, rtl, rtl behind a slow memory; 3 generated x fsim, sc */
+  assert_int_equal(count(x, "<testsuite "), 12);
   assert_non_null(strstr(x, "<testsuite name=\"vta_default.rtl@latency=1,bandwidth=3\""));
-  assert_int_equal(count(x, "<testcase "), 1440);
+  assert_int_equal(count(x, "<testcase "), 1890);
+  snprintf(want, sizeof want, "<testsuite name=\"gen:%s.sc\"", start);
+  assert_non_null(strstr(x, want));
+  assert_non_null(strstr(x, "name=\"conv seed="));
+  assert_non_null(strstr(x, "name=\"gemm seed="));
+  assert_non_null(strstr(x, "name=\"alu seed="));
   assert_non_null(strstr(x, "<testsuite name=\"rtl_wide.rtl\""));
-  char want[96];
   snprintf(want, sizeof want, "name=\"conc seed=%s\"", start);
   assert_non_null(strstr(x, want));
   free(x);
@@ -353,10 +363,117 @@ static void test_regress_bad_input_is_named(void **state) {
   cli_result_free(&r);
 }
 
+/* The runtime-level workloads run the real code (vta bench gemm/alu, a lowered conv layer) on
+ * the diff backend: a fault injected into the backend's copy after the first device run is a
+ * failure that names the run, the address and the STORE, with both reproducing commands; the
+ * stand-alone one fails the same way. */
+static void test_regress_runtime_workloads_fail_with_their_commands(void **state) {
+  (void)state;
+  char xml[512];
+  path(xml, sizeof xml, "work.xml");
+  static const char *const works[] = {"gemm", "alu", "conv"};
+  for (size_t k = 0; k < 3; k++) {
+    cli_result r;
+    CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "rtl",
+            "--workload", works[k], "--seed-start", "5", "--seeds", "3", "--inject-fault", "1",
+            "--junit", xml, "-q");
+    if (r.status != 1) fail_msg("%s: status %d\n%s\n%s", works[k], r.status, r.out, r.err);
+    assert_non_null(strstr(r.out, "3 cases: 2 passed, 1 failed, 0 errors, 0 skipped"));
+    char want[128];
+    snprintf(want, sizeof want, "FAIL %s seed=6 on rtl: ", works[k]);
+    const char *f = strstr(r.out, want);
+    if (!f) fail_msg("%s", r.out);
+    assert_non_null(strstr(f, "run 1 ("));
+    assert_non_null(strstr(f, "device memory differs from fsim at 0x"));
+    assert_non_null(strstr(f, "last instruction storing it: #"));
+    snprintf(want, sizeof want, "reproduce: vta regress --config configs/vta_default.json "
+                                "--backend rtl --workload %s --seed 6", works[k]);
+    assert_non_null(strstr(f, want));
+    if (k < 2) {
+      snprintf(want, sizeof want, "the same case by hand: vta bench %s ", works[k]);
+      assert_non_null(strstr(f, want));
+    }
+    cli_result_free(&r);
+    assert_int_equal(validate(xml), 0);
+  }
+  /* The stand-alone command of the gemm case: the benchmark on the diff backend. */
+  cli_result r;
+  CLI_RUN(&r, "bench", "gemm", "--m", "3", "--n", "16", "--k", "16", "--config",
+          "configs/vta_default.json", "--backend", "diff", "--device-options", "inject=1:rtl");
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "run 1 (10 instructions at 0x"));
+  assert_non_null(strstr(r.err, "differs from fsim"));
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "gemm", "--m", "3", "--n", "16", "--k", "16", "--config",
+          "configs/vta_default.json", "--backend", "diff", "--device-options", "rtl");
+  if (r.status != 0) fail_msg("%s\n%s", r.out, r.err);
+  assert_non_null(strstr(r.out, "\"verified\":true"));
+  cli_result_free(&r);
+}
+
+/* Generated configurations: one per seed, every tool accepts it (the file --print-config writes
+ * reads back as the same configuration), and the generated programs and runtime workloads pass
+ * on them. */
+static void test_regress_generated_configurations(void **state) {
+  (void)state;
+  char xml[512], file[512];
+  path(xml, sizeof xml, "gen.xml");
+  path(file, sizeof file, "gen7.json");
+  cli_result r;
+  CLI_RUN(&r, "regress", "--print-config", "gen:7");
+  assert_int_equal(r.status, 0);
+  cli_spit_text(file, r.out);
+  cli_result_free(&r);
+  vta_config a, b;
+  vta_error err;
+  if (vta_diff_config_load("gen:7", &a, &err) != VTA_OK) fail_msg("%s", err.msg);
+  if (vta_config_load(&b, file, &err) != VTA_OK) fail_msg("%s", err.msg);
+  assert_int_equal(a.macs_per_cycle, b.macs_per_cycle);
+  assert_memory_equal(a.depth, b.depth, sizeof a.depth);
+  assert_int_equal(a.bus_bytes, b.bus_bytes);
+  /* Many seeds, many shapes: the generator covers the accepted ranges, not one point. */
+  int shapes = 0, blocks_differ = 0;
+  uint64_t seen[64];
+  for (uint64_t s = 0; s < 200; s++) {
+    char name[32];
+    snprintf(name, sizeof name, "gen:%llu", (unsigned long long)s);
+    if (vta_diff_config_load(name, &a, &err) != VTA_OK) fail_msg("%s: %s", name, err.msg);
+    blocks_differ += a.block_in != a.block_out;
+    uint64_t key = a.macs_per_cycle * 1024 + a.bus_bytes;
+    int k = 0;
+    while (k < shapes && seen[k] != key) k++;
+    if (k == shapes && shapes < 64) seen[shapes++] = key;
+  }
+  assert_true(shapes >= 20);
+  assert_true(blocks_differ >= 10);
+  CLI_RUN(&r, "regress", "--gen-configs", "2", "--backend", "fsim", "--workload", "conc",
+          "--workload", "conv", "--seed-start", "11", "--seeds", "3", "--junit", xml, "-q");
+  if (r.status != 0) fail_msg("%s\n%s", r.out, r.err);
+  assert_non_null(strstr(r.out, "12 cases: 12 passed"));
+  assert_non_null(strstr(r.out, "gen:12 "));
+  cli_result_free(&r);
+  CLI_RUN(&r, "regress", "--config", "gen:x1", "--backend", "fsim", "--seed", "1", "--junit",
+          xml, "-q");
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.out, "gen:SEED with a decimal seed"));
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "alu", "--rows", "4", "--ops", "2", "--backend", "diff");
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "the diff backend needs the backend to check as its options"));
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "alu", "--rows", "4", "--ops", "2", "--backend", "diff",
+          "--device-options", "diff");
+  assert_int_equal(r.status, 1);
+  assert_non_null(strstr(r.err, "the diff backend cannot check itself"));
+  cli_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_regress_quick_suite_passes_with_valid_junit),
       cmocka_unit_test(test_regress_failure_names_address_instruction_waveform_and_command),
+      cmocka_unit_test(test_regress_runtime_workloads_fail_with_their_commands),
+      cmocka_unit_test(test_regress_generated_configurations),
       cmocka_unit_test(test_regress_parallel_jobs_give_the_same_report),
       cmocka_unit_test_setup_teardown(test_regress_slurm_job_arrays, slurm_setup, slurm_teardown),
       cmocka_unit_test(test_regress_fail_max_skips_the_rest),
