@@ -112,8 +112,12 @@ struct Dram : sc_module {
     int client;
     uint32_t req, k, beats;  // the client's request number, the burst's index in it, beats
     cyc base;                // the first slot the request could have (its address + kArb)
+    bool settled;            // its beats' times are final: its client's gearbox has taken them
+                             // (fetch takes every beat as it comes)
   };
   std::vector<Res> hist;  // by slot (= data order: the DRAM serves reads in order)
+  size_t settled_upto = 0;  // hist[0, settled_upto) are all settled
+  sc_event ev_settled;
   std::vector<Res> pend;            // scratch of arbitrate
   std::vector<size_t> order[3];     // scratch of arbitrate
   uint32_t req_id[4] = {0, 0, 0, 0};
@@ -121,20 +125,30 @@ struct Dram : sc_module {
   static int prio(int client) { return client == 0 ? 0 : (client == 2 ? 1 : 2); }
   void arbitrate(struct Timing *t);
   bool final_times(struct Timing *t);
-  // A client's last burst delivered its beats later than granted (its gearbox held them).
-  void delay_tail(int client, cyc end) {
+  size_t find(int client, uint32_t req, uint32_t k) const {
     for (size_t q = hist.size(); q-- > 0;)
-      if (hist[q].client == client) {
-        if (hist[q].end >= end) return;
-        hist[q].end = end;
-        for (size_t r = q + 1; r < hist.size(); r++) {
-          if (hist[r].start >= hist[r - 1].end) break;
-          cyc e = hist[r - 1].end - hist[r].start;
-          hist[r].start += e;
-          hist[r].end += e;
-        }
-        return;
+      if (hist[q].client == client && hist[q].req == req && hist[q].k == k) return q;
+    return size_t(-1);
+  }
+  // Every burst before hist[idx] on the data channel is settled.
+  bool preds_settled(size_t idx) {
+    while (settled_upto < hist.size() && hist[settled_upto].settled) settled_upto++;
+    return settled_upto >= idx;
+  }
+  // hist[idx]'s last beat was taken in cycle end - 1 (later than its nominal end when its
+  // client's gearbox held beats): every beat behind it on the in-order channel moves back.
+  void settle(size_t idx, cyc end) {
+    if (end > hist[idx].end) {
+      hist[idx].end = end;
+      for (size_t r = idx + 1; r < hist.size(); r++) {
+        if (hist[r].start >= hist[r - 1].end) break;
+        cyc e = hist[r - 1].end - hist[r].start;
+        hist[r].start += e;
+        hist[r].end += e;
       }
+    }
+    hist[idx].settled = true;
+    ev_settled.notify();
   }
   SC_HAS_PROCESS(Dram);
   explicit Dram(sc_module_name nm) : sc_module(nm), sock("sock") {
@@ -142,6 +156,7 @@ struct Dram : sc_module {
   }
   void reset() {
     hist.clear();
+    settled_upto = 0;
     std::fill(std::begin(req_id), std::end(req_id), 0);
     aw_free = w_free = 0;
   }
@@ -254,7 +269,10 @@ void Dram::arbitrate(Timing *t) {
   if (hist.size() > 1024) {
     size_t drop = 0;
     while (drop + 256 < hist.size() && hist[drop].end + 4096 < now_c) drop++;
-    if (drop >= 512) hist.erase(hist.begin(), hist.begin() + drop);
+    if (drop >= 512) {
+      hist.erase(hist.begin(), hist.begin() + drop);
+      settled_upto = settled_upto > drop ? settled_upto - drop : 0;
+    }
   }
   // A request stamped in the past (fetch asks with the cycle its credit allowed) cannot take
   // back slots other clients already hold as final.
@@ -264,8 +282,10 @@ void Dram::arbitrate(Timing *t) {
                hist.begin();
   pend.assign(hist.begin() + pos, hist.end());
   hist.resize(pos);
+  settled_upto = std::min(settled_upto, pos);
   for (size_t k = 0; k < t->n; k++)
-    pend.push_back({0, 0, 0, t->client, t->req, uint32_t(k), t->bursts[k].beats, t0});
+    pend.push_back(
+        {0, 0, 0, t->client, t->req, uint32_t(k), t->bursts[k].beats, t0, t->client == 0});
   // Per client, its waiting bursts in order (taken back ones first: they were asked earlier).
   size_t head[3] = {0, 0, 0};
   for (int c = 0; c < 3; c++) order[c].clear();
@@ -377,6 +397,15 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
 // cycle: a zero for padding, or the next element once the gearbox has it. Returns the cycle of
 // the done pulse (the cycle after the last write); *wait gets the cycles the sequencer waited
 // for data, *take the cycle it took the instruction, *last_addr the cycle of its last address.
+// A LOAD's read request: its bursts as granted (final), for the data side.
+struct ReadReq {
+  bool data = false;
+  uint32_t req = 0;
+  std::vector<Burst> bursts;
+  double iv = 1;
+  cyc last_addr = 0;
+};
+
 struct DmaOut {
   cyc done = 0, take = 0, last_addr = 0;
   uint64_t wait = 0;
@@ -386,6 +415,7 @@ struct Mod : sc_module {
   tlm_utils::simple_initiator_socket<Mod> sock;
   Ctx *ctx = nullptr;
   std::vector<Burst> bursts;
+  std::vector<cyc> firsts;          // scratch of walk
   cyc gb_take[VTA_MEM_COUNT] = {};  // the cycle each gearbox's last element was taken
   cyc beat_last = 0;                // the cycle this client's last read beat was taken
   tlm::tlm_generic_payload pay;
@@ -443,8 +473,54 @@ struct Mod : sc_module {
     }
   }
 
-  // The 2-D DMA (see above).
+  // The first beat of burst k of read request r, once every burst ahead of it on the data
+  // channel is settled (their clients' gearboxes may hold beats, which moves it back).
+  cyc burst_first(uint32_t req, size_t k, cyc granted) {
+    Dram &d = *ctx->dram;
+    size_t idx = d.find(client, req, uint32_t(k));
+    if (idx == size_t(-1)) return granted;  // not kept (cannot happen)
+    while (!d.preds_settled(idx)) {
+      wait_ev(*ctx, d.ev_settled);
+      if (ctx->abort) return granted;
+      idx = d.find(client, req, uint32_t(k));
+    }
+    return d.hist[idx].start;
+  }
+  // Burst k of request req had its last beat taken in cycle last.
+  void burst_done(uint32_t req, size_t k, cyc last) {
+    Dram &d = *ctx->dram;
+    size_t idx = d.find(client, req, uint32_t(k));
+    if (idx != size_t(-1)) d.settle(idx, last + 1);
+  }
+
+  // The address side of a LOAD accepted in cycle `accept`: its bursts go out the next cycle.
+  void issue_reads(const vta_sc_insn &in, cyc accept, ReadReq &r) {
+    const vta_config &cfg = *ctx->cfg;
+    uint32_t eb = cfg.elem_bytes[in.mem_type];
+    uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
+    r.data = false;
+    r.last_addr = accept;
+    r.iv = 1;
+    if (in.x_size == 0 || yt == 0 || in.y_size == 0) return;
+    cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
+               uint64_t(in.x_size) * eb, in.y_size, cfg.bus_bytes, 16, bursts);
+    transport(false, accept + 1);
+    r.data = true;
+    r.req = tim.req;
+    r.bursts.assign(bursts.begin(), bursts.end());
+    r.iv = tim.interval;
+    r.last_addr = tim.last_addr;
+  }
+
   DmaOut dma(const vta_sc_insn &in, cyc accept, cyc writer_free) {
+    issue_reads(in, accept, rr);
+    if (ctx->abort) return DmaOut();
+    return walk(in, accept, writer_free, rr);
+  }
+  ReadReq rr;
+
+  // The data side of the 2-D DMA (see above) for a LOAD whose reads r went out.
+  DmaOut walk(const vta_sc_insn &in, cyc accept, cyc writer_free, const ReadReq &rq) {
     DmaOut o;
     const vta_config &cfg = *ctx->cfg;
     uint32_t eb = cfg.elem_bytes[in.mem_type];
@@ -452,19 +528,16 @@ struct Mod : sc_module {
     uint64_t xt = uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1;
     uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
     o.take = std::max(accept + 1, writer_free);
-    o.last_addr = accept;
+    o.last_addr = rq.last_addr;
     if (in.x_size == 0 || yt == 0) {
       o.done = o.take + 1;
       return o;
     }
-    bool data = in.y_size != 0;
-    if (data) {
-      cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
-                 uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts);
-      transport(false, accept + 1);
-      o.last_addr = tim.last_addr;
-    }
-    double iv = tim.interval;
+    const bool data = rq.data;
+    const std::vector<Burst> &bursts = rq.bursts;
+    std::vector<cyc> &first = firsts;
+    first.assign(bursts.size(), 0);
+    double iv = rq.iv;
     cyc t = o.take + 1;  // the first write
     uint64_t pad_rows = uint64_t(in.y_pad_0) * xt;
     t += pad_rows;
@@ -487,12 +560,17 @@ struct Mod : sc_module {
       for (uint64_t e = 0; e < in.x_size; e++) {
         uint64_t first_b = (off + e * eb) / bus, last_b = (off + (e + 1) * eb - 1) / bus;
         while (next <= last_b) {
-          cyc nominal = bursts[kb].first + cyc(kbeat * iv);
+          if (kbeat == 0) {
+            first[kb] = burst_first(rq.req, kb, bursts[kb].first);
+            if (ctx->abort) return o;
+          }
+          cyc nominal = first[kb] + cyc(kbeat * iv);
           cyc entry = std::max(nominal, beat_last + 1);
           if (next == first_b || !wide) entry = std::max(entry, gb);
           beat_last = entry;
           next++;
           if (++kbeat == bursts[kb].beats) {
+            burst_done(rq.req, kb, beat_last);
             kb++;
             kbeat = 0;
           }
@@ -507,7 +585,6 @@ struct Mod : sc_module {
       }
       t += in.x_pad_1;
     }
-    if (data) ctx->dram->delay_tail(client, beat_last + 1);
     t += uint64_t(in.y_pad_1) * xt;
     if (!data) t += uint64_t(in.y_size) * xt;
     o.done = t;  // t - 1 was the last write
@@ -587,7 +664,8 @@ struct Fetch : Mod {
       bursts.assign(1, all[nb]);
       transport(false, t);
       iv = tim.interval;
-      all[nb].first = bursts[0].first;
+      all[nb].first = burst_first(tim.req, 0, bursts[0].first);
+      if (c.abort) return;
       last_issue = tim.last_addr > t ? tim.last_addr : t;
       uint64_t end_beat = burst_beat0[nb + 1];
       nb++;
@@ -656,31 +734,54 @@ struct Fetch : Mod {
 };
 
 // ---- load (vta_load): LOADs of INP and WGT, load_ahead accepted beyond the one written ----
+// Two processes, as the RTL's two halves run side by side: the address side accepts LOADs (up
+// to load_ahead beyond the one being written) and sends their bursts; the write sequencer walks
+// each one's beats and writes, so a write held by the data channel never holds the next
+// instruction's addresses back.
 struct Load : Mod {
-  explicit Load(sc_module_name nm) : Mod(nm, 1) {}
+  struct Job {
+    uint32_t i = 0;
+    cyc accept = 0, ready = 0;  // accepted; could have been without the token
+    ReadReq rq;
+  };
+  std::vector<Job> jobs;     // ring of load_ahead + 2, by instruction order
+  size_t issued = 0;         // jobs handed to the write sequencer
+  std::vector<cyc> takes;    // the cycle the write sequencer took each instruction
+  sc_event ev_job, ev_take;
+  SC_HAS_PROCESS(Load);
+  explicit Load(sc_module_name nm) : Mod(nm, 1) { SC_THREAD(writer_loop); }
+  void reset() {
+    issued = 0;
+    takes.clear();
+  }
+  void writer_loop() {
+    for (;;) {
+      wait(go);
+      writer();
+    }
+  }
   void body() override {
     Ctx &c = *ctx;
     CmdQ &q = c.q[VTA_MOD_LOAD];
-    Counters &k = c.cnt[VTA_MOD_LOAD];
     const uint32_t depth = c.par->load_ahead ? c.par->load_ahead : 1;
-    std::vector<cyc> take;  // the cycle the write sequencer took each instruction
-    cyc prev_done = 0, prev_last_addr = 0;
+    if (jobs.size() != depth + 2) jobs.resize(depth + 2);
+    cyc prev_last_addr = 0;
     for (size_t e = 0; e < c.nmod[VTA_MOD_LOAD]; e++) {
       uint32_t i = q_get(c, q, e);
       if (c.abort) return;
       const vta_sc_insn &in = c.job->insns[i];
       cyc t = std::max(q.avail[e], prev_last_addr + 1);
       // vta_fifo's in_ready is registered: a full queue takes again the cycle after a pop.
-      if (e >= depth) t = std::max(t, take[e - depth] + 1);
+      if (e >= depth) {
+        while (takes.size() <= e - depth && !c.abort) wait_ev(c, ev_take);
+        if (c.abort) return;
+        t = std::max(t, takes[e - depth] + 1);
+      }
       cyc ready = t;
       if (in.pop_next) {
         cyc tk = tok_get(c, c.tok[VTA_Q_COMPUTE_TO_LOAD]);
         if (c.abort) return;
-        if (tk > t) {
-          cyc idle_from = std::max(ready, k.busy_until);
-          if (tk > idle_from) k.stall += tk - idle_from;
-          t = tk;
-        }
+        t = std::max(t, tk);
         tok_pop(c, VTA_Q_COMPUTE_TO_LOAD, t);
       }
       sync(c, t);
@@ -688,16 +789,40 @@ struct Load : Mod {
       q.taken.push_back(t);
       q.ev_taken.notify();
       count(c, VTA_SC_CTR_QUEUE + in.module, t, -1);
-      DmaOut o = dma(in, t, prev_done);
+      Job &jb = jobs[e % jobs.size()];
+      jb.i = i;
+      jb.accept = t;
+      jb.ready = ready;
+      issue_reads(in, t, jb.rq);
       if (c.abort) return;
-      take.push_back(o.take);
-      prev_last_addr = o.last_addr;
+      prev_last_addr = jb.rq.last_addr;
+      issued = e + 1;
+      ev_job.notify();
+    }
+  }
+  void writer() {
+    Ctx &c = *ctx;
+    Counters &k = c.cnt[VTA_MOD_LOAD];
+    cyc prev_done = 0;
+    for (size_t e = 0; e < c.nmod[VTA_MOD_LOAD]; e++) {
+      while (issued <= e && !c.abort) wait_ev(c, ev_job);
+      if (c.abort) return;
+      const Job &jb = jobs[e % jobs.size()];
+      const uint32_t i = jb.i;
+      const vta_sc_insn &in = c.job->insns[i];
+      // Cycles the instruction waited for its token while the module had nothing to do.
+      cyc idle_from = std::max(jb.ready, k.busy_until);
+      if (jb.accept > idle_from) k.stall += jb.accept - idle_from;
+      DmaOut o = walk(in, jb.accept, prev_done, jb.rq);
+      if (c.abort) return;
+      takes.push_back(o.take);
+      ev_take.notify();
       prev_done = o.done;
       k.stall += o.wait;
-      busy(c, VTA_MOD_LOAD, i, t, o.done);
+      busy(c, VTA_MOD_LOAD, i, jb.accept, o.done);
       if (c.trace)
         fprintf(stderr, "sc load #%u accept %" PRIu64 " take %" PRIu64 " done %" PRIu64 "\n", i,
-                t, o.take, o.done);
+                jb.accept, o.take, o.done);
       k.insns++;
       if (in.push_next) tok_push(c, VTA_Q_LOAD_TO_COMPUTE, o.done);
       c.end_load = o.done;
@@ -1097,6 +1222,7 @@ int vta_sc_model_run(vta_sc_state *s, const vta_sc_job *job, vta_sc_result *res,
     std::fill(std::begin(m->gb_take), std::end(m->gb_take), 0);
     m->beat_last = 0;
   }
+  t.load.reset();
   t.fetch.go.notify(SC_ZERO_TIME);
   t.load.go.notify(SC_ZERO_TIME);
   t.compute.go.notify(SC_ZERO_TIME);
@@ -1131,6 +1257,9 @@ int vta_sc_model_run(vta_sc_state *s, const vta_sc_job *job, vta_sc_result *res,
       c.q[q].ev_taken.notify(SC_ZERO_TIME);
     }
     for (int q = 0; q < VTA_Q_COUNT; q++) c.tok[q].ev.notify(SC_ZERO_TIME);
+    t.load.ev_job.notify(SC_ZERO_TIME);
+    t.load.ev_take.notify(SC_ZERO_TIME);
+    t.dram.ev_settled.notify(SC_ZERO_TIME);
     sc_start();
   }
   res->cycles = end;
