@@ -569,7 +569,17 @@ struct Mod : sc_module {
           if (next == first_b || !wide) entry = std::max(entry, gb);
           beat_last = entry;
           next++;
-          if (++kbeat == bursts[kb].beats) {
+          kbeat++;
+          // The rest of a wide element within this burst, at a beat a cycle: nothing holds
+          // them, so each comes the cycle after the one before (the model's speed: ResNet-18
+          // reads millions of beats).
+          if (wide && iv == 1.0 && next <= last_b && kbeat < bursts[kb].beats) {
+            uint64_t m = std::min<uint64_t>(last_b + 1 - next, bursts[kb].beats - kbeat);
+            beat_last += m;
+            next += m;
+            kbeat += uint32_t(m);
+          }
+          if (kbeat == bursts[kb].beats) {
             burst_done(rq.req, kb, beat_last);
             kb++;
             kbeat = 0;
