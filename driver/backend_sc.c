@@ -3,9 +3,9 @@
  * The same simulated DRAM as fsim and rtl (sim/mem: allocation, host pointers and bounds checks
  * are shared through mem_backend.h) in front of sim/sc: data from fsim's kernels, cycles from the
  * SystemC model. Options are the sc model's "key=value,..." string (latency=N, read_latency=N,
- * write_latency=N, bandwidth=N, outstanding=N, arbitration=rr|fixed); the configuration's SC_*
- * keys give their defaults. Statistics add cycles and per-module busy/stall cycles to fsim's
- * counts, as rtl's do.
+ * write_latency=N, bandwidth=N, outstanding=N, arbitration=rr|fixed, timeline=FILE.json); the
+ * configuration's SC_* keys give their defaults. Statistics add cycles and per-module busy/stall
+ * cycles to fsim's counts, as rtl's do.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -35,14 +35,15 @@ static int sc_open(const vta_config *cfg, const char *options, void **state, vta
   vta_sc_options o;
   vta_sc_options_default(cfg, &o);
   int rc = VTA_OK;
+  char *copy = NULL;
   if (options && *options) {
-    char *copy = strdup(options);
+    copy = strdup(options);
     rc = copy ? vta_sc_options_parse(copy, &o, err)
               : vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
-    free(copy); /* the sc options hold no strings */
   }
   if (rc == VTA_OK) rc = vta_mem_create(0, &d->base.mem, err);
   if (rc == VTA_OK) rc = vta_sc_create(cfg, d->base.mem, &o, &d->sim, err);
+  free(copy); /* the timeline's name points into it: read by vta_sc_create only */
   if (rc != VTA_OK) {
     sc_close(d);
     return rc;

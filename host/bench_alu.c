@@ -53,6 +53,7 @@ void vta_bench_print_cycles(FILE *out, const vta_stats *s, unsigned long long ma
     fprintf(out, "%s\"%s\":%" PRIu64, m ? "," : "", mod[m], s->stall_cycles[m]);
   fprintf(out, "},\"sim_cycles_per_s\":%.0f",
           device_seconds > 0 ? (double)s->cycles / device_seconds : 0.0);
+  if (s->cpu_seconds > 0) fprintf(out, ",\"device_cpu_seconds\":%.6f", s->cpu_seconds);
 }
 
 void vta_bench_stats_delta(const vta_stats *a, const vta_stats *b, vta_stats *d) {
@@ -68,6 +69,7 @@ void vta_bench_stats_delta(const vta_stats *a, const vta_stats *b, vta_stats *d)
     d->stall_cycles[m] = a->stall_cycles[m] - b->stall_cycles[m];
   }
   d->wall_seconds = a->wall_seconds - b->wall_seconds;
+  d->cpu_seconds = a->cpu_seconds - b->cpu_seconds;
 }
 
 /* ---- The ALU benchmark ---- */

@@ -88,6 +88,13 @@ static void compare_line(const char *name0, const char *l0, const char *name1, c
       printf(",\"%s_seconds\":%.6f,\"%s_seconds\":%.6f,\"%s_sim_cycles_per_s\":%.0f,"
              "\"%s_sim_cycles_per_s\":%.0f,\"speed_ratio\":%.2f",
              name0, s0, name1, s1, name0, c0 / s0, name1, c1 / s1, (c1 / s1) / (c0 / s0));
+    /* The same from the CPU time of the device runs (every thread of the process): what each
+     * simulator costs, unaffected by what else shares the machine's cores. */
+    double p0 = num(a, "device_cpu_seconds"), p1 = num(b, "device_cpu_seconds");
+    if (p0 > 0 && p1 > 0)
+      printf(",\"%s_cpu_seconds\":%.6f,\"%s_cpu_seconds\":%.6f,\"%s_sim_cycles_per_cpu_s\":%.0f,"
+             "\"%s_sim_cycles_per_cpu_s\":%.0f,\"speed_ratio_cpu\":%.2f",
+             name0, p0, name1, p1, name0, c0 / p0, name1, c1 / p1, (c1 / p1) / (c0 / p0));
     printf("}\n");
   }
   cJSON_Delete(a);

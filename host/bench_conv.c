@@ -261,9 +261,9 @@ static int bench_one(const bench_opts *o, bench_dev *b, const conv_layer *L, con
   printf("\"predicted_cycles\":%" PRIu64 ",\"predicted_utilisation\":%.4f,"
          "\"gemm_uops\":%" PRIu64 ",\"alu_uops\":%" PRIu64 ",\"bytes_read\":%" PRIu64
          ",\"bytes_written\":%" PRIu64 ",\"insns\":%" PRIu64 ",\"wall_seconds\":%.6f,"
-         "\"device_seconds\":%.6f,\"compile_seconds\":%.6f,",
+         "\"device_seconds\":%.6f,\"device_cpu_seconds\":%.6f,\"compile_seconds\":%.6f,",
          c->cost.cycles, res->pred_util, r.st.gemm_uops, r.st.alu_uops, bytes_read(&r.st),
-         r.st.bytes_written[VTA_MEM_OUT], r.st.insns, r.wall, r.device, compile);
+         r.st.bytes_written[VTA_MEM_OUT], r.st.insns, r.wall, r.device, r.st.cpu_seconds, compile);
   print_plan(cfg, &low);
   printf(",\"verified\":%s}\n", verified < 0 ? "null" : verified ? "true" : "false");
   fflush(stdout);
@@ -889,11 +889,12 @@ int vta_bench_resnet18(int argc, char **argv) {
   printf("\"predicted_cycles\":%" PRIu64 ",\"predicted_cycles_published_scope\":%" PRIu64
          ",\"gemm_uops\":%" PRIu64 ",\"alu_uops\":%" PRIu64 ",\"bytes_read\":%" PRIu64
          ",\"bytes_written\":%" PRIu64 ",\"insns\":%" PRIu64 ",\"wall_seconds\":%.6f,"
-         "\"device_seconds\":%.6f,\"cpu_seconds\":%.6f,\"compile_seconds\":%.6f,"
-         "\"model_compile_seconds\":%.6f,"
+         "\"device_seconds\":%.6f,\"device_cpu_seconds\":%.6f,\"cpu_seconds\":%.6f,"
+         "\"compile_seconds\":%.6f,\"model_compile_seconds\":%.6f,"
          "\"cpu_ops\":[\"avgpool\"],\"top1\":%d,\"verified\":%s}\n",
          pred, pred_scope, r.st.gemm_uops, r.st.alu_uops, bytes_read(&r.st),
-         r.st.bytes_written[VTA_MEM_OUT], r.st.insns, r.wall, r.device, cpu, compile,
+         r.st.bytes_written[VTA_MEM_OUT], r.st.insns, r.wall, r.device, r.st.cpu_seconds, cpu,
+         compile,
          model_compile, top,
          verified < 0 ? "null" : verified ? "true" : "false");
   status = verified == 0 ? VTA_EXIT_FAIL : VTA_EXIT_OK;

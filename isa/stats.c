@@ -23,4 +23,5 @@ void vta_stats_add(vta_stats *a, const vta_stats *b) {
   a->insn_bytes += b->insn_bytes;
   a->cycles += b->cycles;
   a->wall_seconds += b->wall_seconds;
+  a->cpu_seconds += b->cpu_seconds;
 }

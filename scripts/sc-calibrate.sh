@@ -9,7 +9,7 @@
 # Needs the Verilator model of every configuration (make rtl-model RTL_CONFIG=...; this script
 # builds the missing ones) and the models of `make run` (scripts/fetch-models.sh). Slow: about
 # ten minutes on an idle machine, most of it rtl. SC_CALIB_CONFIGS overrides the configurations,
-# SC_CALIB_PROGRAMS the number of random programs per configuration (default 200).
+# SC_CALIB_PROGRAMS the number of random programs per configuration (default 2000).
 set -eu
 cd "$(dirname "$0")/.."
 vta=${1:-build/bin/vta}
@@ -17,7 +17,7 @@ out=${2:-build/sc-calib}
 build=$(dirname "$(dirname "$vta")")
 mkdir -p "$out"
 configs=${SC_CALIB_CONFIGS:-"configs/vta_default.json configs/batch4.json configs/block32.json sim/sc/configs/bus256.json sim/sc/configs/latency128.json"}
-programs=${SC_CALIB_PROGRAMS:-200}
+programs=${SC_CALIB_PROGRAMS:-2000}
 jl="$out/calib.jsonl"
 : >"$jl"
 scripts/fetch-models.sh >/dev/null

@@ -29,6 +29,9 @@ typedef struct vta_stats {
   uint64_t busy_cycles[VTA_MOD_COUNT];
   uint64_t stall_cycles[VTA_MOD_COUNT];
   double wall_seconds;                   /* host time spent in run() */
+  double cpu_seconds;                    /* host CPU time of the process (all its threads)
+                                            spent in run(): the simulators' cost, whatever
+                                            else the machine runs */
 } vta_stats;
 
 /* Adds b into a (for accumulating several runs). */

@@ -21,6 +21,38 @@
 
 #include "sim/fsim/fsim.h"
 #include "sim/sc/sc_model.h"
+#include "sim/trace/trace.h"
+
+/* ---- Timelines ----
+ * The model reports each module's busy stretches with the instruction they belong to (exactly
+ * the cycles its busy counter adds), fetch's routing of each instruction and the changes of the
+ * counters, not in time order; spans go to the file as they come, counter changes are sorted
+ * at the end of a run and written as values. Tracks as rtl's (sim/rtl/rtl.c). */
+enum { TL_FETCH, TL_LOAD, TL_COMPUTE, TL_GEMM, TL_ALU, TL_STORE, TL_COUNT };
+static const char *const k_tl_names[TL_COUNT] = {"fetch", "load", "compute (uop/acc loads, finish)",
+                                                 "GEMM", "ALU", "store"};
+static const char *const k_ctr_names[VTA_SC_CTR_COUNT] = {
+    "queue: load commands",   "queue: compute commands", "queue: store commands",
+    "tokens: load->compute",  "tokens: compute->load",   "tokens: compute->store",
+    "tokens: store->compute", "AXI read bytes in flight", "AXI write bytes in flight"};
+
+typedef struct sc_ctr_ev {
+  uint64_t cycle;
+  int64_t delta;
+  uint32_t k, seq;
+} sc_ctr_ev;
+
+typedef struct sc_timeline {
+  vta_trace *t;
+  int track[TL_COUNT];
+  const vta_config *cfg;
+  const uint8_t *stream; /* the run's instructions, for the spans' names */
+  uint32_t count;
+  uint64_t offset; /* cycles of the earlier runs */
+  sc_ctr_ev *ev;
+  size_t nev, cap;
+  int failed;
+} sc_timeline;
 
 struct vta_sc {
   vta_config cfg;
@@ -33,6 +65,7 @@ struct vta_sc {
   uint32_t prog_cap;
   uint32_t *words;
   uint64_t words_cap;
+  sc_timeline *tl; /* NULL unless options.timeline_path */
 };
 
 void vta_sc_options_default(const vta_config *cfg, vta_sc_options *o) {
@@ -58,7 +91,8 @@ static int parse_u32(const char *key, const char *v, uint32_t lo, uint32_t *out,
   return VTA_OK;
 }
 
-#define SC_KEYS "latency, read_latency, write_latency, bandwidth, outstanding, arbitration"
+#define SC_KEYS \
+  "latency, read_latency, write_latency, bandwidth, outstanding, arbitration, timeline"
 
 int vta_sc_options_parse(char *text, vta_sc_options *o, vta_error *err) {
   if (!text) return VTA_OK;
@@ -82,6 +116,10 @@ int vta_sc_options_parse(char *text, vta_sc_options *o, vta_error *err) {
       rc = parse_u32(tok, v, 0, &o->bytes_per_cycle, err);
     } else if (strcmp(tok, "outstanding") == 0) {
       rc = parse_u32(tok, v, 1, &o->outstanding, err);
+    } else if (strcmp(tok, "timeline") == 0) {
+      if (!*v)
+        rc = vta_error_set(err, VTA_ERR_INVALID, "sc option timeline= needs a file name");
+      o->timeline_path = v;
     } else if (strcmp(tok, "arbitration") == 0) {
       if (strcmp(v, "rr") == 0)
         o->arbitration = 0;
@@ -119,12 +157,139 @@ int vta_sc_create(const vta_config *cfg, vta_mem *mem, const vta_sc_options *o, 
     vta_sc_destroy(s);
     return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
   }
+  if (s->opt.timeline_path) {
+    s->tl = calloc(1, sizeof *s->tl);
+    rc = s->tl ? vta_trace_create(s->opt.timeline_path, "vta sc",
+                                  cfg->clock_mhz > 0 ? cfg->clock_mhz : 100.0, &s->tl->t, err)
+               : vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    if (rc != VTA_OK) {
+      free(s->tl);
+      s->tl = NULL;
+      vta_sc_destroy(s);
+      return rc;
+    }
+    for (int k = 0; k < TL_COUNT; k++) s->tl->track[k] = vta_trace_track(s->tl->t, k_tl_names[k]);
+  }
+  s->opt.timeline_path = NULL; /* the caller's string: not kept */
   *out = s;
   return VTA_OK;
 }
 
+int vta_sc_timeline_close(vta_sc *s, vta_error *err) {
+  if (!s->tl) return VTA_OK;
+  int rc = VTA_OK;
+  if (s->tl->failed) {
+    rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory for the timeline");
+    vta_trace_abandon(s->tl->t);
+  } else {
+    rc = vta_trace_close(s->tl->t, err);
+  }
+  free(s->tl->ev);
+  free(s->tl);
+  s->tl = NULL;
+  return rc;
+}
+
+uint64_t vta_sc_timeline_busy(const vta_sc *s, int m) {
+  if (!s->tl) return 0;
+  const sc_timeline *tl = s->tl;
+  if (m == VTA_MOD_LOAD) return vta_trace_busy(tl->t, tl->track[TL_LOAD]);
+  if (m == VTA_MOD_STORE) return vta_trace_busy(tl->t, tl->track[TL_STORE]);
+  return vta_trace_busy(tl->t, tl->track[TL_COMPUTE]) + vta_trace_busy(tl->t, tl->track[TL_GEMM]) +
+         vta_trace_busy(tl->t, tl->track[TL_ALU]);
+}
+
+/* The span name ("#3 load memory_type=inp", "#4 gemm") and args of instruction i. */
+static void tl_names(const sc_timeline *tl, uint32_t i, unsigned *op, char *name, size_t nn,
+                     char *args, size_t na) {
+  char text[256] = "";
+  vta_insn_word w;
+  vta_insn in;
+  *op = VTA_OP_FINISH;
+  vta_insn_word_load(tl->stream + (size_t)i * VTA_INSN_BYTES, &w);
+  if (vta_insn_decode(tl->cfg, &w, &in, NULL) == VTA_OK) {
+    *op = (unsigned)in.f[VTA_F_OPCODE];
+    vta_insn_to_text(tl->cfg, &in, text, sizeof text);
+  }
+  snprintf(name, nn, "#%u %.60s", i, text);
+  char *sp = strchr(name + 1, ' ');
+  if (sp && (sp = strchr(sp + 1, ' ')) && strncmp(text, "load", 4) == 0) {
+    char *sp2 = strchr(sp + 1, ' ');
+    if (sp2) *sp2 = 0;
+  } else if (sp) {
+    *sp = 0;
+  }
+  size_t k = (size_t)snprintf(args, na, "\"index\": %u, \"insn\": \"", i);
+  for (const char *c = text; *c && k + 3 < na; c++) {
+    if (*c == '"' || *c == '\\') args[k++] = '\\';
+    args[k++] = *c;
+  }
+  snprintf(args + k, na - k, "\"");
+}
+
+static void tl_busy(void *ctx, int m, uint32_t insn, uint64_t b, uint64_t e) {
+  sc_timeline *tl = ctx;
+  char name[96], args[400];
+  unsigned op;
+  tl_names(tl, insn, &op, name, sizeof name, args, sizeof args);
+  int track = m == VTA_MOD_LOAD ? TL_LOAD : m == VTA_MOD_STORE ? TL_STORE
+            : op == VTA_OP_GEMM ? TL_GEMM : op == VTA_OP_ALU ? TL_ALU : TL_COMPUTE;
+  vta_trace_span(tl->t, tl->track[track], name, tl->offset + b, tl->offset + e, args);
+}
+
+static void tl_route(void *ctx, uint32_t insn, uint64_t c) {
+  sc_timeline *tl = ctx;
+  char name[96], args[400], num[24];
+  unsigned op;
+  tl_names(tl, insn, &op, name, sizeof name, args, sizeof args);
+  snprintf(num, sizeof num, "#%u", insn);
+  vta_trace_span(tl->t, tl->track[TL_FETCH], num, tl->offset + c, tl->offset + c + 1, args);
+}
+
+static void tl_counter(void *ctx, int k, uint64_t c, int64_t delta) {
+  sc_timeline *tl = ctx;
+  if (tl->nev == tl->cap) {
+    size_t cap = tl->cap ? 2 * tl->cap : 1024;
+    sc_ctr_ev *x = realloc(tl->ev, cap * sizeof *x);
+    if (!x) {
+      tl->failed = 1;
+      return;
+    }
+    tl->ev = x;
+    tl->cap = cap;
+  }
+  tl->ev[tl->nev] = (sc_ctr_ev){c, delta, (uint32_t)k, (uint32_t)tl->nev};
+  tl->nev++;
+}
+
+static int ev_cmp(const void *a, const void *b) {
+  const sc_ctr_ev *x = a, *y = b;
+  if (x->k != y->k) return x->k < y->k ? -1 : 1;
+  if (x->cycle != y->cycle) return x->cycle < y->cycle ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* After a run of `cycles` cycles: the counters' values, each from 0 at the run's start. */
+static void tl_end(sc_timeline *tl, uint64_t cycles) {
+  qsort(tl->ev, tl->nev, sizeof *tl->ev, ev_cmp);
+  for (size_t i = 0; i < tl->nev;) {
+    uint32_t k = tl->ev[i].k;
+    int64_t v = 0;
+    vta_trace_counter(tl->t, k_ctr_names[k], tl->offset, 0);
+    while (i < tl->nev && tl->ev[i].k == k) {
+      uint64_t c = tl->ev[i].cycle;
+      int64_t before = v;
+      while (i < tl->nev && tl->ev[i].k == k && tl->ev[i].cycle == c) v += tl->ev[i++].delta;
+      if (v != before) vta_trace_counter(tl->t, k_ctr_names[k], tl->offset + c, (double)v);
+    }
+  }
+  tl->nev = 0;
+  tl->offset += cycles;
+}
+
 void vta_sc_destroy(vta_sc *s) {
   if (!s) return;
+  vta_sc_timeline_close(s, NULL);
   vta_fsim_destroy(s->fsim);
   vta_sc_state_destroy(s->state);
   free(s->prog);
@@ -280,6 +445,13 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
       .interlock = SC_INTERLOCK(&s->cfg),
       .load_ahead = 2,
   };
+  vta_sc_recorder rec = {.ctx = s->tl, .busy = tl_busy, .route = tl_route, .counter = tl_counter};
+  if (s->tl) {
+    s->tl->cfg = &s->cfg;
+    s->tl->stream = vta_mem_ptr(s->mem, insn_phys);
+    s->tl->count = count;
+    s->tl->nev = 0;
+  }
   vta_sc_job job = {
       .cfg = &s->cfg,
       .par = &par,
@@ -288,6 +460,7 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
       .insn_phys = insn_phys,
       .uop_words = s->words,
       .timeout = timeout,
+      .rec = s->tl ? &rec : NULL,
   };
   vta_sc_result res;
   memset(&res, 0, sizeof res);
@@ -314,6 +487,7 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
   }
   if (mrc == 1) return vta_error_set(err, VTA_ERR_TIMEOUT, "%s", msg);
   if (mrc != 0) return vta_error_set(err, mrc == 2 ? VTA_ERR_DEADLOCK : VTA_ERR_INVALID, "%s", msg);
+  if (s->tl) tl_end(s->tl, res.cycles);
   st.cycles = res.cycles;
   for (int m = 0; m < VTA_MOD_COUNT; m++) {
     st.busy_cycles[m] = res.busy[m];

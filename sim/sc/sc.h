@@ -36,13 +36,15 @@ typedef struct vta_sc_options {
   uint32_t outstanding;     /* read bursts in flight (SC_DRAM_OUTSTANDING) */
   int arbitration;          /* 0 round-robin, 1 fixed priority (SC_ARBITRATION) */
   uint32_t gemm_uop_cycles, alu_uop_cycles; /* SC_GEMM_UOP_CYCLES, SC_ALU_UOP_CYCLES */
+  const char *timeline_path; /* NULL, or the timeline to write (sim/trace): read by
+                                vta_sc_create only */
 } vta_sc_options;
 
 /* Defaults from the configuration (its DRAM_LATENCY and SC_* keys). */
 void vta_sc_options_default(const vta_config *cfg, vta_sc_options *o);
 /* Parses "key=value,...": latency=N (both directions), read_latency=N, write_latency=N,
- * bandwidth=BYTES_PER_CYCLE, outstanding=N, arbitration=rr|fixed. The same keys as the rtl
- * backend's where they mean the same. */
+ * bandwidth=BYTES_PER_CYCLE, outstanding=N, arbitration=rr|fixed, timeline=FILE.json. The same
+ * keys as the rtl backend's where they mean the same (timeline_path points into text). */
 int vta_sc_options_parse(char *text, vta_sc_options *o, vta_error *err);
 
 int vta_sc_create(const vta_config *cfg, vta_mem *mem, const vta_sc_options *o, vta_sc **out,
@@ -54,6 +56,15 @@ void vta_sc_destroy(vta_sc *s);
  * NULL) receives fsim's counts plus cycles and busy/stall cycles per module. */
 int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, vta_stats *stats,
                vta_error *err);
+
+/* Timelines (options.timeline_path): one track per module (fetch, load, compute's micro-op and
+ * ACC loads and FINISH, GEMM, ALU, store), a span per instruction over the cycles its module was
+ * busy with it, counters for the command queues, the token queues and the bytes in flight; the
+ * runs of one simulator follow each other. The sum of the spans of module m's tracks (all runs
+ * so far); 0 without a timeline. */
+uint64_t vta_sc_timeline_busy(const vta_sc *s, int module);
+/* Finishes and renames the timeline file (vta_sc_destroy does it too, without the error). */
+int vta_sc_timeline_close(vta_sc *s, vta_error *err);
 
 /* Cycles of the last run in which the GEMM unit and the ALU both wrote a result. */
 uint64_t vta_sc_last_dual_cycles(const vta_sc *s);

@@ -60,6 +60,7 @@ struct Burst {
   cyc first;       // reads, out: the cycle of the first beat; writes, in: the cycle the first
                    // data beat is ready, out: the cycle of the response
   cyc last_ready;  // writes, in: the cycle the last data beat is ready
+  cyc slot;        // out: the cycle the address was accepted
 };
 
 struct Timing : tlm::tlm_extension<Timing> {
@@ -69,6 +70,7 @@ struct Timing : tlm::tlm_extension<Timing> {
   size_t n = 0;
   double interval = 1;  // out: cycles between beats
   cyc last_addr = 0;    // out: the cycle the last address was accepted
+  uint32_t req = 0;     // out (reads): the request's number, for final_times
   tlm::tlm_extension_base *clone() const override { return new Timing(*this); }
   void copy_from(const tlm::tlm_extension_base &e) override {
     *this = static_cast<const Timing &>(e);
@@ -89,7 +91,7 @@ void cut_bursts(uint64_t base, uint64_t stride, uint64_t row_bytes, uint64_t row
       uint64_t to4k = (4096 - (cur & 4095)) / bus;
       if (beats > max_beats) beats = max_beats;
       if (beats > to4k) beats = to4k;
-      out.push_back({cur, uint32_t(beats), 0, 0});
+      out.push_back({cur, uint32_t(beats), 0, 0, 0});
       cur += beats * bus;
     }
   }
@@ -101,29 +103,52 @@ struct Ctx;
 struct Dram : sc_module {
   tlm_utils::multi_passthrough_target_socket<Dram> sock;
   Ctx *ctx = nullptr;
-  struct Res {  // a read burst granted: its address slot and its beats on the data channel
+  // A read burst: its address slot and its beats on the in-order data channel. Slots at or
+  // after the cycle a new request could reach are provisional: every request re-runs the
+  // arbiter over them (see arbitrate), and a client reads its bursts' final times once the
+  // simulation has reached its last slot (final_times).
+  struct Res {
     cyc slot, start, end;
     int client;
+    uint32_t req, k, beats;  // the client's request number, the burst's index in it, beats
+    cyc base;                // the first slot the request could have (its address + kArb)
+    bool settled;            // its beats' times are final: its client's gearbox has taken them
+                             // (fetch takes every beat as it comes)
   };
   std::vector<Res> hist;  // by slot (= data order: the DRAM serves reads in order)
+  size_t settled_upto = 0;  // hist[0, settled_upto) are all settled
+  sc_event ev_settled;
+  std::vector<Res> pend;            // scratch of arbitrate
+  std::vector<size_t> order[3];     // scratch of arbitrate
+  uint32_t req_id[4] = {0, 0, 0, 0};
   cyc aw_free = 0, w_free = 0;
   static int prio(int client) { return client == 0 ? 0 : (client == 2 ? 1 : 2); }
-  // A client's last burst delivered its beats later than granted (its gearbox held them).
-  void delay_tail(int client, cyc end) {
+  void arbitrate(struct Timing *t);
+  bool final_times(struct Timing *t);
+  size_t find(int client, uint32_t req, uint32_t k) const {
     for (size_t q = hist.size(); q-- > 0;)
-      if (hist[q].client == client) {
-        if (hist[q].end >= end) return;
-        cyc d = end - hist[q].end;
-        hist[q].end = end;
-        for (size_t r = q + 1; r < hist.size(); r++) {
-          if (hist[r].start >= hist[r - 1].end) break;
-          cyc e = hist[r - 1].end - hist[r].start;
-          hist[r].start += e;
-          hist[r].end += e;
-        }
-        (void)d;
-        return;
+      if (hist[q].client == client && hist[q].req == req && hist[q].k == k) return q;
+    return size_t(-1);
+  }
+  // Every burst before hist[idx] on the data channel is settled.
+  bool preds_settled(size_t idx) {
+    while (settled_upto < hist.size() && hist[settled_upto].settled) settled_upto++;
+    return settled_upto >= idx;
+  }
+  // hist[idx]'s last beat was taken in cycle end - 1 (later than its nominal end when its
+  // client's gearbox held beats): every beat behind it on the in-order channel moves back.
+  void settle(size_t idx, cyc end) {
+    if (end > hist[idx].end) {
+      hist[idx].end = end;
+      for (size_t r = idx + 1; r < hist.size(); r++) {
+        if (hist[r].start >= hist[r - 1].end) break;
+        cyc e = hist[r - 1].end - hist[r].start;
+        hist[r].start += e;
+        hist[r].end += e;
       }
+    }
+    hist[idx].settled = true;
+    ev_settled.notify();
   }
   SC_HAS_PROCESS(Dram);
   explicit Dram(sc_module_name nm) : sc_module(nm), sock("sock") {
@@ -131,6 +156,8 @@ struct Dram : sc_module {
   }
   void reset() {
     hist.clear();
+    settled_upto = 0;
+    std::fill(std::begin(req_id), std::end(req_id), 0);
     aw_free = w_free = 0;
   }
   void b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay);
@@ -152,10 +179,16 @@ struct CmdQ {  // a command queue between fetch and a module
 struct Counters {
   cyc busy_until = 0;
   uint64_t busy = 0, stall = 0, insns = 0;
-  void busy_span(cyc a, cyc b) {  // [a, b] inclusive
+  // Adds [a, b] (inclusive); returns the stretch [*from, *to) not counted before.
+  void busy_span(cyc a, cyc b, cyc *from, cyc *to) {
+    *from = *to = 0;
     if (b < a) return;
     if (a < busy_until) a = busy_until;
-    if (b + 1 > a) busy += b + 1 - a;
+    if (b + 1 > a) {
+      busy += b + 1 - a;
+      *from = a;
+      *to = b + 1;
+    }
     if (b + 1 > busy_until) busy_until = b + 1;
   }
 };
@@ -209,6 +242,119 @@ inline void wait_ev(Ctx &c, sc_event &e) {
   c.events++;
 }
 
+// The timeline's records (sc.c writes them; nothing is recorded without a timeline).
+inline void busy(Ctx &c, int m, uint32_t insn, cyc a, cyc b) {
+  cyc from, to;
+  c.cnt[m].busy_span(a, b, &from, &to);
+  const vta_sc_recorder *r = c.job->rec;
+  if (r && r->busy && to > from) r->busy(r->ctx, m, insn, from, to);
+}
+inline void count(Ctx &c, int k, cyc at, int64_t delta) {
+  const vta_sc_recorder *r = c.job->rec;
+  if (r && r->counter) r->counter(r->ctx, k, at, delta);
+}
+
+// The read address arbiter (hw/rtl/vta_axi_rd_arb.sv) over the bursts not granted yet. A client
+// presents its bursts one at a time (vta_burst_gen: the next one the cycle after the previous
+// was taken), the arbiter takes one a cycle, round-robin from the client after the last one
+// granted (or fixed priority fetch > compute > load), and the DRAM serves them in that order,
+// the first beat read_latency cycles after the slot, behind the beats of the burst before.
+// A new request can only change slots from its own first one on, so those are taken back and
+// handed out again, cycle by cycle, with the new request's bursts among them: the same grants
+// the RTL makes, whatever order the requests of one cycle reached the model in.
+void Dram::arbitrate(Timing *t) {
+  const vta_sc_params &par = *ctx->par;
+  cyc now_c = now(*ctx);
+  // Forget bursts long over, in batches so that the vector is not moved every call.
+  if (hist.size() > 1024) {
+    size_t drop = 0;
+    while (drop + 256 < hist.size() && hist[drop].end + 4096 < now_c) drop++;
+    if (drop >= 512) {
+      hist.erase(hist.begin(), hist.begin() + drop);
+      settled_upto = settled_upto > drop ? settled_upto - drop : 0;
+    }
+  }
+  // A request stamped in the past (fetch asks with the cycle its credit allowed) cannot take
+  // back slots other clients already hold as final.
+  cyc t0 = std::max(t->t_addr, now_c) + kArb;
+  size_t pos = std::lower_bound(hist.begin(), hist.end(), t0,
+                                [](const Res &r, cyc v) { return r.slot < v; }) -
+               hist.begin();
+  pend.assign(hist.begin() + pos, hist.end());
+  hist.resize(pos);
+  settled_upto = std::min(settled_upto, pos);
+  for (size_t k = 0; k < t->n; k++)
+    pend.push_back(
+        {0, 0, 0, t->client, t->req, uint32_t(k), t->bursts[k].beats, t0, t->client == 0});
+  // Per client, its waiting bursts in order (taken back ones first: they were asked earlier).
+  size_t head[3] = {0, 0, 0};
+  for (int c = 0; c < 3; c++) order[c].clear();
+  for (size_t q = 0; q < pend.size(); q++) order[pend[q].client].push_back(q);
+  cyc granted[3] = {0, 0, 0};
+  bool any_granted[3] = {false, false, false};
+  int last = hist.empty() ? 0 : hist.back().client;
+  double bus = ctx->cfg->bus_bytes;
+  double iv = (par.bytes_per_cycle && par.bytes_per_cycle < bus) ? bus / par.bytes_per_cycle : 1.0;
+  size_t left = pend.size();
+  cyc s = t0;
+  while (left) {
+    // At most `outstanding` bursts whose beats are not all delivered.
+    if (par.outstanding && hist.size() >= par.outstanding) {
+      cyc e = hist[hist.size() - par.outstanding].end;
+      if (e > s) s = e;
+    }
+    int pick = -1;
+    cyc soonest = ~cyc(0);
+    for (int k = 1; k <= 3; k++) {
+      int c = par.arbitration == 1 ? (k == 1 ? 0 : k == 2 ? 2 : 1) : (last + k) % 3;
+      if (head[c] == order[c].size()) continue;
+      const Res &r = pend[order[c][head[c]]];
+      cyc ready = any_granted[c] ? std::max(r.base, granted[c] + 1) : r.base;
+      if (ready <= s && pick < 0) pick = c;
+      soonest = std::min(soonest, ready);
+    }
+    if (pick < 0) {
+      s = soonest;
+      continue;
+    }
+    Res r = pend[order[pick][head[pick]++]];
+    cyc prev_end = hist.empty() ? 0 : hist.back().end;
+    r.slot = s;
+    r.start = std::max(s + par.read_latency + 1, prev_end);
+    r.end = r.start + cyc(r.beats * iv + 0.999);
+    hist.push_back(r);
+    granted[pick] = s;
+    any_granted[pick] = true;
+    last = pick;
+    left--;
+    s++;
+  }
+  t->interval = iv;
+  final_times(t);
+}
+
+// The current times of request t->req's bursts; true when they are final (the simulation has
+// reached the last one's slot, so no later request can move them).
+bool Dram::final_times(Timing *t) {
+  size_t found = 0;
+  cyc last = 0;
+  for (size_t q = hist.size(); q-- > 0 && found < t->n;) {
+    const Res &r = hist[q];
+    if (r.client != t->client || r.req != t->req) continue;
+    t->bursts[r.k].first = r.start;
+    t->bursts[r.k].slot = r.slot;
+    last = std::max(last, r.slot);
+    found++;
+  }
+  t->last_addr = last;
+  if (ctx->trace)
+    for (size_t k = 0; k < t->n; k++)
+      fprintf(stderr, "sc dram client %d request %u burst %zu/%zu of %u beats: first beat %" PRIu64
+                      " (last address %" PRIu64 ")\n",
+              t->client, t->req, k, t->n, t->bursts[k].beats, t->bursts[k].first, last);
+  return last <= now(*ctx);
+}
+
 void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
   Timing *t = nullptr;
   p.get_extension(t);
@@ -222,64 +368,8 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
   double iv = (par.bytes_per_cycle && par.bytes_per_cycle < bus) ? bus / par.bytes_per_cycle : 1.0;
   t->interval = iv;
   if (p.get_command() == tlm::TLM_READ_COMMAND || t->client < 3) {
-    // The address channel takes one burst a cycle. A client asking while another one's
-    // bursts are still going out gets every other slot (round-robin: the arbiter alternates
-    // between the clients that ask) or jumps ahead of a client of lower priority (fixed), and
-    // its data take their place on the in-order data channel, behind every burst granted
-    // before them and ahead of those granted after; the beats they displace move back.
-    // Forget bursts long over (a request can be stamped a little in the past: fetch asks with
-    // the cycle its credit allowed), in batches so that the vector is not moved every call.
-    cyc now_c = now(*ctx);
-    if (hist.size() > 1024) {
-      size_t drop = 0;
-      while (drop + 256 < hist.size() && hist[drop].end + 4096 < now_c) drop++;
-      if (drop >= 512) hist.erase(hist.begin(), hist.begin() + drop);
-    }
-    cyc want = t->t_addr + kArb;
-    bool prev_mine = false;
-    for (size_t k = 0; k < t->n; k++) {
-      size_t pos;
-      for (;;) {
-        pos = std::lower_bound(hist.begin(), hist.end(), want,
-                               [](const Res &r, cyc v) { return r.slot < v; }) -
-              hist.begin();
-        if (pos == hist.size() || hist[pos].slot != want) break;  // free
-        int other = hist[pos].client;
-        bool take = par.arbitration == 1 ? prio(t->client) < prio(other) : !prev_mine;
-        if (take) break;
-        want++;
-        prev_mine = false;
-      }
-      // At most `outstanding` bursts in flight.
-      if (par.outstanding && pos >= par.outstanding && hist[pos - par.outstanding].end > want) {
-        want = hist[pos - par.outstanding].end;
-        pos = std::lower_bound(hist.begin(), hist.end(), want,
-                               [](const Res &r, cyc v) { return r.slot < v; }) -
-              hist.begin();
-      }
-      cyc prev_end = pos ? hist[pos - 1].end : 0;
-      cyc first = std::max(want + par.read_latency + 1, prev_end);
-      cyc len = cyc(t->bursts[k].beats * iv + 0.999);
-      Res r{want, first, first + len, t->client};
-      // Bursts granted after this one (another client's, already told their times) move back.
-      for (size_t q = pos; q < hist.size(); q++) {
-        cyc need = (q == pos ? r.end : hist[q - 1].end);
-        if (hist[q].start < need) {
-          cyc d = need - hist[q].start;
-          hist[q].start += d;
-          hist[q].end += d;
-        }
-      }
-      hist.insert(hist.begin() + pos, r);
-      t->bursts[k].first = first;
-      if (ctx->trace)
-        fprintf(stderr, "sc dram client %d burst %zu/%zu of %u beats: address %" PRIu64
-                        " first beat %" PRIu64 "\n",
-                t->client, k, t->n, t->bursts[k].beats, want, first);
-      t->last_addr = want;
-      want++;
-      prev_mine = true;
-    }
+    t->req = ++req_id[t->client & 3];
+    arbitrate(t);
   } else {
     // Writes: the address goes out ahead of the data; beats go one per cycle (or as the
     // bandwidth allows) once both the address and the data are there; the response comes
@@ -292,6 +382,7 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
       cyc last = std::max(start + cyc((b.beats - 1) * iv + 0.999), b.last_ready);
       w_free = last + 1;
       b.first = last + par.write_latency + 1;
+      b.slot = at;
       t->last_addr = at;
     }
   }
@@ -306,6 +397,15 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
 // cycle: a zero for padding, or the next element once the gearbox has it. Returns the cycle of
 // the done pulse (the cycle after the last write); *wait gets the cycles the sequencer waited
 // for data, *take the cycle it took the instruction, *last_addr the cycle of its last address.
+// A LOAD's read request: its bursts as granted (final), for the data side.
+struct ReadReq {
+  bool data = false;
+  uint32_t req = 0;
+  std::vector<Burst> bursts;
+  double iv = 1;
+  cyc last_addr = 0;
+};
+
 struct DmaOut {
   cyc done = 0, take = 0, last_addr = 0;
   uint64_t wait = 0;
@@ -315,6 +415,7 @@ struct Mod : sc_module {
   tlm_utils::simple_initiator_socket<Mod> sock;
   Ctx *ctx = nullptr;
   std::vector<Burst> bursts;
+  std::vector<cyc> firsts;          // scratch of walk
   cyc gb_take[VTA_MEM_COUNT] = {};  // the cycle each gearbox's last element was taken
   cyc beat_last = 0;                // the cycle this client's last read beat was taken
   tlm::tlm_generic_payload pay;
@@ -354,10 +455,72 @@ struct Mod : sc_module {
     pay.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_time d = SC_ZERO_TIME;
     sock->b_transport(pay, d);
+    // Reads: the grants are final once the simulation reaches the last one (a request of
+    // another client in the meantime may move them, as the RTL's arbiter would).
+    while (!write && tim.n && tim.last_addr > now(*ctx)) {
+      sync(*ctx, tim.last_addr);
+      if (ctx->abort) return;
+      ctx->dram->final_times(&tim);
+    }
+    if (ctx->job->rec) {  // bytes in flight: from the address to the last beat or the response
+      const uint32_t bus = ctx->cfg->bus_bytes;
+      for (const Burst &b : bursts) {
+        int64_t bytes = int64_t(b.beats) * bus;
+        cyc end = write ? b.first : b.first + cyc(b.beats * tim.interval + 0.999);
+        count(*ctx, write ? VTA_SC_CTR_WR_BYTES : VTA_SC_CTR_RD_BYTES, b.slot, bytes);
+        count(*ctx, write ? VTA_SC_CTR_WR_BYTES : VTA_SC_CTR_RD_BYTES, end, -bytes);
+      }
+    }
   }
 
-  // The 2-D DMA (see above).
+  // The first beat of burst k of read request r, once every burst ahead of it on the data
+  // channel is settled (their clients' gearboxes may hold beats, which moves it back).
+  cyc burst_first(uint32_t req, size_t k, cyc granted) {
+    Dram &d = *ctx->dram;
+    size_t idx = d.find(client, req, uint32_t(k));
+    if (idx == size_t(-1)) return granted;  // not kept (cannot happen)
+    while (!d.preds_settled(idx)) {
+      wait_ev(*ctx, d.ev_settled);
+      if (ctx->abort) return granted;
+      idx = d.find(client, req, uint32_t(k));
+    }
+    return d.hist[idx].start;
+  }
+  // Burst k of request req had its last beat taken in cycle last.
+  void burst_done(uint32_t req, size_t k, cyc last) {
+    Dram &d = *ctx->dram;
+    size_t idx = d.find(client, req, uint32_t(k));
+    if (idx != size_t(-1)) d.settle(idx, last + 1);
+  }
+
+  // The address side of a LOAD accepted in cycle `accept`: its bursts go out the next cycle.
+  void issue_reads(const vta_sc_insn &in, cyc accept, ReadReq &r) {
+    const vta_config &cfg = *ctx->cfg;
+    uint32_t eb = cfg.elem_bytes[in.mem_type];
+    uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
+    r.data = false;
+    r.last_addr = accept;
+    r.iv = 1;
+    if (in.x_size == 0 || yt == 0 || in.y_size == 0) return;
+    cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
+               uint64_t(in.x_size) * eb, in.y_size, cfg.bus_bytes, 16, bursts);
+    transport(false, accept + 1);
+    r.data = true;
+    r.req = tim.req;
+    r.bursts.assign(bursts.begin(), bursts.end());
+    r.iv = tim.interval;
+    r.last_addr = tim.last_addr;
+  }
+
   DmaOut dma(const vta_sc_insn &in, cyc accept, cyc writer_free) {
+    issue_reads(in, accept, rr);
+    if (ctx->abort) return DmaOut();
+    return walk(in, accept, writer_free, rr);
+  }
+  ReadReq rr;
+
+  // The data side of the 2-D DMA (see above) for a LOAD whose reads r went out.
+  DmaOut walk(const vta_sc_insn &in, cyc accept, cyc writer_free, const ReadReq &rq) {
     DmaOut o;
     const vta_config &cfg = *ctx->cfg;
     uint32_t eb = cfg.elem_bytes[in.mem_type];
@@ -365,19 +528,16 @@ struct Mod : sc_module {
     uint64_t xt = uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1;
     uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
     o.take = std::max(accept + 1, writer_free);
-    o.last_addr = accept;
+    o.last_addr = rq.last_addr;
     if (in.x_size == 0 || yt == 0) {
       o.done = o.take + 1;
       return o;
     }
-    bool data = in.y_size != 0;
-    if (data) {
-      cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
-                 uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts);
-      transport(false, accept + 1);
-      o.last_addr = tim.last_addr;
-    }
-    double iv = tim.interval;
+    const bool data = rq.data;
+    const std::vector<Burst> &bursts = rq.bursts;
+    std::vector<cyc> &first = firsts;
+    first.assign(bursts.size(), 0);
+    double iv = rq.iv;
     cyc t = o.take + 1;  // the first write
     uint64_t pad_rows = uint64_t(in.y_pad_0) * xt;
     t += pad_rows;
@@ -400,12 +560,27 @@ struct Mod : sc_module {
       for (uint64_t e = 0; e < in.x_size; e++) {
         uint64_t first_b = (off + e * eb) / bus, last_b = (off + (e + 1) * eb - 1) / bus;
         while (next <= last_b) {
-          cyc nominal = bursts[kb].first + cyc(kbeat * iv);
+          if (kbeat == 0) {
+            first[kb] = burst_first(rq.req, kb, bursts[kb].first);
+            if (ctx->abort) return o;
+          }
+          cyc nominal = first[kb] + cyc(kbeat * iv);
           cyc entry = std::max(nominal, beat_last + 1);
           if (next == first_b || !wide) entry = std::max(entry, gb);
           beat_last = entry;
           next++;
-          if (++kbeat == bursts[kb].beats) {
+          kbeat++;
+          // The rest of a wide element within this burst, at a beat a cycle: nothing holds
+          // them, so each comes the cycle after the one before (the model's speed: ResNet-18
+          // reads millions of beats).
+          if (wide && iv == 1.0 && next <= last_b && kbeat < bursts[kb].beats) {
+            uint64_t m = std::min<uint64_t>(last_b + 1 - next, bursts[kb].beats - kbeat);
+            beat_last += m;
+            next += m;
+            kbeat += uint32_t(m);
+          }
+          if (kbeat == bursts[kb].beats) {
+            burst_done(rq.req, kb, beat_last);
             kb++;
             kbeat = 0;
           }
@@ -420,7 +595,6 @@ struct Mod : sc_module {
       }
       t += in.x_pad_1;
     }
-    if (data) ctx->dram->delay_tail(client, beat_last + 1);
     t += uint64_t(in.y_pad_1) * xt;
     if (!data) t += uint64_t(in.y_size) * xt;
     o.done = t;  // t - 1 was the last write
@@ -447,9 +621,16 @@ cyc tok_get(Ctx &c, Tok &t) {
   }
   return t.pushes[t.pops] + 1;
 }
-void tok_push(Tok &t, cyc when) {
+// A push becomes visible the cycle after it; a pop takes the token in the cycle `at`.
+void tok_push(Ctx &c, int q, cyc when) {
+  Tok &t = c.tok[q];
   t.pushes.push_back(when);
   t.ev.notify();
+  count(c, VTA_SC_CTR_TOKENS + q, when + 1, 1);
+}
+void tok_pop(Ctx &c, int q, cyc at) {
+  c.tok[q].pops++;
+  count(c, VTA_SC_CTR_TOKENS + q, at, -1);
 }
 
 // ---- fetch (vta_fetch): bursts into a 64-instruction buffer, one instruction routed a cycle ----
@@ -493,7 +674,8 @@ struct Fetch : Mod {
       bursts.assign(1, all[nb]);
       transport(false, t);
       iv = tim.interval;
-      all[nb].first = bursts[0].first;
+      all[nb].first = burst_first(tim.req, 0, bursts[0].first);
+      if (c.abort) return;
       last_issue = tim.last_addr > t ? tim.last_addr : t;
       uint64_t end_beat = burst_beat0[nb + 1];
       nb++;
@@ -552,6 +734,8 @@ struct Fetch : Mod {
       prev_route = r;
       q.idx.push_back(i);
       q.avail.push_back(r + kRoute - 1);
+      count(c, VTA_SC_CTR_QUEUE + in.module, r + kRoute - 1, 1);
+      if (j.rec && j.rec->route) j.rec->route(j.rec->ctx, i, r);
       q.ev_routed.notify();
     }
     c.end_fetch = prev_route;
@@ -560,49 +744,97 @@ struct Fetch : Mod {
 };
 
 // ---- load (vta_load): LOADs of INP and WGT, load_ahead accepted beyond the one written ----
+// Two processes, as the RTL's two halves run side by side: the address side accepts LOADs (up
+// to load_ahead beyond the one being written) and sends their bursts; the write sequencer walks
+// each one's beats and writes, so a write held by the data channel never holds the next
+// instruction's addresses back.
 struct Load : Mod {
-  explicit Load(sc_module_name nm) : Mod(nm, 1) {}
+  struct Job {
+    uint32_t i = 0;
+    cyc accept = 0, ready = 0;  // accepted; could have been without the token
+    ReadReq rq;
+  };
+  std::vector<Job> jobs;     // ring of load_ahead + 2, by instruction order
+  size_t issued = 0;         // jobs handed to the write sequencer
+  std::vector<cyc> takes;    // the cycle the write sequencer took each instruction
+  sc_event ev_job, ev_take;
+  SC_HAS_PROCESS(Load);
+  explicit Load(sc_module_name nm) : Mod(nm, 1) { SC_THREAD(writer_loop); }
+  void reset() {
+    issued = 0;
+    takes.clear();
+  }
+  void writer_loop() {
+    for (;;) {
+      wait(go);
+      writer();
+    }
+  }
   void body() override {
     Ctx &c = *ctx;
     CmdQ &q = c.q[VTA_MOD_LOAD];
-    Counters &k = c.cnt[VTA_MOD_LOAD];
     const uint32_t depth = c.par->load_ahead ? c.par->load_ahead : 1;
-    std::vector<cyc> take;  // the cycle the write sequencer took each instruction
-    cyc prev_done = 0, prev_last_addr = 0;
+    if (jobs.size() != depth + 2) jobs.resize(depth + 2);
+    cyc prev_last_addr = 0;
     for (size_t e = 0; e < c.nmod[VTA_MOD_LOAD]; e++) {
       uint32_t i = q_get(c, q, e);
       if (c.abort) return;
       const vta_sc_insn &in = c.job->insns[i];
       cyc t = std::max(q.avail[e], prev_last_addr + 1);
       // vta_fifo's in_ready is registered: a full queue takes again the cycle after a pop.
-      if (e >= depth) t = std::max(t, take[e - depth] + 1);
+      if (e >= depth) {
+        while (takes.size() <= e - depth && !c.abort) wait_ev(c, ev_take);
+        if (c.abort) return;
+        t = std::max(t, takes[e - depth] + 1);
+      }
       cyc ready = t;
       if (in.pop_next) {
         cyc tk = tok_get(c, c.tok[VTA_Q_COMPUTE_TO_LOAD]);
         if (c.abort) return;
-        if (tk > t) {
-          cyc idle_from = std::max(ready, k.busy_until);
-          if (tk > idle_from) k.stall += tk - idle_from;
-          t = tk;
-        }
-        c.tok[VTA_Q_COMPUTE_TO_LOAD].pops++;
+        t = std::max(t, tk);
+        tok_pop(c, VTA_Q_COMPUTE_TO_LOAD, t);
       }
       sync(c, t);
       if (c.abort) return;
       q.taken.push_back(t);
       q.ev_taken.notify();
-      DmaOut o = dma(in, t, prev_done);
+      count(c, VTA_SC_CTR_QUEUE + in.module, t, -1);
+      Job &jb = jobs[e % jobs.size()];
+      jb.i = i;
+      jb.accept = t;
+      jb.ready = ready;
+      issue_reads(in, t, jb.rq);
       if (c.abort) return;
-      take.push_back(o.take);
-      prev_last_addr = o.last_addr;
+      prev_last_addr = jb.rq.last_addr;
+      issued = e + 1;
+      ev_job.notify();
+    }
+  }
+  void writer() {
+    Ctx &c = *ctx;
+    Counters &k = c.cnt[VTA_MOD_LOAD];
+    cyc prev_done = 0;
+    for (size_t e = 0; e < c.nmod[VTA_MOD_LOAD]; e++) {
+      while (issued <= e && !c.abort) wait_ev(c, ev_job);
+      if (c.abort) return;
+      const Job &jb = jobs[e % jobs.size()];
+      const uint32_t i = jb.i;
+      const vta_sc_insn &in = c.job->insns[i];
+      // Cycles the instruction waited for its token while the module had nothing to do.
+      cyc idle_from = std::max(jb.ready, k.busy_until);
+      if (jb.accept > idle_from) k.stall += jb.accept - idle_from;
+      DmaOut o = walk(in, jb.accept, prev_done, jb.rq);
+      if (c.abort) return;
+      takes.push_back(o.take);
+      ev_take.notify();
       prev_done = o.done;
       k.stall += o.wait;
-      k.busy_span(t, o.done);
+      busy(c, VTA_MOD_LOAD, i, jb.accept, o.done);
       if (c.trace)
         fprintf(stderr, "sc load #%u accept %" PRIu64 " take %" PRIu64 " done %" PRIu64 "\n", i,
-                t, o.take, o.done);
+                jb.accept, o.take, o.done);
       k.insns++;
-      if (in.push_next) tok_push(c.tok[VTA_Q_LOAD_TO_COMPUTE], o.done);
+      if (in.push_next) tok_push(c, VTA_Q_LOAD_TO_COMPUTE, o.done);
       c.end_load = o.done;
     }
     c.done[VTA_MOD_LOAD] = true;
@@ -729,6 +961,7 @@ struct Compute : Mod {
       cyc take = std::max(q.avail[e], fire_prev);
       q.taken.push_back(take);
       q.ev_taken.notify();
+      count(c, VTA_SC_CTR_QUEUE + in.module, take, -1);
       cyc d_in = take + 1;
       cyc t = d_in;
       if (loaded) t = std::max(t, load_done + 1);  // every instruction after a LOAD waits for it
@@ -769,8 +1002,8 @@ struct Compute : Mod {
         cyc idle_from = std::max(ready, k.busy_until);
         if (t > idle_from) k.stall += t - idle_from;
       }
-      if (in.pop_prev) c.tok[VTA_Q_LOAD_TO_COMPUTE].pops++;
-      if (in.pop_next) c.tok[VTA_Q_STORE_TO_COMPUTE].pops++;
+      if (in.pop_prev) tok_pop(c, VTA_Q_LOAD_TO_COMPUTE, t);
+      if (in.pop_next) tok_pop(c, VTA_Q_STORE_TO_COMPUTE, t);
       cyc fire = t;
       sync(c, fire);
       if (c.abort) return;
@@ -813,12 +1046,12 @@ struct Compute : Mod {
         last_retire = std::max(done, last_retire + 1);
         rq.push_back(last_retire);
         pushes_at = last_retire;
-        k.busy_span(fire, last_retire);
+        busy(c, VTA_MOD_COMPUTE, i, fire, last_retire);
       } else if (empty) {
         last_retire = std::max(fire + 1, last_retire + 1);
         rq.push_back(last_retire);
         pushes_at = last_retire;
-        k.busy_span(fire, last_retire);
+        busy(c, VTA_MOD_COMPUTE, i, fire, last_retire);
       } else if (is_load) {
         DmaOut o = dma(in, fire, fire + 1);
         if (c.abort) return;
@@ -833,7 +1066,7 @@ struct Compute : Mod {
         } else {
           pushes_at = o.done;
         }
-        k.busy_span(fire, pushes_at);
+        busy(c, VTA_MOD_COMPUTE, i, fire, pushes_at);
       } else {  // FINISH
         pushes_at = fire;
         c.end_compute = std::max(c.end_compute, fire);
@@ -843,8 +1076,8 @@ struct Compute : Mod {
         fprintf(stderr, "sc compute #%u take %" PRIu64 " fire %" PRIu64 " done %" PRIu64 "\n", i,
                 take, fire, pushes_at);
       k.insns++;
-      if (in.push_prev) tok_push(c.tok[VTA_Q_COMPUTE_TO_LOAD], pushes_at);
-      if (in.push_next) tok_push(c.tok[VTA_Q_COMPUTE_TO_STORE], pushes_at);
+      if (in.push_prev) tok_push(c, VTA_Q_COMPUTE_TO_LOAD, pushes_at);
+      if (in.push_next) tok_push(c, VTA_Q_COMPUTE_TO_STORE, pushes_at);
     }
     c.done[VTA_MOD_COMPUTE] = true;
   }
@@ -868,7 +1101,7 @@ struct Store : Mod {
       if (in.pop_prev) {
         t = std::max(t, tok_get(c, c.tok[VTA_Q_COMPUTE_TO_STORE]));
         if (c.abort) return;
-        c.tok[VTA_Q_COMPUTE_TO_STORE].pops++;
+        tok_pop(c, VTA_Q_COMPUTE_TO_STORE, t);
         if (t > ready) {
           cyc idle_from = std::max(ready, k.busy_until);
           if (t > idle_from) k.stall += t - idle_from;
@@ -878,6 +1111,7 @@ struct Store : Mod {
       if (c.abort) return;
       q.taken.push_back(t);
       q.ev_taken.notify();
+      count(c, VTA_SC_CTR_QUEUE + in.module, t, -1);
       cyc done;
       if (in.x_size == 0 || in.y_size == 0) {
         done = t;
@@ -921,13 +1155,13 @@ struct Store : Mod {
         done = 0;
         for (const Burst &b : bursts) done = std::max(done, b.first);
         done += 2;
-        k.busy_span(t, done);
+        busy(c, VTA_MOD_STORE, i, t, done);
       }
       if (c.trace)
         fprintf(stderr, "sc store #%u start %" PRIu64 " done %" PRIu64 "\n", i, t, done);
       k.insns++;
       prev_done = done;
-      if (in.push_prev) tok_push(c.tok[VTA_Q_STORE_TO_COMPUTE], done);
+      if (in.push_prev) tok_push(c, VTA_Q_STORE_TO_COMPUTE, done);
       c.end_store = std::max(c.end_store, done);
     }
     c.done[VTA_MOD_STORE] = true;
@@ -998,6 +1232,7 @@ int vta_sc_model_run(vta_sc_state *s, const vta_sc_job *job, vta_sc_result *res,
     std::fill(std::begin(m->gb_take), std::end(m->gb_take), 0);
     m->beat_last = 0;
   }
+  t.load.reset();
   t.fetch.go.notify(SC_ZERO_TIME);
   t.load.go.notify(SC_ZERO_TIME);
   t.compute.go.notify(SC_ZERO_TIME);
@@ -1032,6 +1267,9 @@ int vta_sc_model_run(vta_sc_state *s, const vta_sc_job *job, vta_sc_result *res,
       c.q[q].ev_taken.notify(SC_ZERO_TIME);
     }
     for (int q = 0; q < VTA_Q_COUNT; q++) c.tok[q].ev.notify(SC_ZERO_TIME);
+    t.load.ev_job.notify(SC_ZERO_TIME);
+    t.load.ev_take.notify(SC_ZERO_TIME);
+    t.dram.ev_settled.notify(SC_ZERO_TIME);
     sc_start();
   }
   res->cycles = end;

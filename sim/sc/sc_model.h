@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "vta/config.h"
+#include "vta/isa.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +45,29 @@ typedef struct vta_sc_params {
                                            being written */
 } vta_sc_params;
 
+/* The counters of a timeline (sim/trace): the three command queues (VTA_MOD_* order), the four
+ * token queues (VTA_Q_* order), read and write bytes in flight. */
+enum {
+  VTA_SC_CTR_QUEUE = 0,
+  VTA_SC_CTR_TOKENS = VTA_SC_CTR_QUEUE + VTA_MOD_COUNT,
+  VTA_SC_CTR_RD_BYTES = VTA_SC_CTR_TOKENS + VTA_Q_COUNT,
+  VTA_SC_CTR_WR_BYTES,
+  VTA_SC_CTR_COUNT
+};
+
+/* What a timeline is made of, reported as the model works it out (not in time order): sc.c
+ * writes it with sim/trace. Every slot may be NULL. */
+typedef struct vta_sc_recorder {
+  void *ctx;
+  /* Module m (VTA_MOD_*) was busy with instruction `insn` over cycles [b, e): the stretches
+   * reported for a module add up to its busy counter. */
+  void (*busy)(void *ctx, int module, uint32_t insn, uint64_t b, uint64_t e);
+  /* Fetch handed instruction `insn` to its module's command queue in cycle c. */
+  void (*route)(void *ctx, uint32_t insn, uint64_t c);
+  /* Counter k (VTA_SC_CTR_*) changes by delta from cycle c on. */
+  void (*counter)(void *ctx, int k, uint64_t c, int64_t delta);
+} vta_sc_recorder;
+
 typedef struct vta_sc_job {
   const vta_config *cfg;
   const vta_sc_params *par;
@@ -52,6 +76,7 @@ typedef struct vta_sc_job {
   uint64_t insn_phys; /* bytes: bursts of the fetch unit are laid out from it */
   const uint32_t *uop_words;
   uint64_t timeout; /* cycles; 0 = none */
+  const vta_sc_recorder *rec; /* NULL: no timeline */
 } vta_sc_job;
 
 /* What the RTL's counter registers would read (docs/hw.md register map). */

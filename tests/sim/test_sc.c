@@ -5,7 +5,7 @@
  *
  * VTA_SC_PROGRAMS sets the number of random programs per configuration (the calibration of
  * docs/sc.md runs more), VTA_SC_SEED the first seed, VTA_SC_VERBOSE=1 prints every program's
- * cycles on both backends.
+ * cycles on both backends, VTA_SC_TIMELINES=PREFIX writes both backends' timelines.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -57,6 +57,16 @@ static double compare(const char *config, const char *options, uint64_t programs
   for (int k = 0; k < 2; k++) snprintf(text[k], sizeof text[k], "%s", options ? options : "");
   if (vta_rtl_options_parse(text[0], &ro, &err) != VTA_OK) fail_msg("%s", err.msg);
   if (vta_sc_options_parse(text[1], &so, &err) != VTA_OK) fail_msg("%s", err.msg);
+  /* VTA_SC_TIMELINES=PREFIX: both backends' timelines (PREFIX.rtl.json, PREFIX.sc.json), to
+   * put an error's instructions side by side (with VTA_SC_SEED and VTA_SC_PROGRAMS=1). */
+  char tl[2][512];
+  const char *tlp = getenv("VTA_SC_TIMELINES");
+  if (tlp && *tlp) {
+    snprintf(tl[0], sizeof tl[0], "%s.rtl.json", tlp);
+    snprintf(tl[1], sizeof tl[1], "%s.sc.json", tlp);
+    ro.timeline_path = tl[0];
+    so.timeline_path = tl[1];
+  }
   vta_rtl *rtl;
   vta_sc *sc;
   if (vta_rtl_create(&cfg, mem[0], &ro, &rtl, &err) != VTA_OK) fail_msg("%s: %s", config, err.msg);
