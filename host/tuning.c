@@ -10,6 +10,7 @@
 #include "host/tuning.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,8 +114,14 @@ static int read_layer(const cJSON *L, int index, vta_tuned_plan *t, vta_error *e
   t->plan.order = (vta_tile_order)order;
   t->plan.bias_resident = bias_res != 0;
   t->plan.im2col = im2col != 0;
+  /* "cycles" (the measurement vta tune recorded) is optional; when present it is a whole
+   * number of cycles below 2^53 (JSON numbers are doubles; 1e309 reads as infinity). */
   const cJSON *c = cJSON_GetObjectItemCaseSensitive(L, "cycles");
-  t->cycles = cJSON_IsNumber(c) && c->valuedouble > 0 ? (uint64_t)c->valuedouble : 0;
+  if (c && (!cJSON_IsNumber(c) || !(c->valuedouble >= 0 && c->valuedouble <= 9007199254740992.0) ||
+            c->valuedouble != floor(c->valuedouble)))
+    return vta_error_set(err, VTA_ERR_INVALID, "%s: \"cycles\" must be a whole number from 0 to 2^53",
+                         where);
+  t->cycles = c ? (uint64_t)c->valuedouble : 0;
   return 0;
 }
 
