@@ -2,7 +2,7 @@
  *
  * The design idea: the sweep is a list of jobs for the executor (host/executor.h), and every job
  * leaves its result in a file of its own: OUT/points/<id>/result.json for a point (written by
- * `vta sweep --run-point DIR`, this same binary), RESOURCE_CACHE/<family>/<model key>.json for a
+ * `vta sweep --run-point DIR`, this same binary), RESOURCE_CACHE/<estimate>/<model key>.json for a
  * resource estimate (scripts/rtl-resources.sh). The command builds the job list from what is not
  * there yet, hands it to the executor, and then reads everything back from the files. So a local
  * and a Slurm run produce the same files, an interrupted sweep resumes, and a repeated one
@@ -58,10 +58,12 @@ static void sweep_help(void) {
     printf("%s %s (%s)", i ? "," : "", p[i].name, p[i].board);
   printf(
       "\n"
+      "                          (each part judged on its own estimate: xc7, xcup with\n"
+      "                          URAM, or xcup-nouram for parts without URAM)\n"
       "  --backend B             cycles from sc, rtl (default) or model (fsim run with the\n"
       "                          tiling cost model's cycle prediction)\n"
       "  --rtl-sample N          also run N points (spread evenly) on rtl and report the\n"
-      "                          difference\n"
+      "                          difference (for sc: judged against sc's calibrated error)\n"
       "  --no-resources          skip the yosys estimates\n"
       "  --timeout S             limit per job in seconds (default 3600)\n"
       "  --dry-run               list the points and the jobs to run, run nothing\n"
@@ -552,7 +554,7 @@ static int parse_count(const char *opt, const char *text, unsigned max, unsigned
   return 0;
 }
 
-/* Reads the resource estimate of a family and model key; 0 if present. */
+/* Reads the resource estimate (xc7, xcup, xcup-nouram) of a model key; 0 if present. */
 static int read_resources(const char *cache, const char *family, const char *key, double *v) {
   char path[PATH_MAX + 300];
   snprintf(path, sizeof path, "%s/%s/%s.json", cache, family, key);
@@ -780,7 +782,7 @@ int vta_cmd_sweep(int argc, char **argv) {
   for (int p = 0; p < spec.nparts; p++) {
     int seen = 0;
     for (int q = 0; q < p; q++)
-      seen |= strcmp(spec.parts[q]->family, spec.parts[p]->family) == 0;
+      seen |= strcmp(spec.parts[q]->estimate, spec.parts[p]->estimate) == 0;
     nfam += !seen;
   }
   size_t maxjobs = np * (size_t)(1 + nfam) + 1;
@@ -802,10 +804,10 @@ int vta_cmd_sweep(int argc, char **argv) {
 #define ARG(m, ...) (args[nj][m] = NULL, asprintf(&args[nj][m], __VA_ARGS__) < 0 ? (args[nj][m] = NULL) : NULL)
   if (spec.resources)
     for (int p = 0; p < spec.nparts; p++) {
-      const char *fam = spec.parts[p]->family;
+      const char *fam = spec.parts[p]->estimate;
       int seen_fam = 0;
       for (int q = 0; q < p; q++)
-        if (strcmp(spec.parts[q]->family, fam) == 0)
+        if (strcmp(spec.parts[q]->estimate, fam) == 0)
           seen_fam = 1;
       if (seen_fam)
         continue;
@@ -976,7 +978,7 @@ int vta_cmd_sweep(int argc, char **argv) {
       double rv[SWEEP_MAX_PARTS][5];
       int have_res = spec.resources, part_ok[SWEEP_MAX_PARTS] = {0};
       for (int p = 0; p < spec.nparts && spec.resources; p++) {
-        part_ok[p] = read_resources(cachedir, spec.parts[p]->family, pts[k].model_key, rv[p]) == 0;
+        part_ok[p] = read_resources(cachedir, spec.parts[p]->estimate, pts[k].model_key, rv[p]) == 0;
         have_res &= part_ok[p];
       }
       for (int w = 0; w < spec.nworkloads; w++) {
@@ -984,7 +986,8 @@ int vta_cmd_sweep(int argc, char **argv) {
         const cJSON *wr = cJSON_GetArrayItem(wa, w);
         row->pt = &pts[k];
         row->workload = w;
-        row->rtl_cycles = row->rtl_diff = -1;
+        row->rtl_cycles = row->rtl_diff = row->rtl_bound = -1;
+        row->rtl_within = -1;
         snprintf(row->backend, sizeof row->backend, "%s", spec.backend);
         snprintf(row->cycles_source, sizeof row->cycles_source, "%s", spec.backend);
         const cJSON *e = wr ? cJSON_GetObjectItemCaseSensitive(wr, "error") : NULL;
@@ -1003,10 +1006,8 @@ int vta_cmd_sweep(int argc, char **argv) {
           row->utilisation = row->compute_bound > 0 && row->cycles > 0 ? row->compute_bound / row->cycles : -1;
           row->latency_ms = row->cycles / (pts[k].cfg.clock_mhz * 1e3);
           double rc2 = num(wr, "rtl_cycles");
-          if (!isnan(rc2)) {
-            row->rtl_cycles = rc2;
-            row->rtl_diff = (row->cycles - rc2) / rc2;
-          }
+          if (!isnan(rc2) && rc2 > 0)
+            sweep_row_set_rtl(&spec, row, rc2);
         }
         row->have_res = have_res;
         if (spec.resources) {

@@ -7,7 +7,8 @@
  *   -> jobs for the executor (host/executor.h): one per point (`vta sweep --run-point DIR`:
  *      each workload compiled and run for that configuration on the cycles backend, on a sample
  *      of points also on rtl) and one per missing resource estimate (scripts/rtl-resources.sh,
- *      yosys synth_xilinx, cached by the part family and the RTL-shaping model key)
+ *      yosys synth_xilinx, cached by the part's estimate (family and URAM or not) and the
+ *      RTL-shaping model key)
  *   -> rows (one per point and workload) -> results.csv, results.jsonl, pareto.svg, report.md.
  * Every file a point produces lives in OUT/points/<id>/ and is written whole (temporary file and
  * rename), so an interrupted sweep resumes where it stopped and a repeated one runs nothing.
@@ -27,11 +28,21 @@
 #define SWEEP_MAX_PARTS 16
 #define SWEEP_MAX_SAMPLE 64
 
-/* A named FPGA part: its family for synthesis and its published resource counts. */
+/* sc's calibrated error against rtl (docs/sc.md, the calibration table and issue 12's targets,
+ * both met there): at most 0.5 % on the whole ResNet-18, at most 1 % on every benchmark layer and
+ * model. A sampled point's sc/rtl difference is judged against the bound of its workload. */
+#define SWEEP_SC_ERROR_RESNET18 0.005
+#define SWEEP_SC_ERROR_OTHER 0.01
+
+/* A named FPGA part: the resource estimate its fit is judged on and its published resource
+ * counts. Parts of one estimate share it (one yosys run per RTL shape and estimate). */
 typedef struct sweep_part {
-  const char *name;    /* xc7z020 */
-  const char *board;   /* Pynq-Z1 */
-  const char *family;  /* synth_xilinx -family: xc7, xcup */
+  const char *name;      /* xc7z020 */
+  const char *board;     /* Pynq-Z1 */
+  const char *family;    /* synth_xilinx -family: xc7, xcup */
+  const char *estimate;  /* scripts/rtl-resources.sh's ESTIMATE: the family, and for xcup
+                          * whether URAM is inferred: xc7, xcup, xcup-nouram (parts without
+                          * URAM get their memories in block RAM) */
   double lut, ff, dsp, bram36, uram;
 } sweep_part;
 
@@ -98,15 +109,21 @@ typedef struct sweep_row {
   char error[512];
   char backend[16], cycles_source[16];
   double cycles, compute_bound, utilisation, macs, bytes_read, bytes_written;
-  double rtl_cycles, rtl_diff;    /* < 0: not sampled */
+  double rtl_cycles, rtl_diff;    /* < 0: not sampled; diff = (cycles - rtl) / rtl */
+  double rtl_bound;               /* sc's calibrated error for this workload (backend sc) or -1 */
+  int rtl_within;                 /* |rtl_diff| <= rtl_bound: 1, 0, or -1 (not judged) */
   double latency_ms;
-  int have_res;                   /* resources known for every part family used */
-  int part_res[SWEEP_MAX_PARTS];  /* resources known for this part's family */
-  double lut, ff, dsp, bram36, uram;  /* of the first part's family (for the plot) */
+  int have_res;                   /* resources known for every part estimate used */
+  int part_res[SWEEP_MAX_PARTS];  /* resources known for this part's estimate */
+  double lut, ff, dsp, bram36, uram;  /* of the first part's estimate (for the plot) */
   double res_by_part[SWEEP_MAX_PARTS][5];
   int fits[SWEEP_MAX_PARTS];
   double util_by_part[SWEEP_MAX_PARTS];  /* largest fraction of the part used */
 } sweep_row;
+
+/* Sets row->rtl_cycles, rtl_diff and, for the sc backend, rtl_bound (sc's calibrated error for
+ * the row's workload) and rtl_within from the rtl run's cycles. */
+void sweep_row_set_rtl(const sweep_spec *s, sweep_row *row, double rtl_cycles);
 
 /* Writes OUT/results.csv, results.jsonl, pareto.svg, report.md (each atomically). invalid:
  * the points isa/ refused, one "label: reason" line each (or NULL), listed in the report. */

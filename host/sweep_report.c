@@ -43,13 +43,14 @@ static int close_rename(FILE *f, const char *tmp, const char *out, const char *n
   return 0;
 }
 
-/* The distinct families of the spec's parts, and for each the index of its first part. */
+/* The distinct resource estimates of the spec's parts (xc7, xcup, xcup-nouram), and for each
+ * the index of its first part. */
 static int families(const sweep_spec *s, int *first) {
   int n = 0;
   for (int p = 0; p < s->nparts; p++) {
     int seen = 0;
     for (int q = 0; q < n; q++)
-      if (strcmp(s->parts[first[q]]->family, s->parts[p]->family) == 0)
+      if (strcmp(s->parts[first[q]]->estimate, s->parts[p]->estimate) == 0)
         seen = 1;
     if (!seen)
       first[n++] = p;
@@ -104,10 +105,18 @@ static int write_csv(const sweep_spec *s, const char *out, const sweep_row *rows
   fprintf(f, "id,label,shape,LOG_BATCH,LOG_BLOCK_IN,LOG_BLOCK_OUT,LOG_INP_BUFF_SIZE,"
              "LOG_WGT_BUFF_SIZE,LOG_ACC_BUFF_SIZE,LOG_UOP_BUFF_SIZE,LOG_BUS_WIDTH,DRAM_LATENCY,"
              "CLOCK_MHZ,model_key,workload,backend,ok,cycles,latency_ms,compute_bound,utilisation,"
-             "macs,bytes_read,bytes_written,rtl_cycles,rtl_diff");
+             "macs,bytes_read,bytes_written,rtl_cycles,rtl_diff,sc_error_bound,rtl_within_bound");
   for (int q = 0; q < nf; q++)
     for (int r = 0; r < 5; r++)
-      fprintf(f, ",%s_%s", res_names[r], s->parts[first[q]]->family);
+    {
+      /* CSV column names without '-': lut_xcup_nouram. */
+      char col[64];
+      snprintf(col, sizeof col, "%s_%s", res_names[r], s->parts[first[q]]->estimate);
+      for (char *c = col; *c; c++)
+        if (*c == '-')
+          *c = '_';
+      fprintf(f, ",%s", col);
+    }
   for (int p = 0; p < s->nparts; p++)
     fprintf(f, ",fits_%s,use_%s", s->parts[p]->name, s->parts[p]->name);
   fprintf(f, ",error\n");
@@ -139,9 +148,14 @@ static int write_csv(const sweep_spec *s, const char *out, const sweep_row *rows
       num_or_empty(f, r->rtl_cycles, "%.0f");
       fputc(',', f);
       if (r->rtl_cycles >= 0)
-        fprintf(f, "%.4f", r->rtl_diff);
+        fprintf(f, "%.6f", r->rtl_diff);
+      fputc(',', f);
+      num_or_empty(f, r->rtl_bound, "%g");
+      fputc(',', f);
+      if (r->rtl_within >= 0)
+        fprintf(f, "%d", r->rtl_within);
     } else {
-      fprintf(f, ",,,,,,,,");
+      fprintf(f, ",,,,,,,,,,");
     }
     for (int q = 0; q < nf; q++)
       for (int k = 0; k < 5; k++) {
@@ -188,11 +202,16 @@ static int write_jsonl(const sweep_spec *s, const char *out, const sweep_row *ro
       fprintf(f, ",\"rtl_diff\":%.6g", r->rtl_diff);
     else
       fprintf(f, ",\"rtl_diff\":null");
+    json_num(f, "sc_error_bound", r->ok ? r->rtl_bound : -1, 1);
+    if (r->ok && r->rtl_within >= 0)
+      fprintf(f, ",\"rtl_within_bound\":%s", r->rtl_within ? "true" : "false");
+    else
+      fprintf(f, ",\"rtl_within_bound\":null");
     fprintf(f, ",\"resources\":");
     if (s->resources) {
       fputc('{', f);
       for (int q = 0; q < nf; q++) {
-        fprintf(f, "%s\"%s\":", q ? "," : "", s->parts[first[q]]->family);
+        fprintf(f, "%s\"%s\":", q ? "," : "", s->parts[first[q]]->estimate);
         if (!r->part_res[first[q]]) {
           fprintf(f, "null");
           continue;
@@ -350,10 +369,11 @@ static int write_svg(const sweep_spec *s, const char *out, const sweep_row *rows
   if (!f)
     return -1;
   const char *fam = s->nparts ? s->parts[0]->family : "-";
+  const char *uram = s->nparts && strstr(s->parts[0]->estimate, "nouram") ? ", no URAM" : "";
   fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"980\" height=\"440\" font-family=\"sans-serif\">\n"
              "<rect width=\"980\" height=\"440\" fill=\"white\"/>\n");
-  fprintf(f, "<text x=\"490\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s: %s latency on %s against resources (yosys synth_xilinx -family %s)</text>\n",
-          s->name, s->workloads[0], s->backend, fam);
+  fprintf(f, "<text x=\"490\" y=\"20\" text-anchor=\"middle\" font-size=\"14\">%s: %s latency on %s against resources (yosys synth_xilinx -family %s%s)</text>\n",
+          s->name, s->workloads[0], s->backend, fam, uram);
   fprintf(f, "<text x=\"490\" y=\"36\" text-anchor=\"middle\" font-size=\"11\">blue: the Pareto front (no point is both smaller and faster); dashed: the parts' capacity; hover a point for its configuration</text>\n");
   panel(f, s, rows, n, 0, "LUTs", 70, 50, 380, 320);
   panel(f, s, rows, n, 1, "DSP slices", 560, 50, 380, 320);
@@ -381,10 +401,35 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
           ok, n);
   fprintf(f, "Resources: yosys `synth_xilinx` of the whole accelerator (an estimate: Vivado's "
              "counts differ, see docs/user-guide/sweep.md). Plot: [pareto.svg](pareto.svg).\n\n");
+  /* The rtl sample: how far the cycles backend is from the RTL. */
+  size_t nsampled = 0, nwithin = 0, njudged = 0;
+  double worst = 0;
+  const sweep_row *worst_row = NULL;
+  for (size_t i = 0; i < n; i++)
+    if (rows[i].ok && rows[i].rtl_cycles >= 0) {
+      nsampled++;
+      if (rows[i].rtl_within >= 0)
+        njudged++, nwithin += rows[i].rtl_within;
+      if (!worst_row || fabs(rows[i].rtl_diff) > worst)
+        worst = fabs(rows[i].rtl_diff), worst_row = &rows[i];
+    }
+  if (nsampled) {
+    fprintf(f, "rtl sample: %zu result(s) also run on rtl; the largest difference of `%s` from rtl is "
+               "%+.3f%% (`%s`, %s).",
+            nsampled, s->backend, 100 * worst_row->rtl_diff, worst_row->pt->id,
+            s->workloads[worst_row->workload]);
+    if (njudged)
+      fprintf(f, " %zu of %zu within sc's calibrated error (%g%% on the whole ResNet-18, %g%% on "
+                 "other workloads; docs/sc.md).",
+              nwithin, njudged, 100 * SWEEP_SC_ERROR_RESNET18, 100 * SWEEP_SC_ERROR_OTHER);
+    else
+      fprintf(f, " (The `%s` backend has no calibrated bound against rtl.)", s->backend);
+    fprintf(f, "\n\n");
+  }
   for (int w = 0; w < s->nworkloads; w++) {
     fprintf(f, "## %s\n\n### Best point per part\n\n", s->workloads[w]);
-    fprintf(f, "| part | board | best point | shape | latency (ms) | cycles | LUT | FF | DSP | BRAM36 | largest use |\n"
-               "|---|---|---|---|---|---|---|---|---|---|---|\n");
+    fprintf(f, "| part | board | estimate | best point | shape | latency (ms) | cycles | LUT | FF | DSP | BRAM36 | URAM | largest use |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int p = 0; p < s->nparts; p++) {
       const sweep_row *best = NULL;
       for (size_t i = 0; i < n; i++) {
@@ -399,20 +444,22 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
         int known = 0;
         for (size_t i = 0; i < n; i++)
           known |= rows[i].workload == w && rows[i].ok && rows[i].part_res[p];
-        fprintf(f, "| %s | %s | %s | | | | | | | | |\n", s->parts[p]->name, s->parts[p]->board,
+        fprintf(f, "| %s | %s | %s | %s | | | | | | | | | |\n", s->parts[p]->name,
+                s->parts[p]->board, s->parts[p]->estimate,
                 known ? "none fits" : "no resource estimate yet");
         continue;
       }
       vta_config_shape_name(&best->pt->cfg, shape, sizeof shape);
-      fprintf(f, "| %s | %s | `%s` %s | %s | %.3f | %.0f | %.0f | %.0f | %.0f | %g | %.0f%% |\n",
-              s->parts[p]->name, s->parts[p]->board, best->pt->id, best->pt->label, shape,
-              best->latency_ms, best->cycles, best->res_by_part[p][0], best->res_by_part[p][1],
-              best->res_by_part[p][2], best->res_by_part[p][3], 100 * best->util_by_part[p]);
+      fprintf(f, "| %s | %s | %s | `%s` %s | %s | %.3f | %.0f | %.0f | %.0f | %.0f | %g | %.0f | %.0f%% |\n",
+              s->parts[p]->name, s->parts[p]->board, s->parts[p]->estimate, best->pt->id,
+              best->pt->label, shape, best->latency_ms, best->cycles, best->res_by_part[p][0],
+              best->res_by_part[p][1], best->res_by_part[p][2], best->res_by_part[p][3],
+              best->res_by_part[p][4], 100 * best->util_by_part[p]);
     }
     fprintf(f, "\n### All points\n\n| point | configuration | shape | cycles | latency (ms) | utilisation | rtl diff |");
     int first[SWEEP_MAX_PARTS], nf = families(s, first);
     for (int q = 0; q < nf; q++)
-      fprintf(f, " LUT/FF/DSP/BRAM36 (%s) |", s->parts[first[q]]->family);
+      fprintf(f, " LUT/FF/DSP/BRAM36/URAM (%s) |", s->parts[first[q]]->estimate);
     fprintf(f, " fits |\n|---|---|---|---|---|---|---|");
     for (int q = 0; q < nf; q++)
       fprintf(f, "---|");
@@ -429,8 +476,11 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
           fprintf(f, "%.1f%% | ", 100 * r->utilisation);
         else
           fprintf(f, "- | ");
-        if (r->rtl_cycles >= 0)
-          fprintf(f, "%+.2f%% |", 100 * r->rtl_diff);
+        if (r->rtl_cycles >= 0 && r->rtl_within >= 0)
+          fprintf(f, "%+.3f%% (%s %g%%) |", 100 * r->rtl_diff, r->rtl_within ? "within" : "OVER",
+                  100 * r->rtl_bound);
+        else if (r->rtl_cycles >= 0)
+          fprintf(f, "%+.3f%% |", 100 * r->rtl_diff);
         else
           fprintf(f, "- |");
       } else {
@@ -438,9 +488,9 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
       }
       for (int q = 0; q < nf; q++) {
         if (r->part_res[first[q]])
-          fprintf(f, " %.0f / %.0f / %.0f / %g |", r->res_by_part[first[q]][0],
+          fprintf(f, " %.0f / %.0f / %.0f / %g / %.0f |", r->res_by_part[first[q]][0],
                   r->res_by_part[first[q]][1], r->res_by_part[first[q]][2],
-                  r->res_by_part[first[q]][3]);
+                  r->res_by_part[first[q]][3], r->res_by_part[first[q]][4]);
         else
           fprintf(f, " - |");
       }
@@ -465,6 +515,21 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
     fputc('\n', f);
   }
   return close_rename(f, tmp, out, "report.md", err, errlen);
+}
+
+void sweep_row_set_rtl(const sweep_spec *s, sweep_row *row, double rtl_cycles) {
+  row->rtl_cycles = rtl_cycles;
+  row->rtl_diff = (row->cycles - rtl_cycles) / rtl_cycles;
+  row->rtl_bound = -1;
+  row->rtl_within = -1;
+  /* sc is calibrated against rtl: its difference must stay within that error. The model
+   * backend's difference is the cost model's, which has no such bound. */
+  if (strcmp(s->backend, "sc") == 0) {
+    row->rtl_bound = strcmp(s->workloads[row->workload], "builtin:resnet18") == 0
+                         ? SWEEP_SC_ERROR_RESNET18
+                         : SWEEP_SC_ERROR_OTHER;
+    row->rtl_within = fabs(row->rtl_diff) <= row->rtl_bound;
+  }
 }
 
 int sweep_write_outputs(const sweep_spec *s, const char *out, const sweep_row *rows, size_t n,

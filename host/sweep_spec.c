@@ -21,15 +21,16 @@
 #include "vta/file.h"
 
 /* Published resource counts (LUTs, flip-flops, DSP slices, 36 Kb block RAMs, UltraRAMs) from
- * the vendor's product tables. Synthesis runs for the family; parts of one family share an
- * estimate. For xcup, rtl-resources.sh infers URAM (-uram), so a point using URAM does not fit
- * the xczu3eg (no URAM) even where BRAM would have held it (docs/user-guide/sweep.md). */
+ * the vendor's product tables. Synthesis runs per estimate: the family, and for UltraScale+
+ * whether the part has URAM (xcup: yosys infers URAM where it fits; xcup-nouram: the same
+ * family with every memory in block RAM or LUT RAM, for the xczu3eg, which has none). Parts of
+ * one estimate share it. */
 static const sweep_part parts[] = {
-    {"xc7z020", "Pynq-Z1", "xc7", 53200, 106400, 220, 140, 0},
-    {"xczu3eg", "Ultra96", "xcup", 70560, 141120, 360, 216, 0},
-    {"xczu7ev", "ZCU104", "xcup", 230400, 460800, 1728, 312, 96},
-    {"xck26", "KV260", "xcup", 117120, 234240, 1248, 144, 64},
-    {"xcu250", "Alveo U250", "xcup", 1728000, 3456000, 12288, 2688, 1280},
+    {"xc7z020", "Pynq-Z1", "xc7", "xc7", 53200, 106400, 220, 140, 0},
+    {"xczu3eg", "Ultra96", "xcup", "xcup-nouram", 70560, 141120, 360, 216, 0},
+    {"xczu7ev", "ZCU104", "xcup", "xcup", 230400, 460800, 1728, 312, 96},
+    {"xck26", "KV260", "xcup", "xcup", 117120, 234240, 1248, 144, 64},
+    {"xcu250", "Alveo U250", "xcup", "xcup", 1728000, 3456000, 12288, 2688, 1280},
 };
 
 const sweep_part *sweep_parts(size_t *n) {

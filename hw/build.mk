@@ -38,12 +38,13 @@ $(BUILD)/san/tests/hw/test_timing: $(BUILD)/bin/vta-svgen
 #     writes and checks build/xclbin/<board>/ (kernel.xml, Tcl, link.cfg, a metadata-only
 #     xclbin, the yosys resource estimate against the board's part), then packages and links
 #     with Vivado and v++ where they are on PATH; without them it stops naming the missing tool.
-#   make resource-estimate RTL_CONFIG=file.json [FAMILY=xc7|xcup]   the estimate alone (JSON)
+#   make resource-estimate RTL_CONFIG=file.json [ESTIMATE=xc7|xcu|xcup|xcup-nouram]
+#     the estimate alone (scripts/rtl-resources.sh; JSON, kept in $(RTL_ROOT)/resources/)
 .PHONY: xclbin resource-estimate
 xclbin: $(BUILD)/bin/vta-svgen $(BUILD)/bin/vta-xclbin
 	@test -n "$(BOARD)" || { echo "usage: make xclbin BOARD=<board> (boards: $(notdir $(basename $(wildcard hw/vitis/boards/*.mk))))" >&2; exit 2; }
 	$(Q)scripts/xclbin-flow.sh $(BOARD) "$(VTA_CONFIG)" $(BUILD)/xclbin/$(BOARD) $(RTL_SVGEN) $(BUILD)/bin/vta-xclbin
 
 resource-estimate: $(BUILD)/bin/vta-svgen
-	@test -n "$(RTL_CONFIG)" || { echo "usage: make resource-estimate RTL_CONFIG=file.json [FAMILY=xc7|xcup]" >&2; exit 2; }
-	$(Q)scripts/resource-estimate.sh $(RTL_SVGEN) $(RTL_CONFIG) $(RTL_ROOT) $(or $(FAMILY),xcup)
+	@test -n "$(RTL_CONFIG)" || { echo "usage: make resource-estimate RTL_CONFIG=file.json [ESTIMATE=xc7|xcu|xcup|xcup-nouram]" >&2; exit 2; }
+	$(Q)scripts/rtl-resources.sh $(RTL_SVGEN) $(RTL_CONFIG) $(or $(ESTIMATE),xcup) $(RTL_ROOT)/resources/

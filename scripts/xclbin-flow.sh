@@ -12,14 +12,17 @@
 #                     vta compute unit, m_axi_gmem on the board's memory)
 #   lint              verilator --lint-only -Wall of the Vitis top level with the whole RTL
 #   vta_meta.xclbin   a metadata-only xclbin of this board's memory banks (XRT noop loads it)
-#   resources.json    yosys synth_xilinx estimate (scripts/resource-estimate.sh) against the
-#                     board's part, printed as a table
+#   resources.json    yosys synth_xilinx estimate (scripts/rtl-resources.sh, the estimator
+#                     `vta sweep` uses; URAM inferred when the board's part has URAM) against
+#                     the board's part, printed as a table
 # Then, where Vivado and v++ are on PATH: package_xo (vivado -mode batch), v++ --link, and the
 # configuration's model key added as the xclbin's USER_METADATA (xclbinutil), which the xrt
 # backend checks. Without them it stops after the checks, naming the missing tool (exit 3).
 #
 # Environment: PLATFORM overrides the board's platform (a name or an .xpfm path);
-# XCLBIN_ESTIMATE=0 skips the yosys estimate (minutes on the default configuration).
+# XCLBIN_ESTIMATE=0 skips the yosys estimate (minutes on the default configuration);
+# XCLBIN_ESTIMATE_CACHE is the estimates' folder (default build/rtl/resources, laid out as
+# `vta sweep --cache`: <estimate>/<model key>.json, reused while the RTL is unchanged).
 set -eu
 [ $# -eq 5 ] || { echo "usage: xclbin-flow.sh BOARD CONFIG.json OUTDIR SVGEN XCLBIN_TOOL" >&2; exit 2; }
 board=$1 config=$2 out=$3 svgen=$4 xtool=$5
@@ -101,8 +104,11 @@ say "  vta_meta.xclbin   metadata only (no bitstream): $(sed -n 's/^uuid: *//p' 
 
 # resource estimate against the part
 if [ "${XCLBIN_ESTIMATE:-1}" != 0 ]; then
-  say "  estimating resources with yosys synth_xilinx ($family; minutes on the default configuration) ..."
-  est=$("$repo/scripts/resource-estimate.sh" "$svgen" "$config" "$repo/build/rtl" "$family") ||
+  estimate=$family
+  [ "$family" = xcup ] && [ "$(get URAM)" = 0 ] && estimate=xcup-nouram
+  say "  estimating resources with yosys synth_xilinx ($estimate; minutes on the default configuration) ..."
+  est=$("$repo/scripts/rtl-resources.sh" "$svgen" "$config" "$estimate" \
+        "${XCLBIN_ESTIMATE_CACHE:-$repo/build/rtl/resources}/") ||
     die "the yosys estimate failed"
   echo "$est" > "$out/resources.json"
   field() { echo "$est" | sed -n "s/.*\"$1\":\([0-9.]*\).*/\1/p"; }
@@ -116,7 +122,7 @@ if [ "${XCLBIN_ESTIMATE:-1}" != 0 ]; then
   row LUT "$(field lut)" "$(get LUT)"
   row FF "$(field ff)" "$(get FF)"
   row DSP "$(field dsp)" "$(get DSP)"
-  row BRAM36 "$(field bram36_equiv)" "$(get BRAM36)"
+  row BRAM36 "$(field bram36)" "$(get BRAM36)"
   row URAM "$(field uram)" "$(get URAM)"
 else
   say "  resources.json    skipped (XCLBIN_ESTIMATE=0)"

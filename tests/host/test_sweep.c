@@ -172,6 +172,107 @@ static void test_sweep_cli_refuses_bad_usage(void **state) {
   free(e);
 }
 
+/* Each part's fit is judged on an estimate of its own kind: the xczu3eg (no URAM) on one
+ * without URAM, the UltraScale+ parts with URAM on one with, the xc7z020 on the 7-series one;
+ * parts of one kind share a yosys run. */
+static void test_sweep_estimate_per_part_uram(void **state) {
+  (void)state;
+  char errp[300], outp[300], o[300], c[300], cmd[1200];
+  snprintf(errp, sizeof errp, "%s/dry.err", tmp);
+  snprintf(outp, sizeof outp, "%s/dry.out", tmp);
+  snprintf(o, sizeof o, "%s/dry", tmp);
+  snprintf(c, sizeof c, "%s/dry-cache", tmp);
+  snprintf(cmd, sizeof cmd,
+           "%s sweep --workload builtin:resnet18 --base configs/sweeps/resnet18-base.json "
+           "--axis LOG_BLOCK=3,4 --axis CLOCK_MHZ=100,200 --part xczu3eg --part xczu7ev --part xck26 --part xc7z020 --backend model --dry-run "
+           "-o %s --cache %s > %s 2> %s",
+           bin(), o, c, outp, errp);
+  int st = system(cmd);
+  assert_int_equal(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0);
+  char *out = slurp(outp), *err = slurp(errp);
+  if (!strstr(err, "4 valid points, 0 invalid; 4 point jobs and 6 resource estimates"))
+    fail_msg("expected 6 estimates (2 RTL shapes x xcup-nouram, xcup, xc7):\n%s", err);
+  const char *want[] = {"job res-xcup-nouram-i3w3a5o3_b0i3o3_", "job res-xcup-nouram-i3w3a5o3_b0i4o4_",
+                        "job res-xcup-i3w3a5o3_b0i3o3_", "job res-xcup-i3w3a5o3_b0i4o4_",
+                        "job res-xc7-i3w3a5o3_b0i3o3_", "job res-xc7-i3w3a5o3_b0i4o4_"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (!strstr(out, want[i]))
+      fail_msg("no '%s' in the dry run:\n%s", want[i], out);
+  free(out);
+  free(err);
+}
+
+/* The rtl sample: sc's cycles are judged against its calibrated error (0.5 % on the whole
+ * ResNet-18, 1 % elsewhere; docs/sc.md), reported in the CSV, the JSON lines and the report; the
+ * model backend's difference is reported without a bound. */
+static void test_sweep_rtl_sample_judged_against_sc_error(void **state) {
+  (void)state;
+  sweep_spec s;
+  char err[512], out[300], path[400];
+  sweep_spec_init(&s);
+  snprintf(s.name, sizeof s.name, "judge");
+  snprintf(s.backend, sizeof s.backend, "sc");
+  s.resources = 0;
+  assert_int_equal(sweep_spec_add_workload(&s, "builtin:resnet18", err, sizeof err), 0);
+  assert_int_equal(sweep_spec_add_workload(&s, "bench:gemm", err, sizeof err), 0);
+  assert_int_equal(sweep_spec_axis_text(&s, "CLOCK_MHZ=100,200", err, sizeof err), 0);
+  sweep_point *p;
+  size_t n;
+  assert_int_equal(sweep_points(&s, &p, &n, on_invalid, NULL, err, sizeof err), 0);
+  assert_int_equal(n, 2);
+  sweep_row rows[4];
+  memset(rows, 0, sizeof rows);
+  /* 0.4 % off on ResNet-18 (within 0.5 %), 0.6 % off (over), gemm 0.9 % (within 1 %), and one
+   * point not sampled. */
+  const double sc[4] = {1004000, 1000, 1006000, 1000}, rtl[4] = {1000000, 991.1, 1000000, -1};
+  for (int i = 0; i < 4; i++) {
+    rows[i].pt = &p[i / 2];
+    rows[i].workload = i % 2;
+    rows[i].ok = 1;
+    rows[i].cycles = sc[i];
+    rows[i].latency_ms = sc[i] / (p[i / 2].cfg.clock_mhz * 1e3);
+    rows[i].compute_bound = rows[i].utilisation = rows[i].macs = -1;
+    rows[i].bytes_read = rows[i].bytes_written = -1;
+    rows[i].rtl_cycles = rows[i].rtl_diff = rows[i].rtl_bound = -1;
+    rows[i].rtl_within = -1;
+    snprintf(rows[i].backend, sizeof rows[i].backend, "sc");
+    if (rtl[i] > 0)
+      sweep_row_set_rtl(&s, &rows[i], rtl[i]);
+  }
+  assert_int_equal(rows[0].rtl_within, 1);
+  assert_int_equal(rows[1].rtl_within, 1);
+  assert_int_equal(rows[2].rtl_within, 0);
+  assert_int_equal(rows[3].rtl_within, -1);
+  snprintf(out, sizeof out, "%s/judge", tmp);
+  mkdir(out, 0777);
+  assert_int_equal(sweep_write_outputs(&s, out, rows, 4, NULL, err, sizeof err), 0);
+  snprintf(path, sizeof path, "%s/report.md", out);
+  char *md = slurp(path);
+  if (!strstr(md, "rtl sample: 3 result(s) also run on rtl; the largest difference of `sc` from rtl is +0.898%") ||
+      !strstr(md, "2 of 3 within sc's calibrated error (0.5% on the whole ResNet-18, 1% on other workloads"))
+    fail_msg("the report does not judge the rtl sample:\n%s", md);
+  assert_non_null(strstr(md, "| +0.400% (within 0.5%) |"));
+  assert_non_null(strstr(md, "| +0.600% (OVER 0.5%) |"));
+  free(md);
+  snprintf(path, sizeof path, "%s/results.csv", out);
+  char *csv = slurp(path);
+  assert_non_null(strstr(csv, ",rtl_cycles,rtl_diff,sc_error_bound,rtl_within_bound,"));
+  assert_non_null(strstr(csv, ",1000000,0.004000,0.005,1,"));
+  assert_non_null(strstr(csv, ",1000000,0.006000,0.005,0,"));
+  free(csv);
+  snprintf(path, sizeof path, "%s/results.jsonl", out);
+  char *j = slurp(path);
+  assert_non_null(strstr(j, "\"rtl_diff\":0.006,\"sc_error_bound\":0.005,\"rtl_within_bound\":false"));
+  assert_non_null(strstr(j, "\"rtl_diff\":null,\"sc_error_bound\":null,\"rtl_within_bound\":null"));
+  free(j);
+  /* The model backend: a difference, no bound. */
+  snprintf(s.backend, sizeof s.backend, "model");
+  sweep_row_set_rtl(&s, &rows[2], 1000000);
+  assert_int_equal(rows[2].rtl_within, -1);
+  assert_true(rows[2].rtl_bound < 0);
+  sweep_points_free(p, n);
+}
+
 /* ---- the real sweep, local and Slurm ---- */
 
 static char slurm_dir[300];
@@ -259,7 +360,7 @@ static void test_sweep_local_and_slurm_give_equal_results(void **state) {
   free(j);
   snprintf(path, sizeof path, "%s/report.md", a);
   char *md = slurp(path);
-  assert_non_null(strstr(md, "| xc7z020 | Pynq-Z1 | `p"));
+  assert_non_null(strstr(md, "| xc7z020 | Pynq-Z1 | xc7 | `p"));
   assert_non_null(strstr(md, "CLOCK_MHZ=200 LOG_BATCH=0"));
   free(md);
   snprintf(path, sizeof path, "%s/pareto.svg", a);
@@ -292,6 +393,8 @@ int main(void) {
       cmocka_unit_test(test_sweep_spec_errors_name_the_field),
       cmocka_unit_test(test_sweep_points_skip_invalid_with_isa_reason),
       cmocka_unit_test(test_sweep_cli_refuses_bad_usage),
+      cmocka_unit_test(test_sweep_estimate_per_part_uram),
+      cmocka_unit_test(test_sweep_rtl_sample_judged_against_sc_error),
   };
   const struct CMUnitTest slurm[] = {
       cmocka_unit_test(test_sweep_local_and_slurm_give_equal_results),
