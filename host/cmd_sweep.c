@@ -27,6 +27,7 @@
 #include "host/cli_args.h"
 #include "host/executor.h"
 #include "host/sweep.h"
+#include "vta/file.h"
 
 static const char *cmd = "sweep";
 
@@ -93,28 +94,11 @@ static void sweep_help(void) {
 /* ---- small file helpers ---- */
 
 static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  if (fseek(f, 0, SEEK_END) != 0) {
-    fclose(f);
-    return NULL;
-  }
-  long len = ftell(f);
-  if (len < 0 || len > (16L << 20)) {
-    fclose(f);
-    return NULL;
-  }
-  rewind(f);
-  char *buf = malloc((size_t)len + 1);
-  if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  if (buf)
-    buf[len] = '\0';
-  return buf;
+  unsigned char *data;
+  size_t n;
+  vta_error err;
+  if (vta_file_read(path, "a sweep file", (size_t)16 << 20, &data, &n, &err)) return NULL;
+  return (char *)data; /* NUL-terminated by vta_file_read */
 }
 
 static int put_file(const char *path, const char *text) {

@@ -5,7 +5,8 @@
 # running. Skipped tests (cmocka's skip()) are counted and listed by name. Ends with the line
 # "N passed, N failed, N skipped"; exits 1 if anything failed.
 set -u
-limit=${VTA_TEST_TIMEOUT:-600}
+# (900 s: the Slurm sweep test runs yosys and took 438-700 s on a machine shared by many builds)
+limit=${VTA_TEST_TIMEOUT:-900}
 passed=0; failed=0; skipped=0; bad=(); skipped_names=()
 export CMOCKA_MESSAGE_OUTPUT=stdout
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
@@ -15,9 +16,10 @@ for t in "$@"; do
   start=$(date +%s.%N)
   out=$(timeout --kill-after=10 "$limit" "$t" 2>&1); rc=$?
   secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
-  p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-  f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-  s=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
+  # A binary may run several cmocka groups, each with its own summary: add them all up.
+  p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{n+=$1} END {print n+0}')
+  f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{n+=$1} END {print n+0}')
+  s=$(printf '%s\n' "$out" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | awk '{n+=$1} END {print n+0}')
   p=${p:-0}; f=${f:-0}; s=${s:-0}
   why=""
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
