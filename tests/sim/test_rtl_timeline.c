@@ -19,6 +19,7 @@
 #include "sim/gen/prog.h"
 #include "sim/rtl/rtl.h"
 #include "sim/trace/trace.h"
+#include "sim/timeline_prog.h"
 
 static char *slurp(const char *path) {
   char *t = cli_slurp(path, NULL);
@@ -106,21 +107,7 @@ static void check_config(const char *config, uint64_t first_seed, int programs) 
     uint64_t seed = first_seed + (uint64_t)k;
     uint64_t insn, data;
     uint32_t count;
-    char why[400];
-    if (k % 2 == 0) {
-      cp_program p;
-      if (cp_build(&cfg, seed, 40 + (uint32_t)(seed % 60), mem, &p, why, sizeof why) != 0)
-        fail_msg("seed %llu: %s", (unsigned long long)seed, why);
-      insn = p.insn;
-      count = p.count;
-      data = p.data;
-    } else {
-      fp_random p;
-      assert_int_equal(fp_random_build(&cfg, seed, 30, mem, &p), 0);
-      assert_int_equal(fp_serialize(&cfg, mem, p.insn, p.count, &insn, &count), 0);
-      vta_mem_free(mem, p.insn);
-      data = p.data;
-    }
+    timeline_program(&cfg, mem, seed, k, &insn, &count, &data);
     vta_stats st;
     memset(&st, 0, sizeof st);
     if (vta_rtl_run(r, insn, count, 2000000, &st, &err) != VTA_OK)
