@@ -93,40 +93,7 @@ static void test_models_ppocr_cls_matches_onnxruntime(void **state) {
 /* Compiles model (input shape from x) with int8 quantization calibrated on the .npy files of
  * calib_dir (the repository's calibration sets: pictures that are not the test inputs) and
  * partitioned for the default configuration; returns the bundle. */
-static unsigned char *compile_int8(const char *model, const vta_npy *x, const char *calib_dir, size_t *size) {
-  assert_true(fetched(model));
-  vta_error err = {0};
-  int rank = x->rank;
-  int64_t dims[1][VTA_MAX_RANK];
-  for (int d = 0; d < rank; d++) dims[0][d] = x->dims[d];
-  vta_import_opts io = {0};
-  io.n_shapes = 1;
-  io.shape_names = (const char *const[]){NULL};
-  io.shape_ranks = &rank;
-  io.shape_dims = (const int64_t(*)[VTA_MAX_RANK])dims;
-  vta_graph *g = vta_onnx_import_file(model, &io, &err);
-  if (!g) fail_msg("%s", err.msg);
-  vta_calib_set cs;
-  if (vta_calib_load_dir(g, calib_dir, &cs, &err)) fail_msg("%s", err.msg);
-  vta_calib c;
-  vta_calib_view(&cs, &c);
-  vta_quant_opts qo = {.calib = &c};
-  vta_config cfg;
-  vta_config_default(&cfg);
-  vta_compile_opts o = {.quant = &qo, .accel = &cfg};
-  if (vta_compile_graph(g, &o, &err)) fail_msg("%s", err.msg);
-  vta_calib_set_free(&cs);
-  vta_cpu_code code;
-  vta_bundle_acc acc;
-  unsigned char *b;
-  assert_int_equal(vta_codegen_llvm(g, &code, &err), 0);
-  if (vta_acc_bundle(g, &cfg, &acc, &err)) fail_msg("%s", err.msg);
-  assert_int_equal(vta_bundle_write_acc(g, &code, &acc, &b, size, &err), 0);
-  vta_bundle_acc_free(&acc);
-  vta_cpu_code_free(&code);
-  vta_graph_destroy(g);
-  return b;
-}
+#include "compiler/int8_bundle.h"
 
 /* Runs a bundle on backend with input x; out[k] receives output k (malloc'd). */
 static void run_bundle(const unsigned char *b, size_t n, const char *backend, const vta_npy *x, float **out,
