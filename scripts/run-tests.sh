@@ -4,10 +4,15 @@
 # summary ("[==========] N test(s) run.") counts as one failure, so a test cannot pass by not
 # running. Skipped tests (cmocka's skip()) are counted and listed by name. Ends with the line
 # "N passed, N failed, N skipped"; exits 1 if anything failed.
+# The whole output of a failing binary is kept in $VTA_BUILD/test-logs/<binary>.log (the path is
+# printed), and the messages of each failed test (cmocka's lines between "[ RUN ]" and
+# "[ FAILED ]") are printed before the tail, so a failure in a throw-away machine keeps its cause.
 set -u
 # (900 s: the Slurm sweep test runs yosys and took 438-700 s on a machine shared by many builds)
 limit=${VTA_TEST_TIMEOUT:-900}
 passed=0; failed=0; skipped=0; bad=(); skipped_names=()
+logdir=${VTA_BUILD:-build}/test-logs
+rm -rf "$logdir"
 export CMOCKA_MESSAGE_OUTPUT=stdout
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -34,7 +39,19 @@ for t in "$@"; do
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
   if [ "$f" -ne 0 ]; then
     bad+=("$name")
+    # The message of every failed test: its block from "[ RUN ]" to "[ FAILED ]", at most the
+    # first 60 and last 20 lines of each.
+    printf '%s\n' "$out" | awk '
+      /^\[ RUN      \] / { n = 0; name = $4; next }
+      /^\[  FAILED  \] [A-Za-z_]/ && $4 == name {
+        print "--- " name " ---"
+        for (i = 1; i <= n; i++) if (i <= 60 || i > n - 20) print buf[i]; else if (i == 61) print "[...]"
+        n = 0; name = ""; next }
+      name != "" { buf[++n] = $0 }'
+    echo "--- last lines ---"
     printf '%s\n' "$out" | tail -40
+    log="$logdir/$(printf '%s' "$name" | tr '/' '_').log"
+    if mkdir -p "$logdir" && printf '%s\n' "$out" > "$log"; then echo "(whole output: $log)"; fi
     printf 'FAIL %-40s %4d passed %4d failed %4d skipped  (%sexit %d, %ss)\n' "$name" "$p" "$f" "$s" \
       "$why" "$rc" "$secs"
   elif [ "$s" -ne 0 ]; then

@@ -55,7 +55,10 @@ static void test_regress_quick_suite_passes_with_valid_junit(void **state) {
   cli_result r;
   CLI_RUN(&r, "regress", "--suite", "quick", "--seed-start", start, "--junit", xml, "--no-waves",
           "-j", "2");
-  if (r.status != 0) fail_msg("quick suite failed (status %d):\n%s\n%s", r.status, r.out, r.err);
+  if (r.status != 0)
+    fail_msg("quick suite from seed %s failed (status %d); rerun with: vta regress --suite quick "
+             "--seed-start %s\n--- its stdout ---\n%s\n--- its stderr ---\n%s",
+             start, r.status, start, r.out, r.err);
   printf("%s", r.out);
   /* 2 configurations x 3 backends x (120 + 120 + 3 + 3 + 3), and 3 generated configurations x
    * fsim, sc x (30 + 30 + 2 + 2 + 2); sc's cases are skipped by name when it is not built. */
