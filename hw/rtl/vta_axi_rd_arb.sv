@@ -70,7 +70,7 @@ module vta_axi_rd_arb #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       full_q <= 1'b0;
       addr_q <= '0;
@@ -106,7 +106,7 @@ module vta_axi_rd_arb #(
   // AXI: once ARVALID is up, it and the address stay until ARREADY.
   logic             held_q;
   logic [AddrW-1:0] held_addr_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       held_q <= 1'b0;
     end else begin

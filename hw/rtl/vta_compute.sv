@@ -116,7 +116,7 @@ module vta_compute
 
   assign cmd_ready_o = !d_valid_q || d_fire;
   assign d_take      = cmd_valid_i && cmd_ready_o;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) d_valid_q <= 1'b0;
     else if (d_take) d_valid_q <= 1'b1;
     else if (d_fire) d_valid_q <= 1'b0;
@@ -295,16 +295,32 @@ module vta_compute
     .smax_o    (fp_smax)
   );
 
-  assign f_dfo = is_alu ? DstW'(ha.dst_factor_out) : DstW'(hg.dst_factor_out);
-  assign f_dfi = is_alu ? DstW'(ha.dst_factor_in) : DstW'(hg.dst_factor_in);
-  assign f_sfo = SrcW'(ha.src_factor_out);
-  assign f_sfi = SrcW'(ha.src_factor_in);
-  assign f_io1 = hg.iter_out - 1'b1;  // meaningful when the instruction has micro-ops
-  assign f_ii1 = hg.iter_in - 1'b1;
+  // The loop products depend on the instruction alone: they are multiplied as it enters D
+  // (from the queue's head), so the cycle that works the footprint out only adds them to the
+  // record's bounds and compares.
+  gemm_insn_t ng;
+  alu_insn_t  na;
+  logic       n_alu;
+  logic [FpW-1:0] f_dprod_q, f_sprod_q;
+  assign ng    = cmd_data_i;
+  assign na    = cmd_data_i;
+  assign n_alu = (ng.opcode == OpAlu);
+  assign f_dfo = n_alu ? DstW'(na.dst_factor_out) : DstW'(ng.dst_factor_out);
+  assign f_dfi = n_alu ? DstW'(na.dst_factor_in) : DstW'(ng.dst_factor_in);
+  assign f_sfo = SrcW'(na.src_factor_out);
+  assign f_sfi = SrcW'(na.src_factor_in);
+  assign f_io1 = ng.iter_out - 1'b1;  // meaningful when the instruction has micro-ops
+  assign f_ii1 = ng.iter_in - 1'b1;
   assign f_io  = FpW'(f_io1);
   assign f_ii  = FpW'(f_ii1);
-  assign f_dhi = FpW'(fp_dmax) + f_io * FpW'(f_dfo) + f_ii * FpW'(f_dfi);
-  assign f_shi = FpW'(fp_smax) + f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
+  always_ff @(posedge clk_i) begin
+    if (d_take) begin
+      f_dprod_q <= f_io * FpW'(f_dfo) + f_ii * FpW'(f_dfi);
+      f_sprod_q <= f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
+    end
+  end
+  assign f_dhi = FpW'(fp_dmax) + f_dprod_q;
+  assign f_shi = FpW'(fp_smax) + f_sprod_q;
   assign f_src = is_alu && !ha.use_imm;
   assign f_dok = f_dhi < FpW'(AccDepth);
   assign f_sok = (f_shi < FpW'(AccDepth)) && (FpW'(fp_smin) < FpW'(AccDepth));
@@ -319,7 +335,7 @@ module vta_compute
   // Not while a load may still change the records (in the cycle it completes the lookup sees
   // the table after it), nor for an instruction arriving now.
   assign fp_now = d_valid_q && !d_fire && (!loading_q || l2d_done);
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       fp_done_q <= 1'b0;
       fp_ok_q   <= 1'b0;
@@ -406,7 +422,7 @@ module vta_compute
   assign tok_pop_load_o  = d_fire && hm.pop_prev;
   assign tok_pop_store_o = d_fire && hm.pop_next;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       loading_q <= 1'b0;
       ld_rq_q   <= 1'b0;
@@ -421,7 +437,7 @@ module vta_compute
     if (ld_start) ld_q <= hm;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       for (int p = 0; p < 2; p++) run_tail_q[p] <= '0;
     end else begin
@@ -429,7 +445,7 @@ module vta_compute
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       for (int p = 0; p < 2; p++) run_ok_q[p] <= 1'b0;
     end else if (can_uop) begin
@@ -578,7 +594,7 @@ module vta_compute
   logic                   a3_valid_q, a3_write_q, a3_last_q;
   logic [LogAccDepth-1:0] g3_a_q, a3_a_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       gr_valid_q <= 1'b0;
       ar_valid_q <= 1'b0;
@@ -706,7 +722,7 @@ module vta_compute
   logic [1:0]             g_sel_q, ad_sel_q, as_sel_q;
   logic [AccW-1:0]        g_old_q, ad_old_q, as_old_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       g_h2_v_q <= 1'b0;
       a_h2_v_q <= 1'b0;
@@ -832,7 +848,7 @@ module vta_compute
                       (head_kind == 2'd1 && (a_done_q != '0 || a_done)) ||
                       (head_kind == 2'd3 && (l_done_q != '0 || l_done)));
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       rq_head_q <= '0;
       rq_tail_q <= '0;

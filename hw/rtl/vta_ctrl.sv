@@ -112,7 +112,7 @@ module vta_ctrl
     endcase
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       start_q   <= 1'b0;
       running_q <= 1'b0;
@@ -183,7 +183,7 @@ module vta_ctrl
     inc[CntDual]     = dual_uop_i;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       for (int c = 0; c < NCnt; c++) cnt_q[c] <= '0;
     end else begin

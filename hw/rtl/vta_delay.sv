@@ -17,7 +17,7 @@ module vta_delay #(
   logic [Stages-1:0] valid_q;
   logic [Width-1:0]  data_q [Stages];
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) valid_q <= '0;
     else begin
       valid_q[0] <= valid_i;

@@ -42,7 +42,11 @@ module vta_fetch
   logic [LogBusBytes-1:0] lo, hi;
   logic [InsnBytes*8-1:0] gb_insn;
   logic [$clog2(BufDepth+1)-1:0] buf_count;
-  logic [31:0] inflight_d, inflight_q, remaining_d, remaining_q;
+  // Beats in flight never exceed the buffer (the credit check below), so their count and the
+  // credit arithmetic are narrow: a few bits, not a 32-bit chain behind the burst length.
+  localparam int unsigned CredW = $clog2(BufDepth + 1) + $clog2(PerBeat) + 3;
+  logic [CredW-1:0] inflight_d, inflight_q;
+  logic [31:0] remaining_d, remaining_q;
   logic has_work;
 
   assign has_work = start_i && (insn_count_i != '0);
@@ -89,7 +93,8 @@ module vta_fetch
   );
 
   // Room for the burst, for everything already in flight and for what the gearbox holds.
-  assign credit_ok = (32'(buf_count) + (inflight_q + 32'(ar_len_o) + 32'd2) * PerBeat) <= BufDepth;
+  assign credit_ok = (CredW'(buf_count) + ((inflight_q + CredW'(ar_len_o) + CredW'(2)) << $clog2(PerBeat)))
+                     <= CredW'(BufDepth);
   assign ar_valid_o = bg_ax_valid && credit_ok;
   assign r_ready_o  = gb_in_ready;
 
@@ -132,13 +137,13 @@ module vta_fetch
   always_comb begin
     inflight_d  = inflight_q;
     remaining_d = remaining_q;
-    if (ar_valid_o && ar_ready_i) inflight_d = inflight_d + 32'(ar_len_o) + 1'b1;
+    if (ar_valid_o && ar_ready_i) inflight_d = inflight_d + CredW'(ar_len_o) + 1'b1;
     if (r_valid_i && r_ready_o) inflight_d = inflight_d - 1'b1;
     if (start_i) remaining_d = insn_count_i;
     else if (route) remaining_d = remaining_q - 1'b1;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       inflight_q  <= '0;
       remaining_q <= '0;

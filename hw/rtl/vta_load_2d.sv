@@ -67,8 +67,8 @@ module vta_load_2d
 
   memory_insn_t    cur_d, cur_q, done_insn_d, done_insn_q, q_head, rb_insn;
   logic            busy_d, busy_q, done_d, done_q;
-  logic [YW-1:0]   y_d, y_q, y_total;
-  logic [XW-1:0]   x_d, x_q, x_total;
+  logic [YW-1:0]   y_d, y_q, y_total, y_end_q, y_last_q;
+  logic [XW-1:0]   x_d, x_q, x_total, x_end_q, x_last_q;
   logic [MemorySramBaseW-1:0] addr_d, addr_q;
   logic            in_rows, in_cols, is_elem, step, last_pos, has_data, head_empty;
   logic            q_in_ready, q_valid, q_pop, rbq_in_ready, rbq_valid;
@@ -170,16 +170,17 @@ module vta_load_2d
   assign beat_type_o  = rb_type_q;
 
   // ---- Write sequencer ----
-  assign y_total    = YW'(cur_q.y_pad_0) + YW'(cur_q.y_size) + YW'(cur_q.y_pad_1);
-  assign x_total    = XW'(cur_q.x_pad_0) + XW'(cur_q.x_size) + XW'(cur_q.x_pad_1);
-  assign in_rows    = (y_q >= YW'(cur_q.y_pad_0)) && (y_q < YW'(cur_q.y_pad_0) + YW'(cur_q.y_size));
-  assign in_cols    = (x_q >= XW'(cur_q.x_pad_0)) && (x_q < XW'(cur_q.x_pad_0) + XW'(cur_q.x_size));
+  // The bounds of the data rows and columns and the last position are added up once, when an
+  // instruction is taken from the queue, so each write compares counters with registers only.
+  assign y_total    = YW'(q_head.y_pad_0) + YW'(q_head.y_size) + YW'(q_head.y_pad_1);
+  assign x_total    = XW'(q_head.x_pad_0) + XW'(q_head.x_size) + XW'(q_head.x_pad_1);
+  assign in_rows    = (y_q >= YW'(cur_q.y_pad_0)) && (y_q < y_end_q);
+  assign in_cols    = (x_q >= XW'(cur_q.x_pad_0)) && (x_q < x_end_q);
   assign is_elem    = in_rows && in_cols;
   assign step       = busy_q && (!is_elem || elem_valid_i);
-  assign last_pos   = (y_q == y_total - 1'b1) && (x_q == x_total - 1'b1);
+  assign last_pos   = (y_q == y_last_q) && (x_q == x_last_q);
   // x_size = 0 moves nothing (ISA.md: a sync no-op), whatever the pads say.
-  assign head_empty = (q_head.x_size == '0) ||
-                      ((YW'(q_head.y_pad_0) + YW'(q_head.y_size) + YW'(q_head.y_pad_1)) == '0);
+  assign head_empty = (q_head.x_size == '0) || (y_total == '0);
   assign q_pop      = !busy_q && q_valid;
 
   assign wr_valid_o   = step;
@@ -207,7 +208,7 @@ module vta_load_2d
           busy_d      = 1'b0;
           done_d      = 1'b1;
           done_insn_d = cur_q;
-        end else if (x_q == x_total - 1'b1) begin
+        end else if (x_q == x_last_q) begin
           x_d = '0;
           y_d = y_q + 1'b1;
         end else begin
@@ -229,7 +230,7 @@ module vta_load_2d
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       busy_q      <= 1'b0;
       done_q      <= 1'b0;
@@ -248,6 +249,14 @@ module vta_load_2d
       cur_q       <= cur_d;
       done_insn_q <= done_insn_d;
       if (rb_take) rb_type_q <= rb_insn.memory_type;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (!busy_q && q_valid) begin
+      y_end_q  <= YW'(q_head.y_pad_0) + YW'(q_head.y_size);
+      y_last_q <= y_total - 1'b1;
+      x_end_q  <= XW'(q_head.x_pad_0) + XW'(q_head.x_size);
+      x_last_q <= x_total - 1'b1;
     end
   end
 

@@ -47,7 +47,7 @@ module vta_rd_gearbox #(
       end
     end
 
-    always_ff @(posedge clk_i or negedge rst_ni) begin
+    always_ff @(posedge clk_i) begin
       if (!rst_ni) cnt_q <= '0;
       else cnt_q <= cnt_d;
     end
@@ -84,7 +84,7 @@ module vta_rd_gearbox #(
       end
     end
 
-    always_ff @(posedge clk_i or negedge rst_ni) begin
+    always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
         held_q <= 1'b0;
         idx_q  <= '0;

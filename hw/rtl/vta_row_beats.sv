@@ -80,7 +80,7 @@ module vta_row_beats #(
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       active_q    <= 1'b0;
       rows_left_q <= '0;

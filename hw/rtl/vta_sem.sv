@@ -28,7 +28,7 @@ module vta_sem #(
     else if (pop_i && !push_i) count_d = count_q - 1'b1;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) count_q <= '0;
     else count_q <= count_d;
   end

@@ -39,7 +39,6 @@ module vta_store
   localparam int unsigned A = AxiAddrWidth;
   localparam int unsigned ElemW = OutElemBytes * 8;
   localparam int unsigned FifoDepth = 4;
-  localparam int unsigned CntW = MemoryYSizeW + MemoryXSizeW;
 
   memory_insn_t head, insn_q;
   logic start, empty_insn, running_d, running_q, done;
@@ -98,38 +97,52 @@ module vta_store
   );
 
   // ---- OUT reader: one element per cycle while the FIFO has room for it ----
-  logic [CntW-1:0] left_d, left_q;
+  // Elements left to read, as rows and columns: no x_size * y_size multiply when a store starts.
+  logic [MemoryXSizeW-1:0] x_left_d, x_left_q, x_size_q;
+  logic [MemoryYSizeW-1:0] y_left_d, y_left_q;
   logic [LogOutDepth-1:0] raddr_d, raddr_q;
   logic inflight_q, rd, fifo_in_ready, fifo_out_valid, gb_in_ready;
   logic [$clog2(FifoDepth+1)-1:0] fifo_count;
   logic [ElemW-1:0] fifo_data;
 
-  assign rd          = (left_q != '0) && (32'(fifo_count) + 32'(inflight_q) < FifoDepth);
+  assign rd          = (y_left_q != '0) && (32'(fifo_count) + 32'(inflight_q) < FifoDepth);
   assign out_re_o    = rd;
   assign out_raddr_o = raddr_q;
 
   always_comb begin
-    left_d  = left_q;
-    raddr_d = raddr_q;
+    x_left_d = x_left_q;
+    y_left_d = y_left_q;
+    raddr_d  = raddr_q;
     if (start && !empty_insn) begin
-      left_d  = CntW'(head.x_size) * CntW'(head.y_size);
-      raddr_d = LogOutDepth'(head.sram_base);
+      x_left_d = head.x_size;
+      y_left_d = head.y_size;
+      raddr_d  = LogOutDepth'(head.sram_base);
     end else if (rd) begin
-      left_d  = left_q - 1'b1;
+      if (x_left_q == MemoryXSizeW'(1)) begin
+        x_left_d = x_size_q;
+        y_left_d = y_left_q - 1'b1;
+      end else begin
+        x_left_d = x_left_q - 1'b1;
+      end
       raddr_d = raddr_q + 1'b1;
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      left_q     <= '0;
+      x_left_q   <= '0;
+      y_left_q   <= '0;
       raddr_q    <= '0;
       inflight_q <= 1'b0;
     end else begin
-      left_q     <= left_d;
+      x_left_q   <= x_left_d;
+      y_left_q   <= y_left_d;
       raddr_q    <= raddr_d;
       inflight_q <= rd;
     end
+  end
+  always_ff @(posedge clk_i) begin
+    if (start && !empty_insn) x_size_q <= head.x_size;
   end
 
   vta_fifo #(.Width(ElemW), .Depth(FifoDepth)) u_elems (
@@ -207,7 +220,7 @@ module vta_store
     if (start && !empty_insn) running_d = 1'b1;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       beat_q        <= '0;
       outstanding_q <= '0;

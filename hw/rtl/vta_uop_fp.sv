@@ -58,7 +58,7 @@ module vta_uop_fp
   assign b_hi   = b_lo_q + b_n_q;
   assign commit = ld_done_i && b_any_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       b_any_q <= 1'b0;
       b_bad_q <= 1'b0;
@@ -105,7 +105,7 @@ module vta_uop_fp
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       valid_q <= '0;
       ptr_q   <= '0;
@@ -129,29 +129,27 @@ module vta_uop_fp
   // ---- lookup (records are disjoint: at most one covers a non-empty range) ----
   // In the cycle a load commits, the lookup already sees the table after it (the record being
   // written, and none it invalidates), so the instruction after a LOAD UOP, usually the first
-  // run of the kernel just loaded, knows its footprint when it may start.
+  // run of the kernel just loaded, knows its footprint when it may start. As at most one record
+  // matches a non-empty range, the bounds are an OR of the matching record's, not a chain of
+  // 32 priority multiplexers (an empty range has no micro-ops: the caller ignores its bounds).
+  logic [NRec-1:0] match;
+  logic            b_match;
   always_comb begin
-    hit_o  = 1'b0;
-    dmin_o = '0;
-    dmax_o = '0;
-    smin_o = '0;
-    smax_o = '0;
     for (int r = 0; r < NRec; r++) begin
-      if (valid_d[r] && !(commit && !b_bad_q && PtrW'(r) == ptr_q) && lo_q[r] <= AW'(bgn_i) &&
-          end_i <= hi_q[r]) begin
-        hit_o  = 1'b1;
-        dmin_o = dmin_q[r];
-        dmax_o = dmax_q[r];
-        smin_o = smin_q[r];
-        smax_o = smax_q[r];
-      end
+      match[r] = valid_d[r] && !(commit && !b_bad_q && PtrW'(r) == ptr_q) &&
+                 lo_q[r] <= AW'(bgn_i) && end_i <= hi_q[r];
     end
-    if (commit && !b_bad_q && b_lo_q <= AW'(bgn_i) && end_i <= b_hi) begin
-      hit_o  = 1'b1;
-      dmin_o = b_dmin_q;
-      dmax_o = b_dmax_q;
-      smin_o = b_smin_q;
-      smax_o = b_smax_q;
+    b_match = commit && !b_bad_q && b_lo_q <= AW'(bgn_i) && end_i <= b_hi;
+    hit_o  = (|match) || b_match;
+    dmin_o = b_match ? b_dmin_q : '0;
+    dmax_o = b_match ? b_dmax_q : '0;
+    smin_o = b_match ? b_smin_q : '0;
+    smax_o = b_match ? b_smax_q : '0;
+    for (int r = 0; r < NRec; r++) begin
+      dmin_o = dmin_o | (match[r] ? dmin_q[r] : '0);
+      dmax_o = dmax_o | (match[r] ? dmax_q[r] : '0);
+      smin_o = smin_o | (match[r] ? smin_q[r] : '0);
+      smax_o = smax_o | (match[r] ? smax_q[r] : '0);
     end
   end
 

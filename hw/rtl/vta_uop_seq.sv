@@ -66,16 +66,20 @@ module vta_uop_seq
   logic                issue_q, nop_q;
   logic [TagW-1:0]     tag_q;
   logic [UopIdxW-1:0]  bgn_q, end_q, k_d, k_q;
-  logic [IterW-1:0]    iter_out_q, iter_in_q, i_d, i_q, j_d, j_q;
+  logic [IterW-1:0]    i_d, i_q, j_d, j_q;
   logic [DstW-1:0]     dfo_q, dfi_q, drow_d, drow_q, doff_d, doff_q;
   logic [SrcW-1:0]     sfo_q, sfi_q, srow_d, srow_q, soff_d, soff_q;
   logic [WgtIdxW-1:0]  wfo_q, wfi_q, wrow_d, wrow_q, woff_d, woff_q;
   logic k_last, j_last, i_last, issue_last, issue_d;
   logic [UopBytes*8-1:0] uop_rdata;
 
-  assign k_last     = (k_q == end_q - 1'b1);
-  assign j_last     = (j_q == iter_in_q - 1'b1);
-  assign i_last     = (i_q == iter_out_q - 1'b1);
+  // The loop bounds minus one are latched with the instruction, so the end of a loop is a
+  // comparison of two registers (issue_last steers the dispatch of the next instruction).
+  logic [UopIdxW-1:0] end_m1_q;
+  logic [IterW-1:0]   iter_out_m1_q, iter_in_m1_q;
+  assign k_last     = (k_q == end_m1_q);
+  assign j_last     = (j_q == iter_in_m1_q);
+  assign i_last     = (i_q == iter_out_m1_q);
   assign issue_last = issue_q && (nop_q || (k_last && j_last && i_last));
   assign issue_o    = issue_q;
   assign last_o     = issue_last;
@@ -140,7 +144,7 @@ module vta_uop_seq
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       issue_q <= 1'b0;
       k_q     <= '0;
@@ -173,8 +177,9 @@ module vta_uop_seq
       tag_q      <= tag_i;
       bgn_q      <= bgn_i;
       end_q      <= end_i;
-      iter_out_q <= iter_out_i;
-      iter_in_q  <= iter_in_i;
+      end_m1_q      <= end_i - 1'b1;
+      iter_out_m1_q <= iter_out_i - 1'b1;
+      iter_in_m1_q  <= iter_in_i - 1'b1;
       dfo_q      <= dfo_i;
       dfi_q      <= dfi_i;
       sfo_q      <= sfo_i;
@@ -197,7 +202,7 @@ module vta_uop_seq
   logic [WgtIdxW-1:0] x_wgt_q;
   uop_word_t u;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       u_valid_q <= '0;
       x_valid_q <= 1'b0;

@@ -52,7 +52,7 @@ module vta_wr_gearbox #(
       if (in_valid_i && in_ready_o) held_d = 1'b1;
     end
 
-    always_ff @(posedge clk_i or negedge rst_ni) begin
+    always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
         held_q <= 1'b0;
         cnt_q  <= '0;
@@ -120,7 +120,7 @@ module vta_wr_gearbox #(
       end
     end
 
-    always_ff @(posedge clk_i or negedge rst_ni) begin
+    always_ff @(posedge clk_i) begin
       if (!rst_ni) begin
         idx_q       <= '0;
         started_q   <= 1'b0;
