@@ -34,30 +34,133 @@ module vta_gemm
   localparam int unsigned SW = PW + L;  // width of the sum
 
   logic [Batch*BlockIn*InpWidth-1:0]    x_q;
-  logic [BlockOut*BlockIn*WgtWidth-1:0] w_q;
   always_ff @(posedge clk_i) begin
     x_q <= inp_i;
-    w_q <= wgt_i;
   end
 
-  for (genvar b = 0; b < Batch; b++) begin : g_b
-    for (genvar o = 0; o < BlockOut; o++) begin : g_o
-      // level l (1 .. L) holds N >> l sums of PW + l bits, stored at SW bits (sign-extended)
-      logic signed [SW-1:0] lvl_q [1:L][N/2];
-      for (genvar i = 0; i < (N >> 1); i++) begin : g_pair
-        // Leaves 2i and 2i+1 in two cascaded DSP slices: the first registers its operands
-        // (G1), product (G2) and product again (G3, P); the second registers its operands
-        // twice (A1/B1 in G1, A2/B2 in G2), its product in G3 and adds the first one's P
-        // through the cascade into its own P (T1). Level 1 of the tree is thus inside the
-        // slices, at the same cycle as a fabric adder's register.
+  if (L >= 2) begin : g_packed
+    // Two output channels per slice: A = w[2j][k] * 2^16 + w[2j+1][k] (25 bits, the DSP48E1's
+    // A port) times B = inp[k], built as {w_hi - (w_lo < 0), w_lo} (a 9-bit decrement and a
+    // concatenation) in front of the A register. A pair of slices holds P = H * 2^16 + L (H, L:
+    // sums of two products, each in [-32512, 32768]) plus a bias the first slice adds through
+    // its C input, chosen so that the 16-bit field u = P[15:0] is read without borrowing from H
+    // (tests/hw/test_gemm_pack.c checks the arithmetic exhaustively):
+    //   pair i >= 1, bias 32767:  hi = P >>> 16; lo = {~u[15], u[14:0]} (signed) + 1, the + 1
+    //                             owed and paid by the lo tree's adders, each with carry-in 1
+    //                             (N/2 - 1 adders for N/2 - 1 such pairs);
+    //   pair 0, bias -32768:      lo = {~u[15], u[14:0]} (signed), exact but for L = 32768
+    //                             (both products (-128) * (-128)), which reads as -32768 and
+    //                             lends 1 to hi: ov0 flags that case (from the operands, G1,
+    //                             delayed to T1), lo's sign is cleared by it, and
+    //                             hi = (P >>> 16) + !ov0, !ov0 the carry-in of the hi tree's
+    //                             level-2 adder above pair 0.
+    // So every correction is a carry-in from a flip-flop or a constant, and the pipeline and its
+    // latency are those of the unpacked design below.
+    localparam int unsigned FW = PW;  // the lo field: 16 bits
+    localparam int unsigned AW = FW + WgtWidth + 1;  // 25: {9-bit decremented hi, 16-bit lo}
+    localparam int unsigned MW = InpWidth + AW;  // product width
+    localparam logic [InpWidth-1:0] MinInp = {1'b1, {(InpWidth - 1){1'b0}}};  // -128
+    localparam logic [WgtWidth-1:0] MinWgt = {1'b1, {(WgtWidth - 1){1'b0}}};
+    logic [BlockOut/2*BlockIn*AW-1:0] a_q;
+    for (genvar j = 0; j < BlockOut / 2; j++) begin : g_a
+      for (genvar k = 0; k < BlockIn; k++) begin : g_k
+        logic signed [WgtWidth-1:0] w_hi, w_lo;
+        assign w_hi = wgt_i[((2*j)*BlockIn+k)*WgtWidth+:WgtWidth];
+        assign w_lo = wgt_i[((2*j+1)*BlockIn+k)*WgtWidth+:WgtWidth];
+        always_ff @(posedge clk_i) begin
+          a_q[(j*BlockIn+k)*AW+:AW] <= {(WgtWidth+1)'(w_hi) - (WgtWidth+1)'(w_lo[WgtWidth-1]),
+                                        FW'(w_lo)};
+        end
+      end
+    end
+
+    for (genvar b = 0; b < Batch; b++) begin : g_b
+      for (genvar j = 0; j < BlockOut / 2; j++) begin : g_j
+        // level l (1 .. L) holds N >> l sums of PW + l bits for each channel, stored at SW bits
+        logic signed [SW-1:0] hi_q [1:L][N/2];
+        logic signed [SW-1:0] lo_q [1:L][N/2];
+        // ov0: pair 0's lo sum is 32768 (x = w_lo = -128 in both of its lanes), in G1 and
+        // delayed to T1 beside the pair's P, where it is kept inverted (nov0_q): the inverter
+        // keeps the last stage a flip-flop rather than the end of a shift register, whose
+        // clock-to-output delay would lead the level-2 adder's carry chain
+        logic [2:0] ov0_q;
+        logic       nov0_q;
+        always_ff @(posedge clk_i) begin
+          ov0_q[0] <= (inp_i[(b*BlockIn)*InpWidth+:InpWidth] == MinInp)
+                    & (inp_i[(b*BlockIn+1)*InpWidth+:InpWidth] == MinInp)
+                    & (wgt_i[((2*j+1)*BlockIn)*WgtWidth+:WgtWidth] == MinWgt)
+                    & (wgt_i[((2*j+1)*BlockIn+1)*WgtWidth+:WgtWidth] == MinWgt);
+          ov0_q[2:1] <= ov0_q[1:0];
+          nov0_q <= ~ov0_q[2];
+        end
+        for (genvar i = 0; i < (N >> 1); i++) begin : g_pair
+          // Slices as in the unpacked design: the first registers its operands (G1), product
+          // (G2) and product plus bias (G3, P through C); the second its operands twice, its
+          // product (G3) and the sum with the first one's P through the cascade (T1).
+          logic signed [InpWidth-1:0] x0, x1, x1_q;
+          logic signed [AW-1:0] a0, a1, a1_q;
+          logic signed [MW-1:0] m0_q, m1_q;
+          logic signed [MW:0] p0_q, s_q;
+          // the bias: 32767, or -32768 for pair 0
+          localparam logic signed [MW:0] K =
+              (i == 0) ? -(MW+1)'(1 << (FW - 1)) : (MW+1)'((1 << (FW - 1)) - 1);
+          assign x0 = x_q[(b*BlockIn+2*i)*InpWidth+:InpWidth];
+          assign a0 = a_q[(j*BlockIn+2*i)*AW+:AW];
+          assign x1 = x_q[(b*BlockIn+2*i+1)*InpWidth+:InpWidth];
+          assign a1 = a_q[(j*BlockIn+2*i+1)*AW+:AW];
+          always_ff @(posedge clk_i) begin
+            m0_q <= x0 * a0;
+            p0_q <= (MW+1)'(m0_q) + K;
+            x1_q <= x1;
+            a1_q <= a1;
+            m1_q <= x1_q * a1_q;
+            s_q <= (MW+1)'(m1_q) + p0_q;
+          end
+          assign hi_q[1][i] = SW'($signed(s_q[MW:FW]));
+          if (i == 0) begin : g_ov
+            assign lo_q[1][i] = SW'($signed({~s_q[FW-1] & nov0_q, ~s_q[FW-1], s_q[FW-2:0]}));
+          end else begin : g_owed
+            assign lo_q[1][i] = SW'($signed({~s_q[FW-1], s_q[FW-2:0]}));
+          end
+        end
+        for (genvar l = 2; l <= L; l++) begin : g_lvl
+          for (genvar i = 0; i < (N >> l); i++) begin : g_add
+            logic signed [PW+l-1:0] h_q, o_q;
+            logic cin;
+            if (l == 2 && i == 0) begin : g_ov
+              assign cin = nov0_q;
+            end else begin : g_nocarry
+              assign cin = 1'b0;
+            end
+            always_ff @(posedge clk_i) begin
+              h_q <= (PW+l)'(hi_q[l-1][2*i]) + (PW+l)'(hi_q[l-1][2*i+1]) + (PW+l)'(cin);
+              o_q <= (PW+l)'(lo_q[l-1][2*i]) + (PW+l)'(lo_q[l-1][2*i+1]) + (PW+l)'(1'b1);
+            end
+            assign hi_q[l][i] = SW'(h_q);
+            assign lo_q[l][i] = SW'(o_q);
+          end
+        end
+        assign dot_o[(b*BlockOut+2*j)*AccWidth+:AccWidth]   = AccWidth'(hi_q[L][0]);
+        assign dot_o[(b*BlockOut+2*j+1)*AccWidth+:AccWidth] = AccWidth'(lo_q[L][0]);
+      end
+    end
+  end else begin : g_unpacked
+    // BLOCK_IN 2: one pair of products per dot product and no fabric adder to take the
+    // packed decoding's correction, so one product per slice.
+    logic [BlockOut*BlockIn*WgtWidth-1:0] w_q;
+    always_ff @(posedge clk_i) begin
+      w_q <= wgt_i;
+    end
+    for (genvar b = 0; b < Batch; b++) begin : g_b
+      for (genvar o = 0; o < BlockOut; o++) begin : g_o
         logic signed [InpWidth-1:0] x0, x1, x1_q;
         logic signed [WgtWidth-1:0] w0, w1, w1_q;
         logic signed [PW-1:0] m0_q, p0_q, m1_q;
         logic signed [PW:0] s_q;
-        assign x0 = x_q[(b*BlockIn+2*i)*InpWidth+:InpWidth];
-        assign w0 = w_q[(o*BlockIn+2*i)*WgtWidth+:WgtWidth];
-        assign x1 = x_q[(b*BlockIn+2*i+1)*InpWidth+:InpWidth];
-        assign w1 = w_q[(o*BlockIn+2*i+1)*WgtWidth+:WgtWidth];
+        assign x0 = x_q[(b*BlockIn)*InpWidth+:InpWidth];
+        assign w0 = w_q[(o*BlockIn)*WgtWidth+:WgtWidth];
+        assign x1 = x_q[(b*BlockIn+1)*InpWidth+:InpWidth];
+        assign w1 = w_q[(o*BlockIn+1)*WgtWidth+:WgtWidth];
         always_ff @(posedge clk_i) begin
           m0_q <= x0 * w0;
           p0_q <= m0_q;
@@ -66,18 +169,8 @@ module vta_gemm
           m1_q <= x1_q * w1_q;
           s_q <= (PW+1)'(m1_q) + (PW+1)'(p0_q);
         end
-        assign lvl_q[1][i] = SW'(s_q);
+        assign dot_o[(b*BlockOut+o)*AccWidth+:AccWidth] = AccWidth'(s_q);
       end
-      for (genvar l = 2; l <= L; l++) begin : g_lvl
-        for (genvar i = 0; i < (N >> l); i++) begin : g_add
-          logic signed [PW+l-1:0] s_q;
-          always_ff @(posedge clk_i) begin
-            s_q <= (PW+l)'(lvl_q[l-1][2*i]) + (PW+l)'(lvl_q[l-1][2*i+1]);
-          end
-          assign lvl_q[l][i] = SW'(s_q);
-        end
-      end
-      assign dot_o[(b*BlockOut+o)*AccWidth+:AccWidth] = AccWidth'(lvl_q[L][0]);
     end
   end
 endmodule
