@@ -227,37 +227,42 @@ static int32_t alu_shr(int32_t a, int32_t op) {
   return sh >= 32 ? 0 : (int32_t)((uint32_t)a << sh);
 }
 
-/* One ALU micro-op over the lanes of one ACC element; src is NULL for an immediate. Every
- * lane reads dst[l] and src[l] before writing dst[l], so dst == src is fine. */
+/* The narrowed copy of an ACC row in OUT. OUT and ACC are separate buffers: saying so lets the
+ * compiler vectorize the loop (a uint8_t store may otherwise alias the int32 row). */
+static void narrow_row(uint8_t *restrict out, const int32_t *restrict acc, uint32_t lanes) {
+  for (uint32_t l = 0; l < lanes; l++) out[l] = (uint8_t)acc[l];
+}
+
+/* Lane by lane, with the operand from src (a vector micro-op) or imm: each lane reads dst[l]
+ * and its operand before writing dst[l], so dst == src is fine. Two loops, one per operand
+ * kind, so that each is a plain vectorizable loop. */
+#define ALU_LANES(EXPR)                                                      \
+  do {                                                                       \
+    if (src) {                                                               \
+      for (uint32_t l = 0; l < lanes; l++) {                                 \
+        int32_t a = dst[l], b = src[l];                                      \
+        dst[l] = (EXPR);                                                     \
+      }                                                                      \
+    } else {                                                                 \
+      for (uint32_t l = 0; l < lanes; l++) {                                 \
+        int32_t a = dst[l], b = imm;                                         \
+        dst[l] = (EXPR);                                                     \
+      }                                                                      \
+    }                                                                        \
+  } while (0)
+
+/* One ALU micro-op over the lanes of one ACC element; src is NULL for an immediate. */
 static void alu_row(unsigned op, int32_t *dst, const int32_t *src, int32_t imm, uint8_t *out,
                     uint32_t lanes) {
   switch (op) {
-  case VTA_ALU_MIN:
-    for (uint32_t l = 0; l < lanes; l++) {
-      int32_t b = src ? src[l] : imm;
-      dst[l] = dst[l] < b ? dst[l] : b;
-    }
-    break;
-  case VTA_ALU_MAX:
-    for (uint32_t l = 0; l < lanes; l++) {
-      int32_t b = src ? src[l] : imm;
-      dst[l] = dst[l] > b ? dst[l] : b;
-    }
-    break;
-  case VTA_ALU_ADD:
-    for (uint32_t l = 0; l < lanes; l++)
-      dst[l] = (int32_t)((uint32_t)dst[l] + (uint32_t)(src ? src[l] : imm));
-    break;
-  case VTA_ALU_SHR:
-    for (uint32_t l = 0; l < lanes; l++) dst[l] = alu_shr(dst[l], src ? src[l] : imm);
-    break;
-  case VTA_ALU_MUL:
-    for (uint32_t l = 0; l < lanes; l++)
-      dst[l] = (int32_t)((uint32_t)dst[l] * (uint32_t)(src ? src[l] : imm));
-    break;
+  case VTA_ALU_MIN: ALU_LANES(a < b ? a : b); break;
+  case VTA_ALU_MAX: ALU_LANES(a > b ? a : b); break;
+  case VTA_ALU_ADD: ALU_LANES((int32_t)((uint32_t)a + (uint32_t)b)); break;
+  case VTA_ALU_SHR: ALU_LANES(alu_shr(a, b)); break;
+  case VTA_ALU_MUL: ALU_LANES((int32_t)((uint32_t)a * (uint32_t)b)); break;
   default: break;
   }
-  for (uint32_t l = 0; l < lanes; l++) out[l] = (uint8_t)dst[l];
+  narrow_row(out, dst, lanes);
 }
 
 static int exec_alu(vta_fsim *sim, const fsim_insn *in, vta_stats *st, char *msg, size_t n) {

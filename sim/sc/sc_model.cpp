@@ -69,7 +69,7 @@ struct Timing : tlm::tlm_extension<Timing> {
   Burst *bursts = nullptr;
   size_t n = 0;
   double interval = 1;  // out: cycles between beats
-  cyc last_addr = 0;    // out: the cycle the last address was accepted
+  cyc last_addr = 0;    // out: the cycle after the arbiter took the last burst (reads)
   uint32_t req = 0;     // out (reads): the request's number, for final_times
   tlm::tlm_extension_base *clone() const override { return new Timing(*this); }
   void copy_from(const tlm::tlm_extension_base &e) override {
@@ -114,6 +114,7 @@ struct Dram : sc_module {
     cyc base;                // the first slot the request could have (its address + kArb)
     bool settled;            // its beats' times are final: its client's gearbox has taken them
                              // (fetch takes every beat as it comes)
+    cyc pick;                // the cycle the arbiter took it into its address register
   };
   std::vector<Res> hist;  // by slot (= data order: the DRAM serves reads in order)
   size_t settled_upto = 0;  // hist[0, settled_upto) are all settled
@@ -277,15 +278,21 @@ void Dram::arbitrate(Timing *t) {
   // A request stamped in the past (fetch asks with the cycle its credit allowed) cannot take
   // back slots other clients already hold as final.
   cyc t0 = std::max(t->t_addr, now_c) + kArb;
-  size_t pos = std::lower_bound(hist.begin(), hist.end(), t0,
-                                [](const Res &r, cyc v) { return r.slot < v; }) -
+  // The arbiter picks a burst into its address register (one entry, refilled in the cycle it
+  // empties) among the clients presenting one in that cycle; the DRAM accepts it from the
+  // register when it has room (fewer than `outstanding` bursts with beats still to come). So
+  // a request presented in cycle t0 - 1 can only change the picks from that cycle on: a burst
+  // picked earlier keeps its slot even if the DRAM takes it later.
+  size_t pos = std::lower_bound(hist.begin(), hist.end(), t0 - 1,
+                                [](const Res &r, cyc v) { return r.pick < v; }) -
                hist.begin();
+  cyc reg_free = pos ? hist[pos - 1].slot : 0;  // the register refills when it empties
   pend.assign(hist.begin() + pos, hist.end());
   hist.resize(pos);
   settled_upto = std::min(settled_upto, pos);
   for (size_t k = 0; k < t->n; k++)
-    pend.push_back(
-        {0, 0, 0, t->client, t->req, uint32_t(k), t->bursts[k].beats, t0, t->client == 0});
+    pend.push_back({0, 0, 0, t->client, t->req, uint32_t(k), t->bursts[k].beats, t0,
+                    t->client == 0, 0});
   // Per client, its waiting bursts in order (taken back ones first: they were asked earlier).
   size_t head[3] = {0, 0, 0};
   for (int c = 0; c < 3; c++) order[c].clear();
@@ -296,45 +303,50 @@ void Dram::arbitrate(Timing *t) {
   double bus = ctx->cfg->bus_bytes;
   double iv = (par.bytes_per_cycle && par.bytes_per_cycle < bus) ? bus / par.bytes_per_cycle : 1.0;
   size_t left = pend.size();
-  cyc s = t0;
+  cyc p = reg_free;  // the next cycle the arbiter may pick in
   while (left) {
-    // At most `outstanding` bursts whose beats are not all delivered.
-    if (par.outstanding && hist.size() >= par.outstanding) {
-      cyc e = hist[hist.size() - par.outstanding].end;
-      if (e > s) s = e;
-    }
+    // A client presents its next burst the cycle after the arbiter took the one before
+    // (vta_burst_gen); a burst is there to be picked from the cycle before its base slot.
     int pick = -1;
     cyc soonest = ~cyc(0);
     for (int k = 1; k <= 3; k++) {
       int c = par.arbitration == 1 ? (k == 1 ? 0 : k == 2 ? 2 : 1) : (last + k) % 3;
       if (head[c] == order[c].size()) continue;
       const Res &r = pend[order[c][head[c]]];
-      cyc ready = any_granted[c] ? std::max(r.base, granted[c] + 1) : r.base;
-      if (ready <= s && pick < 0) pick = c;
+      cyc ready = any_granted[c] ? std::max(r.base - 1, granted[c] + 1) : r.base - 1;
+      if (ready <= p && pick < 0) pick = c;
       soonest = std::min(soonest, ready);
     }
     if (pick < 0) {
-      s = soonest;
+      p = soonest;
       continue;
     }
     Res r = pend[order[pick][head[pick]++]];
+    cyc s = p + 1;
+    // At most `outstanding` bursts whose beats are not all delivered: the DRAM takes the
+    // register's burst the cycle after the last beat of the one `outstanding` before it.
+    if (par.outstanding && hist.size() >= par.outstanding) {
+      cyc e = hist[hist.size() - par.outstanding].end;
+      if (e > s) s = e;
+    }
     cyc prev_end = hist.empty() ? 0 : hist.back().end;
+    r.pick = p;
     r.slot = s;
     r.start = std::max(s + par.read_latency + 1, prev_end);
     r.end = r.start + cyc(r.beats * iv + 0.999);
     hist.push_back(r);
-    granted[pick] = s;
+    granted[pick] = p;
     any_granted[pick] = true;
     last = pick;
     left--;
-    s++;
+    p = s;
   }
   t->interval = iv;
   final_times(t);
 }
 
 // The current times of request t->req's bursts; true when they are final (the simulation has
-// reached the last one's slot, so no later request can move them).
+// passed the cycle the arbiter took the last one, so no later request can move them).
 bool Dram::final_times(Timing *t) {
   size_t found = 0;
   cyc last = 0;
@@ -343,15 +355,16 @@ bool Dram::final_times(Timing *t) {
     if (r.client != t->client || r.req != t->req) continue;
     t->bursts[r.k].first = r.start;
     t->bursts[r.k].slot = r.slot;
-    last = std::max(last, r.slot);
+    last = std::max(last, r.pick + 1);  // the client sees its burst taken at the pick
     found++;
   }
   t->last_addr = last;
   if (ctx->trace)
     for (size_t k = 0; k < t->n; k++)
-      fprintf(stderr, "sc dram client %d request %u burst %zu/%zu of %u beats: first beat %" PRIu64
-                      " (last address %" PRIu64 ")\n",
-              t->client, t->req, k, t->n, t->bursts[k].beats, t->bursts[k].first, last);
+      fprintf(stderr, "sc dram client %d request %u burst %zu/%zu of %u beats: slot %" PRIu64
+                      " first beat %" PRIu64 " (last taken %" PRIu64 ")\n",
+              t->client, t->req, k, t->n, t->bursts[k].beats, t->bursts[k].slot,
+              t->bursts[k].first, last);
   return last <= now(*ctx);
 }
 
