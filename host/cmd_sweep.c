@@ -74,6 +74,7 @@ static void sweep_help(void) {
       "  -o, --out DIR           output folder (default sweep-<spec name>)\n"
       "  --cache DIR             resource estimates (default OUT/resources); share one\n"
       "                          between sweeps, estimates depend only on the RTL shape\n"
+      "                          (one made for other hw/rtl sources is made again)\n"
       "\n"
       "executor:\n"
       "  --executor local|slurm  local processes (default) or Slurm job arrays\n"
@@ -538,8 +539,46 @@ static int parse_count(const char *opt, const char *text, unsigned max, unsigned
   return 0;
 }
 
-/* Reads the resource estimate (xc7, xcup, xcup-nouram) of a model key; 0 if present. */
-static int read_resources(const char *cache, const char *family, const char *key, double *v) {
+/* The rtl_hash of a cached estimate (into hash, "" when the file has none); 0 if readable. */
+static int cached_rtl_hash(const char *path, char *hash, size_t len) {
+  char *text = slurp(path);
+  cJSON *o = text ? cJSON_Parse(text) : NULL;
+  free(text);
+  if (!o)
+    return -1;
+  const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "rtl_hash");
+  snprintf(hash, len, "%s", cJSON_IsString(h) ? h->valuestring : "");
+  cJSON_Delete(o);
+  return 0;
+}
+
+/* The rtl_hash an estimate of point PT for ESTIMATE would carry now: scripts/rtl-resources.sh
+ * --hash (the generated package, hw/rtl/ sources and the synthesis command; the script is the one
+ * definition of it). Scratch files go into OUTDIR. 0 on success. */
+static int current_rtl_hash(const char *script, const char *svgen, const char *outdir,
+                            const sweep_point *pt, const char *estimate, char *hash, size_t len) {
+  char cfg[PATH_MAX + 300], out[PATH_MAX + 300];
+  snprintf(cfg, sizeof cfg, "%s/.rtl-hash-%s-%s.json", outdir, estimate, pt->model_key);
+  snprintf(out, sizeof out, "%s/.rtl-hash-%s-%s.out", outdir, estimate, pt->model_key);
+  if (put_file(cfg, pt->json) != 0)
+    return -1;
+  char *const argv[] = {(char *)script, "--hash", (char *)svgen, cfg, (char *)estimate, NULL};
+  int st = run_to_file(argv, out, NULL);
+  char *text = st == 0 ? slurp(out) : NULL;
+  unlink(cfg);
+  unlink(out);
+  size_t n = text ? strspn(text, "0123456789abcdef") : 0;
+  int ok = n > 0 && n < len && text[n] == '\n';
+  if (ok)
+    snprintf(hash, len, "%.*s", (int)n, text);
+  free(text);
+  return ok ? 0 : -1;
+}
+
+/* Reads the resource estimate (xc7, xcup, xcup-nouram) of a model key; 0 if present and made
+ * for the RTL as it is now (its rtl_hash equal to WANT_HASH). */
+static int read_resources(const char *cache, const char *family, const char *key,
+                          const char *want_hash, double *v) {
   char path[PATH_MAX + 300];
   snprintf(path, sizeof path, "%s/%s/%s.json", cache, family, key);
   char *text = slurp(path);
@@ -547,6 +586,11 @@ static int read_resources(const char *cache, const char *family, const char *key
   free(text);
   if (!o)
     return -1;
+  const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "rtl_hash");
+  if (!cJSON_IsString(h) || strcmp(h->valuestring, want_hash) != 0) {
+    cJSON_Delete(o);
+    return -1;
+  }
   v[0] = num(o, "lut");
   v[1] = num(o, "ff");
   v[2] = num(o, "dsp");
@@ -775,9 +819,12 @@ int vta_cmd_sweep(int argc, char **argv) {
   char (*dirs)[PATH_MAX] = calloc(maxjobs, sizeof *dirs);
   char *(*args)[6] = calloc(maxjobs, sizeof *args);
   char *(*argvs)[7] = calloc(maxjobs, sizeof *argvs);
+  /* The current rtl_hash of each estimate, at [first point of the shape][first part of the
+   * estimate]. */
+  char (*rhash)[20] = calloc(np * SWEEP_MAX_PARTS, sizeof *rhash);
   size_t nj = 0, npj = 0, nrj = 0, k;
   int rc = VTA_EXIT_OK;
-  if (!jl || !names || !dirs || !args || !argvs) {
+  if (!jl || !names || !dirs || !args || !argvs || !rhash) {
     fprintf(stderr, "vta sweep: out of memory for %zu jobs\n", maxjobs);
     rc = VTA_EXIT_FAIL;
     goto done;
@@ -796,14 +843,30 @@ int vta_cmd_sweep(int argc, char **argv) {
       if (seen_fam)
         continue;
       for (k = 0; k < np; k++) {
-        char path[PATH_MAX * 2];
+        char path[PATH_MAX * 2], was[64];
         int dup = 0;
         for (size_t m = 0; m < k; m++)
           if (strcmp(pts[m].model_key, pts[k].model_key) == 0)
             dup = 1;
-        snprintf(path, sizeof path, "%s/%s/%s.json", cachedir, fam, pts[k].model_key);
-        if (dup || exists(path))
+        if (dup)
           continue;
+        /* A cached estimate counts only if made for the RTL as it is now. */
+        if (current_rtl_hash(script, svgen, outdir, &pts[k], fam, rhash[k * SWEEP_MAX_PARTS + p],
+                             sizeof rhash[0]) != 0) {
+          fprintf(stderr, "vta sweep: %s --hash %s %s failed: cannot tell whether the cached %s "
+                          "estimate of %s is current\n",
+                  script, svgen, pts[k].label, fam, pts[k].model_key);
+          rc = VTA_EXIT_FAIL;
+          goto done;
+        }
+        snprintf(path, sizeof path, "%s/%s/%s.json", cachedir, fam, pts[k].model_key);
+        if (exists(path)) {
+          if (cached_rtl_hash(path, was, sizeof was) == 0 &&
+              strcmp(was, rhash[k * SWEEP_MAX_PARTS + p]) == 0)
+            continue;
+          fprintf(stderr, "vta sweep: %s was estimated for other RTL (rtl_hash '%s', now '%s'): it is estimated again\n",
+                  path, was, rhash[k * SWEEP_MAX_PARTS + p]);
+        }
         /* The estimate's configuration: the first point of that RTL shape. */
         snprintf(dirs[nj], PATH_MAX, "%s/%s", cachedir, fam);
         snprintf(names[nj], 256, "res-%s-%s", fam, pts[k].model_key);
@@ -962,7 +1025,14 @@ int vta_cmd_sweep(int argc, char **argv) {
       double rv[SWEEP_MAX_PARTS][5];
       int have_res = spec.resources, part_ok[SWEEP_MAX_PARTS] = {0};
       for (int p = 0; p < spec.nparts && spec.resources; p++) {
-        part_ok[p] = read_resources(cachedir, spec.parts[p]->estimate, pts[k].model_key, rv[p]) == 0;
+        size_t k0 = 0;
+        int p0 = 0;
+        while (strcmp(pts[k0].model_key, pts[k].model_key) != 0)
+          k0++;
+        while (strcmp(spec.parts[p0]->estimate, spec.parts[p]->estimate) != 0)
+          p0++;
+        part_ok[p] = read_resources(cachedir, spec.parts[p]->estimate, pts[k].model_key,
+                                    rhash[k0 * SWEEP_MAX_PARTS + p0], rv[p]) == 0;
         have_res &= part_ok[p];
       }
       for (int w = 0; w < spec.nworkloads; w++) {
@@ -1051,6 +1121,7 @@ done:
   free(dirs);
   free(args);
   free(argvs);
+  free(rhash);
   sweep_points_free(pts, np);
   return rc;
 }

@@ -449,10 +449,18 @@ static int write_md(const sweep_spec *s, const char *out, const sweep_row *rows,
                 known ? "none fits" : "no resource estimate yet");
         continue;
       }
+      /* Points run but not estimated for this part's estimate: the best is only among the rest. */
+      size_t unestimated = 0;
+      char note[96] = "";
+      for (size_t i = 0; i < n; i++)
+        unestimated += rows[i].workload == w && rows[i].ok && !rows[i].part_res[p];
+      if (unestimated)
+        snprintf(note, sizeof note, " (best of those estimated; %zu point(s) without an estimate)",
+                 unestimated);
       vta_config_shape_name(&best->pt->cfg, shape, sizeof shape);
-      fprintf(f, "| %s | %s | %s | `%s` %s | %s | %.3f | %.0f | %.0f | %.0f | %.0f | %g | %.0f | %.0f%% |\n",
+      fprintf(f, "| %s | %s | %s | `%s` %s%s | %s | %.3f | %.0f | %.0f | %.0f | %.0f | %g | %.0f | %.0f%% |\n",
               s->parts[p]->name, s->parts[p]->board, s->parts[p]->estimate, best->pt->id,
-              best->pt->label, shape, best->latency_ms, best->cycles, best->res_by_part[p][0],
+              best->pt->label, note, shape, best->latency_ms, best->cycles, best->res_by_part[p][0],
               best->res_by_part[p][1], best->res_by_part[p][2], best->res_by_part[p][3],
               best->res_by_part[p][4], 100 * best->util_by_part[p]);
     }

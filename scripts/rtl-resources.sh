@@ -29,10 +29,19 @@
 # Reuse: an OUT that exists with the same rtl_hash (the generated package, hw/rtl/*.sv and the
 # synthesis command) is printed again without running yosys ("reusing" on standard error).
 # yosys's log is kept beside the JSON (OUT.yosys.log).
+#
+# rtl-resources.sh --hash SVGEN CONFIG.json ESTIMATE prints only the rtl_hash an estimate made
+# now would carry (no yosys): how `vta sweep` tells a cached estimate of older RTL from a current one.
 set -eu
 me=rtl-resources.sh
+hash_only=0
+if [ "${1:-}" = --hash ] && [ $# -eq 4 ]; then
+  hash_only=1
+  set -- "$2" "$3" "$4" -
+fi
 if [ $# -ne 4 ]; then
   echo "usage: $me SVGEN CONFIG.json xc7|xcu|xcup|xcup-nouram OUT.json|OUTDIR/" >&2
+  echo "       $me --hash SVGEN CONFIG.json xc7|xcu|xcup|xcup-nouram" >&2
   exit 2
 fi
 svgen=$1 config=$2 estimate=$3 out=$4
@@ -59,6 +68,10 @@ hierarchy -check -top vta_top
 synth_xilinx -family $family -top vta_top -flatten -noiopad $uram_opt
 tee -q -o stat.txt stat"
 hash=$( { cat "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv; echo "$script"; } | sha256sum | cut -c1-16)
+if [ $hash_only = 1 ]; then
+  echo "$hash"
+  exit 0
+fi
 if [ -f "$out" ] && grep -q "\"rtl_hash\":\"$hash\"" "$out"; then
   echo "$me: reusing the $estimate estimate of $key ($out)" >&2
   cat "$out"
@@ -97,6 +110,6 @@ awk -v key="$key" -v est="$estimate" -v fam="$family" -v uopt="$uram_opt" -v sec
     printf "\"lut\":%d,\"lut_logic\":%d,\"lut_ram\":%d,\"ff\":%d,\"dsp\":%d,", logic + ram, logic, ram, ff, dsp
     printf "\"bram36\":%g,\"bram36_blocks\":%d,\"bram18\":%d,\"uram\":%d,\"cells\":%d,", b36 + b18 / 2, b36, b18, n["URAM288"], cells
     printf "\"rtl_hash\":\"%s\",\"yosys_seconds\":%.1f,\"yosys_version\":\"%s\"}\n", hash, secs, ver
-  }' "$work/stat.txt" > "$out.tmp"
-mv "$out.tmp" "$out"
+  }' "$work/stat.txt" > "$out.tmp.$$"
+mv "$out.tmp.$$" "$out"
 cat "$out"
