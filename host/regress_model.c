@@ -153,8 +153,8 @@ static int model_text(const vta_config *cfg, uint64_t seed, text *t, int64_t *in
 }
 
 /* Builds the bundle of the seed's network compiled for cfg (residual adds on the accelerator
- * in every other seed). *input receives the test input (4 x 4-sample calibration set drawn
- * before it), *count its elements. */
+ * in every other seed). *input receives the test input (drawn after the four calibration
+ * samples), *count its elements; *graph_text the network in text form. */
 static int model_bundle(const vta_config *cfg, uint64_t seed, unsigned char **bundle,
                         size_t *size, float **input, size_t *count, char **graph_text,
                         int *n_acc, vta_error *err) {
