@@ -35,7 +35,8 @@
   X(CONC, "conc", "random race-free concurrent programs: load, compute and store overlap")    \
   X(GEMM, "gemm", "vta bench gemm: a blocked GEMM through the runtime JIT, shape by seed")  \
   X(ALU, "alu", "vta bench alu: ALU micro-ops with immediates and vectors, size by seed")   \
-  X(CONV, "conv", "a conv2d layer lowered by the compiler, shape and data by seed")
+  X(CONV, "conv", "a conv2d layer lowered by the compiler, shape and data by seed")         \
+  X(MODEL, "model", "a small CNN by seed compiled for the configuration, run by the model runtime")
 
 typedef enum vta_diff_workload {
 #define VTA_X_(id, name, what) VTA_DIFF_W_##id,

@@ -162,7 +162,10 @@ static const char *safe_name(const char *spec, char *buf, size_t n) {
  * and three generated configurations on fsim and sc (whose models need no build); about 60 s
  * with the sanitizers on this 2-core machine under load. The nightly one, in `make regress`:
  * 12,500 + 12,500 programs per configuration and backend, so that each of rtl and sc sees
- * 100,000 programs over four configurations, plus eight generated configurations. */
+ * 100,000 programs over four configurations, plus eight generated configurations. The `model`
+ * workload (a network compiled by seed) runs in the nightly only: the compiler's int8
+ * calibration crashes intermittently on some of its networks (a JIT stub jumping to address 0;
+ * docs/user-guide/regress.md), which would make `make test` fail at random. */
 typedef struct suite_part {
   const char *const *configs; /* NULL: `ngen` generated configurations */
   size_t nconfigs, ngen;
@@ -179,14 +182,14 @@ static const char *const k_nightly_configs[] = {"configs/vta_default.json",
                                                 "sim/rtl/configs/rtl_wide.json",
                                                 "configs/batch4.json", "configs/block8.json"};
 static const char *const k_nightly_backends[] = {"fsim", "rtl", "sc"};
-_Static_assert(VTA_DIFF_W_COUNT == 5, "the suites give seeds to every workload");
+_Static_assert(VTA_DIFF_W_COUNT == 6, "the suites give seeds to every workload");
 static const suite_part k_quick[] = {
-    {k_quick_configs, 2, 0, k_quick_backends, 3, {120, 120, 3, 3, 3}},
-    {NULL, 0, 3, k_gen_backends, 2, {30, 30, 2, 2, 2}},
+    {k_quick_configs, 2, 0, k_quick_backends, 3, {120, 120, 3, 3, 3, 0}},
+    {NULL, 0, 3, k_gen_backends, 2, {30, 30, 2, 2, 2, 0}},
 };
 static const suite_part k_nightly[] = {
-    {k_nightly_configs, 4, 0, k_nightly_backends, 3, {12500, 12500, 50, 50, 50}},
-    {NULL, 0, 8, k_gen_backends, 2, {500, 500, 20, 20, 20}},
+    {k_nightly_configs, 4, 0, k_nightly_backends, 3, {12500, 12500, 50, 50, 50, 25}},
+    {NULL, 0, 8, k_gen_backends, 2, {500, 500, 20, 20, 20, 10}},
 };
 
 #define N_(a) (sizeof(a) / sizeof((a)[0]))
@@ -822,7 +825,11 @@ static int cov_entry(const char *line, char *module, size_t n, int *kind, uint64
   if (strncmp(pg, "v_line/", 7) == 0 || strncmp(pg, "v_branch/", 9) == 0) *kind = 0;
   else if (strncmp(pg, "v_toggle/", 9) == 0) *kind = 1;
   else return -1;
-  snprintf(module, n, "%.*s", (int)(stop - slash - 1), slash + 1);
+  /* Verilator names a parameterised module's variants NAME__PARAMS (vta_fifo__W80_D4): their
+   * points are added to the module's, one row per source module. */
+  const char *name = slash + 1, *variant = strstr(name, "__");
+  if (variant && variant < stop) stop = variant;
+  snprintf(module, n, "%.*s", (int)(stop - name), name);
   *count = strtoull(end + 1, NULL, 10);
   return 0;
 }
@@ -886,9 +893,9 @@ int vta_regress_coverage(const char *dir, FILE *out, vta_error *err) {
   for (int pass = 0; pass < 2; pass++) {
     FILE *o = pass ? out : s;
     if (!o) continue;
-    fprintf(o, "%-20s %21s %21s\n", "module", "line+branch points", "toggle points");
+    fprintf(o, "%-20s %23s %23s\n", "module", "line+branch points", "toggle points");
     for (size_t m = 0; m < nm; m++) {
-      fprintf(o, "%-20s %7llu/%-7llu %5.1f%% %7llu/%-7llu %5.1f%%\n", mods[m].name,
+      fprintf(o, "%-20s %8llu/%-8llu %5.1f%% %8llu/%-8llu %5.1f%%\n", mods[m].name,
               (unsigned long long)mods[m].hit[0], (unsigned long long)mods[m].pts[0],
               mods[m].pts[0] ? 100.0 * (double)mods[m].hit[0] / (double)mods[m].pts[0] : 0.0,
               (unsigned long long)mods[m].hit[1], (unsigned long long)mods[m].pts[1],
@@ -899,7 +906,7 @@ int vta_regress_coverage(const char *dir, FILE *out, vta_error *err) {
           th[k] += mods[m].hit[k];
         }
     }
-    fprintf(o, "%-20s %7llu/%-7llu %5.1f%% %7llu/%-7llu %5.1f%%\n", "total",
+    fprintf(o, "%-20s %8llu/%-8llu %5.1f%% %8llu/%-8llu %5.1f%%\n", "total",
             (unsigned long long)th[0], (unsigned long long)tp[0],
             tp[0] ? 100.0 * (double)th[0] / (double)tp[0] : 0.0, (unsigned long long)th[1],
             (unsigned long long)tp[1], tp[1] ? 100.0 * (double)th[1] / (double)tp[1] : 0.0);

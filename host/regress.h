@@ -54,7 +54,7 @@ typedef struct vta_regress_result {
 
 #define VTA_REGRESS_MAX_AXIS 32
 /* The workload names, for messages (VTA_DIFF_WORKLOADS in driver/diff.h). */
-#define VTA_REGRESS_WORKLOAD_LIST "random, conc, gemm, alu, conv"
+#define VTA_REGRESS_WORKLOAD_LIST "random, conc, gemm, alu, conv, model"
 
 typedef struct vta_regress_plan {
   char name[64];                              /* suite name */

@@ -188,8 +188,9 @@ int vta_regress_work_main(const char *config, const char *backend, vta_diff_work
     char *argv[] = {"bench", "alu", "--rows", a[0], "--ops", a[1], "--config", path,
                     "--backend", "diff", "--device-options", (char *)backend, NULL};
     status = vta_cmd_bench(12, argv);
-  } else if (w == VTA_DIFF_W_CONV) {
-    if (conv_case(&cfg, backend, seed, &err) != VTA_OK)
+  } else if (w == VTA_DIFF_W_CONV || w == VTA_DIFF_W_MODEL) {
+    if ((w == VTA_DIFF_W_CONV ? conv_case(&cfg, backend, seed, &err)
+                              : vta_regress_model_case(&cfg, backend, seed, &err)) != VTA_OK)
       fprintf(stderr, "vta regress: %s\n", err.msg);
     else
       status = 0;

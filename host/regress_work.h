@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "driver/diff.h"
+#include "vta/status.h"
 
 /* Wall-clock seconds a case of these workloads may take before it is stopped (an error that
  * says so); the device's own timeouts are in cycles and much longer. */
@@ -27,5 +28,14 @@ void vta_regress_work_run(const char *config, const char *backend, vta_diff_work
  * vta_regress_work_run calls this. */
 int vta_regress_work_main(const char *config, const char *backend, vta_diff_workload w,
                           uint64_t seed);
+
+/* The `model` workload (regress_model.c): the network of `seed` compiled for cfg (int8, its
+ * layers partitioned for the accelerator, the bundle with its LLVM CPU code), run by the model
+ * runtime with its accelerator layers on the diff backend (fsim in lockstep with `backend`,
+ * NAME or NAME@OPTIONS), then with every node on the CPU; the outputs must be equal bit for
+ * bit. An error names the seed, the layer count and the first differing output. */
+struct vta_config;
+int vta_regress_model_case(const struct vta_config *cfg, const char *backend, uint64_t seed,
+                           vta_error *err);
 
 #endif

@@ -14,16 +14,23 @@ key=$(basename "$dir")
 dir=$(cd "$dir" && pwd)
 jobs=${RTL_JOBS:-2}
 cov=
-if [ "${RTL_COVERAGE:-0}" = 1 ]; then cov="--coverage-line --coverage-toggle"; fi
+opt_c=-O2 opt_fast=-O3 opt_slow=-O1 opt_global=-Os
+if [ "${RTL_COVERAGE:-0}" = 1 ]; then
+  # Coverage models: the instrumented C++ is several times larger and one __Slow file took more
+  # than 55 minutes at -O1 under a load of 20; the models only run coverage regressions, so the
+  # C++ is compiled without optimisation (build time matters more than run time here).
+  cov="--coverage-line --coverage-toggle"
+  opt_c=-O0 opt_fast=-O0 opt_slow=-O0 opt_global=-O0
+fi
 # shellcheck disable=SC2086
 verilator --cc --exe --build -j "$jobs" $cov \
   -O3 --x-assign fast --x-initial fast --assert --trace-fst --trace-structs \
   -Wno-fatal -Wno-lint -Wno-style \
   --top-module vta_top --prefix Vvta_top \
   --Mdir "$dir/obj" \
-  -CFLAGS "-fPIC -fvisibility=hidden -O2 -DVL_USER_STOP -DVTA_RTL_MODEL_KEY='\"$key\"' -I$repo -I$repo/include" \
+  -CFLAGS "-fPIC -fvisibility=hidden $opt_c -DVL_USER_STOP -DVTA_RTL_MODEL_KEY='\"$key\"' -I$repo -I$repo/include" \
   -LDFLAGS "-shared -Wl,-Bsymbolic -lz" \
-  -MAKEFLAGS "OPT_FAST=-O3 OPT_SLOW=-O1" \
+  -MAKEFLAGS "OPT_FAST=$opt_fast OPT_SLOW=$opt_slow OPT_GLOBAL=$opt_global" \
   -o "$dir/libvta_rtl_model.so.tmp" \
   "$repo/sim/rtl/trace.vlt" "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo/sim/rtl/harness.cpp" > "$dir/build.log" 2>&1 || {
   tail -30 "$dir/build.log" >&2

@@ -5,6 +5,7 @@
 #   make rtl-models                       build the models the tests use
 #   make rtl-cov-models                   the same with line+toggle coverage (vta regress --coverage)
 #   make regress                          the nightly regression suite (vta regress)
+#   make regress-coverage                 the coverage slice of it (line and toggle coverage)
 
 RTL_ROOT := $(abspath $(BUILD))/rtl
 RTL_SVGEN := $(BUILD)/bin/vta-svgen
@@ -60,7 +61,7 @@ $(RTL_COV_ROOT)/stamp/%.stamp: %.json $(RTL_MODEL_DEPS) | $(RTL_SVGEN)
 	$(Q)RTL_COVERAGE=1 scripts/rtl-model.sh $(RTL_SVGEN) $< $(RTL_COV_ROOT) >/dev/null
 	$(Q)touch $@
 
-.PHONY: rtl-model rtl-models rtl-cov-models regress
+.PHONY: rtl-model rtl-models rtl-cov-models regress regress-coverage
 rtl-cov-models: $(RTL_COV_CONFIGS:%.json=$(RTL_COV_ROOT)/stamp/%.stamp)
 rtl-models: $(RTL_TEST_STAMPS)
 rtl-model: $(RTL_SVGEN)
@@ -77,3 +78,14 @@ regress: $(VTA) $(RTL_TEST_STAMPS) $(RTL_REGRESS_CONFIGS:%.json=$(RTL_ROOT)/stam
 	@mkdir -p $(BUILD)/regress
 	$(Q)$(VTA) regress --suite nightly --junit $(BUILD)/regress/nightly.xml \
 	  --wave-dir $(BUILD)/regress/waves $(REGRESS_ARGS)
+
+# The coverage regression (docs/user-guide/regress.md, "Coverage"): the slice of the nightly in
+# scripts/regress-coverage.json (the rtl cases of the two test configurations, behind the
+# normal and a slow memory) on the coverage models; the merged data, the per-module table and
+# the annotated sources in $(BUILD)/regress-cov/cov.
+RTL_COV_SLICE_CONFIGS := $(RTL_TEST_CONFIGS)
+regress-coverage: $(VTA) $(RTL_COV_SLICE_CONFIGS:%.json=$(RTL_COV_ROOT)/stamp/%.stamp)
+	@rm -rf $(BUILD)/regress-cov/cov && mkdir -p $(BUILD)/regress-cov
+	$(Q)$(VTA) regress --suite scripts/regress-coverage.json -j 2 \
+	  --coverage $(BUILD)/regress-cov/cov --junit $(BUILD)/regress-cov/cov.xml \
+	  --wave-dir $(BUILD)/regress-cov/waves $(REGRESS_ARGS)
