@@ -27,6 +27,8 @@ typedef struct {
   vta_error *err;
   const vta_import_opts *opts;
   int legacy; /* the opset (below 9) the model declared, imported as opset 9; 0 otherwise */
+  int n_inferred; /* nodes whose shapes import_if inferred already */
+  int depth;      /* nesting of If branches being imported */
 } importer;
 
 /* Since which opset an operator means what it means at opset 9 (as far as the import
@@ -337,6 +339,127 @@ static int legacy_align(importer *im, const Onnx__NodeProto *np, int *ins, int64
   return 0;
 }
 
+static int import_node(importer *im, int idx, const Onnx__NodeProto *np);
+
+/* Shape-infers (and evaluates, where the inputs are constants) the nodes imported since the
+ * last call, as shape inference does later (vta_shape_infer_node, vta_eval_node); stops early
+ * once value `until` (>= 0) is a constant. */
+static int infer_so_far(importer *im, int until, const char *where) {
+  for (; (until < 0 || !im->g->values[until].data) && im->n_inferred < im->g->n_nodes; im->n_inferred++) {
+    int i = im->n_inferred;
+    im->g->nodes[i].inferred = 1;
+    if (vta_shape_infer_node(im->g, i, im->err) || (vta_eval_can(im->g, i) && vta_eval_node(im->g, i, im->err))) {
+      vta_error_prefix(im->err, "%s", where);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Imports one branch of an If: its initializers and nodes, which may use the outer graph's
+ * values by name. */
+static int import_branch(importer *im, int idx, const Onnx__NodeProto *np, const Onnx__GraphProto *br, const char *which,
+                         const char *where) {
+  if (br->n_output != np->n_output)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: the %s branch has %zu outputs, the If %zu", where, which,
+                         br->n_output, np->n_output);
+  if (br->n_node > VTA_LIMIT_NODES || (size_t)im->g->n_nodes + br->n_node > (size_t)VTA_LIMIT_NODES)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: the %s branch brings the graph past %d nodes "
+                         "(VTA_LIMIT_NODES)", where, which, VTA_LIMIT_NODES);
+  for (size_t i = 0; i < br->n_initializer; i++) {
+    const Onnx__TensorProto *t = br->initializer[i];
+    const char *name = t->name ? t->name : "";
+    char what[600];
+    snprintf(what, sizeof what, "%s: %s branch initializer '%s'", where, which, name);
+    if (vta_graph_find_value(im->g, name) >= 0)
+      return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: the name is taken already (outer graph or other "
+                           "branch)", what);
+    int v = vta_graph_add_value(im->g, name, VTA_DT_F32);
+    if (v < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+    if (decode_tensor(t, &im->g->values[v], what, im->err)) return -1;
+  }
+  for (size_t i = 0; i < br->n_node; i++)
+    if (import_node(im, idx, br->node[i])) {
+      vta_error_prefix(im->err, "%s, %s branch", where, which);
+      return -1;
+    }
+  for (size_t k = 0; k < br->n_output; k++)
+    if (vta_graph_find_value(im->g, br->output[k]->name ? br->output[k]->name : "") < 0)
+      return vta_error_set(im->err, VTA_ERR_INVALID, "%s: %s branch output '%s' is produced by no node", where,
+                           which, br->output[k]->name ? br->output[k]->name : "");
+  return 0;
+}
+
+/* If, two ways. (1) The condition is known at compile time: a constant, or computed from
+ * constants and shapes (the nodes imported so far are shape-inferred and evaluated until it
+ * is known). Only the chosen branch is imported, in place of the If, and Identity nodes pass
+ * its outputs on. (2) Otherwise both branches are imported and computed (the IR's operators
+ * have no side effects) and a Where node per output selects by the condition at run time; this
+ * needs each output's element type and shape to be the same in both branches (checked by
+ * inferring them here), else the If is refused by name. */
+static int import_if(importer *im, int idx, const Onnx__NodeProto *np, const char *where) {
+  if (np->n_input != 1 || !np->input[0][0])
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: If needs exactly one input (the condition)", where);
+  int c = vta_graph_find_value(im->g, np->input[0]);
+  if (c < 0)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: input '%s' is not a graph input, initializer or earlier "
+                         "output", where, np->input[0]);
+  if (im->depth >= 16)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: If branches nested more than 16 deep", where);
+  const Onnx__GraphProto *then_g = NULL, *else_g = NULL;
+  for (size_t k = 0; k < np->n_attribute; k++) {
+    const Onnx__AttributeProto *a = np->attribute[k];
+    if (a->name && strcmp(a->name, "then_branch") == 0) then_g = a->g;
+    if (a->name && strcmp(a->name, "else_branch") == 0) else_g = a->g;
+  }
+  if (!then_g || !else_g)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: attribute %s (a graph) is missing", where,
+                         then_g ? "else_branch" : "then_branch");
+  if (infer_so_far(im, c, where)) return -1;
+  const vta_gvalue *cv = &im->g->values[c];
+  if (cv->rank >= 0 && vta_value_count(cv) != 1)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: the condition '%s' has %lld elements, If needs one", where,
+                         cv->name, (long long)vta_value_count(cv));
+  int known = cv->data != NULL, take_then = known && vta_elem_get(cv, 0) != 0;
+  im->depth++;
+  int rc = (!known || take_then) && import_branch(im, idx, np, then_g, "then", where);
+  if (!rc && (!known || !take_then)) rc = import_branch(im, idx, np, else_g, "else", where);
+  im->depth--;
+  if (rc || (!known && infer_so_far(im, -1, where))) {
+    if (!known)
+      vta_error_prefix(im->err, "(the condition '%s' is computed at run time: both branches are compiled)",
+                       im->g->values[c].name);
+    return -1;
+  }
+  for (size_t k = 0; k < np->n_output; k++) {
+    if (!np->output[k][0]) continue;
+    if (vta_graph_find_value(im->g, np->output[k]) >= 0)
+      return vta_error_set(im->err, VTA_ERR_INVALID, "%s: output '%s' is defined twice", where, np->output[k]);
+    int t = vta_graph_find_value(im->g, then_g->output[k]->name ? then_g->output[k]->name : "");
+    int e = vta_graph_find_value(im->g, else_g->output[k]->name ? else_g->output[k]->name : "");
+    int dst = value_for(im, np->output[k]);
+    if (dst < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+    if (known) {
+      int src = take_then ? t : e;
+      if (vta_graph_add_node(im->g, VTA_GOP_IDENTITY, np->output[k], 1, &src, 1, &dst) < 0)
+        return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+      continue;
+    }
+    const vta_gvalue *tv = &im->g->values[t], *ev = &im->g->values[e];
+    int same = tv->dtype == ev->dtype && tv->rank == ev->rank && tv->rank >= 0;
+    for (int d = 0; same && d < tv->rank; d++) same = tv->dims[d] == ev->dims[d];
+    if (!same)
+      return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: the condition '%s' is computed at run time and output "
+                           "%zu differs between the branches ('%s' and '%s': element type or shape); If is supported "
+                           "with a condition known at compile time, or with branches whose outputs agree", where,
+                           cv->name, k, tv->name, ev->name);
+    int sel[3] = {c, t, e};
+    if (vta_graph_add_node(im->g, VTA_GOP_WHERE, np->output[k], 3, sel, 1, &dst) < 0)
+      return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+  }
+  return 0;
+}
+
 static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
   char where[512];
   const char *nm = np->name && np->name[0] ? np->name : (np->n_output ? np->output[0] : "");
@@ -347,6 +470,7 @@ static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
                          where, np->domain);
   if (!np->op_type) return vta_error_set(im->err, VTA_ERR_INVALID, "%s: no op_type", where);
   if (strcmp(np->op_type, "Constant") == 0) return import_constant(im, np, where);
+  if (strcmp(np->op_type, "If") == 0) return import_if(im, idx, np, where);
   const char *opname = np->op_type;
   int variadic = strcmp(opname, "Sum") == 0 || strcmp(opname, "Mean") == 0 ||
                  ((strcmp(opname, "Max") == 0 || strcmp(opname, "Min") == 0));
@@ -531,7 +655,7 @@ vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts 
 
 vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_import_opts *opts,
                                  vta_error *err) {
-  importer im = {vta_graph_create(), err, opts, 0};
+  importer im = {vta_graph_create(), err, opts, 0, 0, 0};
   if (!im.g) {
     vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
     goto bad;

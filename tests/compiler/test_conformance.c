@@ -232,7 +232,7 @@ static int cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, 
 
 /* The floor under the number of node tests that pass: raise it with every operator added (the
  * count measured when it was last raised). */
-#define MIN_PASSED 918
+#define MIN_PASSED 919
 
 static void test_conformance_all_tests_pass(void **state) {
   (void)state;
