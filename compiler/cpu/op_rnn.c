@@ -27,7 +27,8 @@ static int rnn_infer(vta_graph *g, int i, vta_error *err) {
   vta_node *nd = &g->nodes[i];
   const vta_gvalue *x = vta_op_in(g, i, 0), *w = vta_op_in(g, i, 1), *r = vta_op_in(g, i, 2);
   if (!x || !w || !r || x->rank != 3 || w->rank != 3 || r->rank != 3)
-    return vta_op_error(g, i, err, VTA_ERR_INVALID, "X, W and R must be present with rank 3");
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "X, W and R must be present with rank 3 (ranks %d, %d, %d; -1: "
+                        "absent or unknown)", x ? x->rank : -1, w ? w->rank : -1, r ? r->rank : -1);
   if (x->dtype != VTA_DT_F32 && x->dtype != VTA_DT_F64)
     return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "%s data (float32 and float64 are supported)",
                         vta_dtype_name(x->dtype));

@@ -26,7 +26,51 @@ typedef struct {
   vta_graph *g;
   vta_error *err;
   const vta_import_opts *opts;
+  int legacy; /* the opset (below 9) the model declared, imported as opset 9; 0 otherwise */
+  int n_inferred; /* nodes whose shapes import_if inferred already */
+  int depth;      /* nesting of If branches being imported */
 } importer;
+
+/* Since which opset an operator means what it means at opset 9 (as far as the import
+ * translates: legacy broadcasting, is_test), or -1 when unknown here; opsets 1 to 8 only. The
+ * versions are those of ONNX's operator changelog (docs/Changelog.md of ONNX 1.12). */
+static int legacy_since(const char *op) {
+  static const struct {
+    const char *op;
+    int since;
+  } tab[] = {
+      /* Unchanged in meaning since opset 1 (later versions removed consumed_inputs, added types or
+       * added attributes whose defaults keep the old meaning: AveragePool's count_include_pad,
+       * MaxPool's storage_order and indices output). */
+      {"ArgMax", 1}, {"ArgMin", 1}, {"AveragePool", 1}, {"Concat", 4}, {"Conv", 1}, {"ConvTranspose", 1},
+      {"DepthToSpace", 1}, {"Dropout", 1}, {"Flatten", 1}, {"Gather", 1}, {"GlobalAveragePool", 1},
+      {"GlobalMaxPool", 1}, {"GlobalLpPool", 2}, {"Hardmax", 1}, {"Identity", 1}, {"LRN", 1}, {"LogSoftmax", 1},
+      {"MatMul", 1}, {"MaxPool", 1}, {"Not", 1}, {"Pad", 2}, {"ReduceL1", 1}, {"ReduceL2", 1},
+      {"ReduceLogSum", 1}, {"ReduceLogSumExp", 1}, {"ReduceMax", 1}, {"ReduceMean", 1}, {"ReduceMin", 1},
+      {"ReduceProd", 1}, {"ReduceSum", 1}, {"ReduceSumSquare", 1}, {"Reshape", 5}, {"Shape", 1}, {"Size", 1},
+      {"Slice", 1}, {"Softmax", 1}, {"Softplus", 1}, {"Softsign", 1}, {"SpaceToDepth", 1}, {"Split", 2},
+      {"Squeeze", 1}, {"Transpose", 1}, {"Unsqueeze", 1}, {"TopK", 1},
+      /* Opset 6 removed consumed_inputs (the meaning otherwise unchanged); BatchNormalization's
+       * and Dropout's is_test, removed at 7, only names the inference form taken anyway. */
+      {"Abs", 6}, {"BatchNormalization", 6}, {"Cast", 6}, {"Ceil", 6}, {"Clip", 6}, {"Elu", 6}, {"Exp", 6},
+      {"Floor", 6}, {"HardSigmoid", 6}, {"InstanceNormalization", 6}, {"LeakyRelu", 6}, {"Log", 6},
+      {"Neg", 6}, {"Reciprocal", 6}, {"Relu", 6}, {"Selu", 6}, {"Sigmoid", 6}, {"Sqrt", 6}, {"Tanh", 6},
+      {"Tile", 6},
+      /* Max, Min, Sum and Mean gained broadcasting at 8: at 6 their inputs have equal shapes. */
+      {"Max", 6}, {"Min", 6}, {"Sum", 6}, {"Mean", 6},
+      /* The binary operators' legacy broadcasting (broadcast and axis attributes, before 7) is
+       * translated into numpy broadcasting by import_node. */
+      {"Add", 1}, {"Sub", 1}, {"Mul", 1}, {"Div", 1}, {"Pow", 1}, {"And", 1}, {"Or", 1}, {"Xor", 1},
+      {"Equal", 1}, {"Less", 1}, {"Greater", 1}, {"Gemm", 6},
+      {"Constant", 1}, {"Sin", 7}, {"Cos", 7}, {"Tan", 7}, {"Asin", 7}, {"Acos", 7}, {"Atan", 7}, {"GRU", 7}, {"LSTM", 7},
+      {"RNN", 7}, {"Expand", 8},
+      /* PRelu's slope of shape [C] before 7 is per channel: translated by import_node. */
+      {"PRelu", 6},
+  };
+  for (size_t k = 0; k < sizeof tab / sizeof tab[0]; k++)
+    if (strcmp(tab[k].op, op) == 0) return tab[k].since;
+  return -1;
+}
 
 static int decode_tensor(const Onnx__TensorProto *t, vta_gvalue *v, const char *what,
                          vta_error *err) {
@@ -233,6 +277,189 @@ static int import_constant(importer *im, const Onnx__NodeProto *np, const char *
                        "value_int(s) are)", where, a->name);
 }
 
+static int legacy_align(importer *im, const Onnx__NodeProto *np, int *ins, int64_t axis, const char *where);
+
+/* Before opset 7 a binary operator broadcast only with broadcast=1, B's dimensions lining up
+ * with A's from `axis` on (from the end without it). Numpy broadcasting, opset 7's, lines
+ * them up from the end: B gets trailing dimensions of 1 (an Unsqueeze node, or a reshaped
+ * copy of a constant) so that both mean the same. Needs the ranks at import: those of graph
+ * inputs and constants. */
+static int legacy_broadcast(importer *im, const Onnx__NodeProto *np, int *ins, const char *where) {
+  int64_t bcast = 0, axis = 0;
+  int has_axis = 0;
+  for (size_t k = 0; k < np->n_attribute; k++) {
+    const Onnx__AttributeProto *a = np->attribute[k];
+    if (a->name && strcmp(a->name, "broadcast") == 0) bcast = a->i;
+    if (a->name && strcmp(a->name, "axis") == 0) axis = a->i, has_axis = 1;
+  }
+  if (!bcast || !has_axis || ins[0] < 0 || ins[1] < 0) return 0;
+  return legacy_align(im, np, ins, axis, where);
+}
+
+/* Gives B (ins[1]) trailing dimensions of 1 so that numpy broadcasting lines it up with A's
+ * dimensions from axis on. */
+static int legacy_align(importer *im, const Onnx__NodeProto *np, int *ins, int64_t axis, const char *where) {
+  const vta_gvalue *A = &im->g->values[ins[0]], *B = &im->g->values[ins[1]];
+  if (A->rank < 0 || B->rank < 0)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: legacy broadcasting (opset %d) with axis %lld needs "
+                         "the ranks of both inputs at import; '%s' or '%s' is computed", where, im->legacy,
+                         (long long)axis, A->name, B->name);
+  if (axis < 0) axis += A->rank;
+  int trailing = A->rank - (int)axis - B->rank;
+  if (axis < 0 || trailing < 0)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: broadcast axis %lld does not fit input ranks %d and %d",
+                         where, (long long)axis, A->rank, B->rank);
+  if (trailing == 0) return 0;
+  if (B->rank + trailing > VTA_MAX_RANK)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: rank %d exceeds %d", where, B->rank + trailing,
+                         VTA_MAX_RANK);
+  char tmp[600];
+  snprintf(tmp, sizeof tmp, "%s.legacy_broadcast", np->output[0]);
+  int nv = vta_graph_add_value(im->g, tmp, B->dtype);
+  if (nv < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+  B = &im->g->values[ins[1]];
+  if (B->data) {
+    /* A constant: a copy with the longer shape. */
+    int64_t dims[VTA_MAX_RANK];
+    int rank = B->rank + trailing;
+    memcpy(dims, B->dims, sizeof dims[0] * (size_t)B->rank);
+    for (int k = B->rank; k < rank; k++) dims[k] = 1;
+    vta_gvalue *nb = &im->g->values[nv];
+    if (vta_value_set_const(nb, B->dtype, rank, dims))
+      return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+    memcpy(nb->data, im->g->values[ins[1]].data, vta_value_bytes(nb));
+  } else {
+    int64_t axes[VTA_MAX_RANK];
+    for (int k = 0; k < trailing; k++) axes[k] = B->rank + k;
+    int ni = vta_graph_add_node(im->g, VTA_GOP_UNSQUEEZE, tmp, 1, &ins[1], 1, &nv);
+    if (ni < 0 || vta_attrs_set_ints(&im->g->nodes[ni].n_attrs, &im->g->nodes[ni].attrs, "axes", trailing, axes))
+      return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+  }
+  ins[1] = nv;
+  return 0;
+}
+
+static int import_node(importer *im, int idx, const Onnx__NodeProto *np);
+
+/* Shape-infers (and evaluates, where the inputs are constants) the nodes imported since the
+ * last call, as shape inference does later (vta_shape_infer_node, vta_eval_node); stops early
+ * once value `until` (>= 0) is a constant. */
+static int infer_so_far(importer *im, int until, const char *where) {
+  for (; (until < 0 || !im->g->values[until].data) && im->n_inferred < im->g->n_nodes; im->n_inferred++) {
+    int i = im->n_inferred;
+    im->g->nodes[i].inferred = 1;
+    if (vta_shape_infer_node(im->g, i, im->err) || (vta_eval_can(im->g, i) && vta_eval_node(im->g, i, im->err))) {
+      vta_error_prefix(im->err, "%s", where);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* Imports one branch of an If: its initializers and nodes, which may use the outer graph's
+ * values by name. */
+static int import_branch(importer *im, int idx, const Onnx__NodeProto *np, const Onnx__GraphProto *br, const char *which,
+                         const char *where) {
+  if (br->n_output != np->n_output)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: the %s branch has %zu outputs, the If %zu", where, which,
+                         br->n_output, np->n_output);
+  if (br->n_node > VTA_LIMIT_NODES || (size_t)im->g->n_nodes + br->n_node > (size_t)VTA_LIMIT_NODES)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: the %s branch brings the graph past %d nodes "
+                         "(VTA_LIMIT_NODES)", where, which, VTA_LIMIT_NODES);
+  for (size_t i = 0; i < br->n_initializer; i++) {
+    const Onnx__TensorProto *t = br->initializer[i];
+    const char *name = t->name ? t->name : "";
+    char what[600];
+    snprintf(what, sizeof what, "%s: %s branch initializer '%s'", where, which, name);
+    if (vta_graph_find_value(im->g, name) >= 0)
+      return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: the name is taken already (outer graph or other "
+                           "branch)", what);
+    int v = vta_graph_add_value(im->g, name, VTA_DT_F32);
+    if (v < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+    if (decode_tensor(t, &im->g->values[v], what, im->err)) return -1;
+  }
+  for (size_t i = 0; i < br->n_node; i++)
+    if (import_node(im, idx, br->node[i])) {
+      vta_error_prefix(im->err, "%s, %s branch", where, which);
+      return -1;
+    }
+  for (size_t k = 0; k < br->n_output; k++)
+    if (vta_graph_find_value(im->g, br->output[k]->name ? br->output[k]->name : "") < 0)
+      return vta_error_set(im->err, VTA_ERR_INVALID, "%s: %s branch output '%s' is produced by no node", where,
+                           which, br->output[k]->name ? br->output[k]->name : "");
+  return 0;
+}
+
+/* If, two ways. (1) The condition is known at compile time: a constant, or computed from
+ * constants and shapes (the nodes imported so far are shape-inferred and evaluated until it
+ * is known). Only the chosen branch is imported, in place of the If, and Identity nodes pass
+ * its outputs on. (2) Otherwise both branches are imported and computed (the IR's operators
+ * have no side effects) and a Where node per output selects by the condition at run time; this
+ * needs each output's element type and shape to be the same in both branches (checked by
+ * inferring them here), else the If is refused by name. */
+static int import_if(importer *im, int idx, const Onnx__NodeProto *np, const char *where) {
+  if (np->n_input != 1 || !np->input[0][0])
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: If needs exactly one input (the condition)", where);
+  int c = vta_graph_find_value(im->g, np->input[0]);
+  if (c < 0)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: input '%s' is not a graph input, initializer or earlier "
+                         "output", where, np->input[0]);
+  if (im->depth >= 16)
+    return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: If branches nested more than 16 deep", where);
+  const Onnx__GraphProto *then_g = NULL, *else_g = NULL;
+  for (size_t k = 0; k < np->n_attribute; k++) {
+    const Onnx__AttributeProto *a = np->attribute[k];
+    if (a->name && strcmp(a->name, "then_branch") == 0) then_g = a->g;
+    if (a->name && strcmp(a->name, "else_branch") == 0) else_g = a->g;
+  }
+  if (!then_g || !else_g)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: attribute %s (a graph) is missing", where,
+                         then_g ? "else_branch" : "then_branch");
+  if (infer_so_far(im, c, where)) return -1;
+  const vta_gvalue *cv = &im->g->values[c];
+  if (cv->rank >= 0 && vta_value_count(cv) != 1)
+    return vta_error_set(im->err, VTA_ERR_INVALID, "%s: the condition '%s' has %lld elements, If needs one", where,
+                         cv->name, (long long)vta_value_count(cv));
+  int known = cv->data != NULL, take_then = known && vta_elem_get(cv, 0) != 0;
+  im->depth++;
+  int rc = (!known || take_then) && import_branch(im, idx, np, then_g, "then", where);
+  if (!rc && (!known || !take_then)) rc = import_branch(im, idx, np, else_g, "else", where);
+  im->depth--;
+  if (rc || (!known && infer_so_far(im, -1, where))) {
+    if (!known)
+      vta_error_prefix(im->err, "(the condition '%s' is computed at run time: both branches are compiled)",
+                       im->g->values[c].name);
+    return -1;
+  }
+  for (size_t k = 0; k < np->n_output; k++) {
+    if (!np->output[k][0]) continue;
+    if (vta_graph_find_value(im->g, np->output[k]) >= 0)
+      return vta_error_set(im->err, VTA_ERR_INVALID, "%s: output '%s' is defined twice", where, np->output[k]);
+    int t = vta_graph_find_value(im->g, then_g->output[k]->name ? then_g->output[k]->name : "");
+    int e = vta_graph_find_value(im->g, else_g->output[k]->name ? else_g->output[k]->name : "");
+    int dst = value_for(im, np->output[k]);
+    if (dst < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+    if (known) {
+      int src = take_then ? t : e;
+      if (vta_graph_add_node(im->g, VTA_GOP_IDENTITY, np->output[k], 1, &src, 1, &dst) < 0)
+        return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+      continue;
+    }
+    const vta_gvalue *tv = &im->g->values[t], *ev = &im->g->values[e];
+    int same = tv->dtype == ev->dtype && tv->rank == ev->rank && tv->rank >= 0;
+    for (int d = 0; same && d < tv->rank; d++) same = tv->dims[d] == ev->dims[d];
+    if (!same)
+      return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "%s: the condition '%s' is computed at run time and output "
+                           "%zu differs between the branches ('%s' and '%s': element type or shape); If is supported "
+                           "with a condition known at compile time, or with branches whose outputs agree", where,
+                           cv->name, k, tv->name, ev->name);
+    int sel[3] = {c, t, e};
+    if (vta_graph_add_node(im->g, VTA_GOP_WHERE, np->output[k], 3, sel, 1, &dst) < 0)
+      return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
+  }
+  return 0;
+}
+
 static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
   char where[512];
   const char *nm = np->name && np->name[0] ? np->name : (np->n_output ? np->output[0] : "");
@@ -243,6 +470,7 @@ static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
                          where, np->domain);
   if (!np->op_type) return vta_error_set(im->err, VTA_ERR_INVALID, "%s: no op_type", where);
   if (strcmp(np->op_type, "Constant") == 0) return import_constant(im, np, where);
+  if (strcmp(np->op_type, "If") == 0) return import_if(im, idx, np, where);
   const char *opname = np->op_type;
   int variadic = strcmp(opname, "Sum") == 0 || strcmp(opname, "Mean") == 0 ||
                  ((strcmp(opname, "Max") == 0 || strcmp(opname, "Min") == 0));
@@ -318,6 +546,17 @@ static int import_node(importer *im, int idx, const Onnx__NodeProto *np) {
         return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
     }
     return 0;
+  }
+  if (im->legacy && im->legacy < 7 && np->n_input == 2) {
+    if (op == VTA_GOP_PRELU) {
+      /* PRelu before opset 7: a slope of one value per channel (dimension 1) has shape [C]. */
+      const vta_gvalue *x = ins[0] >= 0 ? &im->g->values[ins[0]] : NULL, *sl = ins[1] >= 0 ? &im->g->values[ins[1]] : NULL;
+      if (x && sl && sl->rank == 1 && sl->dims[0] > 1 && (x->rank < 0 || (x->rank > 2 && sl->dims[0] == x->dims[1])) &&
+          legacy_align(im, np, ins, 1, where))
+        return -1;
+    } else if (legacy_broadcast(im, np, ins, where)) {
+      return -1;
+    }
   }
   int ni = vta_graph_add_node(im->g, op, nm, (int)np->n_input, ins, (int)n_out, outs);
   if (ni < 0) return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
@@ -416,7 +655,7 @@ vta_graph *vta_onnx_import(const void *data, size_t size, const vta_import_opts 
 
 vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_import_opts *opts,
                                  vta_error *err) {
-  importer im = {vta_graph_create(), err, opts};
+  importer im = {vta_graph_create(), err, opts, 0, 0, 0};
   if (!im.g) {
     vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
     goto bad;
@@ -447,33 +686,35 @@ vta_graph *vta_onnx_import_proto(const struct Onnx__ModelProto *m, const vta_imp
     vta_error_set(err, VTA_ERR_INVALID, "the ONNX model imports no default-domain opset");
     goto bad;
   }
-  /* A model declaring an opset older than 9 means the same as at opset 9 when every operator
-   * it uses has kept its definition since an opset at or below the declared one (ONNX's own
-   * conformance tests declare the opset an operator last changed in: 1, 6 or 7). Such a model
-   * is imported as opset 9; any other old model is refused. The opsets are those of ONNX's
-   * operator changelog where the later versions only removed attributes (consumed_inputs) or
-   * added element types. */
-  if (opset < MIN_OPSET && opset >= 1 && m->graph && m->graph->n_node > 0) {
-    static const struct {
-      const char *op;
-      int since;
-    } unchanged[] = {
-        {"GlobalAveragePool", 1}, {"GlobalMaxPool", 1}, {"Not", 1}, {"Softplus", 1}, {"Softsign", 1},
-        {"ReduceLogSum", 1}, {"Elu", 6}, {"HardSigmoid", 6}, {"Selu", 6}, {"Relu", 6}, {"LeakyRelu", 6},
-        {"Sigmoid", 6}, {"Tanh", 6}, {"Abs", 6}, {"Neg", 6}, {"Exp", 6}, {"Log", 6}, {"Sqrt", 6},
-        {"Reciprocal", 6}, {"Floor", 6}, {"Ceil", 6}, {"InstanceNormalization", 6}, {"Sin", 7}, {"Cos", 7},
-        {"Tan", 7}, {"Asin", 7}, {"Acos", 7}, {"Atan", 7}, {"And", 7}, {"Or", 7}, {"Xor", 7},
-    };
-    int all = 1;
-    for (size_t i = 0; i < m->graph->n_node && all; i++) {
-      const char *t = m->graph->node[i]->op_type ? m->graph->node[i]->op_type : "";
-      int found = 0;
-      for (size_t k = 0; k < sizeof unchanged / sizeof unchanged[0]; k++)
-        if (strcmp(t, unchanged[k].op) == 0 && unchanged[k].since <= opset) found = 1;
-      all = found;
+  /* A model declaring an opset older than 9 (down to 1) is imported as opset 9 when every
+   * operator it uses means at its opset what it means at 9: legacy_since() gives the opset from
+   * which each operator's definition is opset 9's, up to what the import translates (legacy
+   * broadcasting's axis, BatchNormalization's and Dropout's is_test, attributes later removed
+   * such as consumed_inputs, element types added later). An operator that changed meaning after
+   * the model's opset is refused by name. */
+  int legacy = 0;
+  if (opset >= 1 && opset < MIN_OPSET) {
+    for (size_t i = 0; i < m->graph->n_node; i++) {
+      const Onnx__NodeProto *np = m->graph->node[i];
+      const char *t = np->op_type ? np->op_type : "";
+      int since = legacy_since(t);
+      if (since < 0 || since > opset) {
+        const char *nm = np->name && np->name[0] ? np->name : (np->n_output ? np->output[0] : "");
+        if (since < 0)
+          vta_error_set(err, VTA_ERR_UNSUPPORTED, "node %d '%s' (%s): the model uses ONNX opset %d; this compiler "
+                        "supports opsets %d to %d, and older models only with operators whose meaning it knows to "
+                        "be unchanged since (%s is not one of them)", (int)i, nm, t, opset, MIN_OPSET, MAX_OPSET, t);
+        else
+          vta_error_set(err, VTA_ERR_UNSUPPORTED, "node %d '%s' (%s): the model uses ONNX opset %d; %s at that "
+                        "opset differs from the opset %d definition this compiler implements (it holds from opset "
+                        "%d)", (int)i, nm, t, opset, t, MIN_OPSET, since);
+        goto bad;
+      }
     }
-    if (all) opset = MIN_OPSET;
+    legacy = opset;
+    opset = MIN_OPSET;
   }
+  im.legacy = legacy;
   if (opset < MIN_OPSET || opset > MAX_OPSET) {
     vta_error_set(err, VTA_ERR_UNSUPPORTED,
                   "the model uses ONNX opset %d; this compiler supports opsets %d to %d", opset,

@@ -11,12 +11,75 @@
  * x * Clip(x + 3, 0, 6) / 6 (PaddlePaddle, TensorFlow) and x * HardSigmoid(x) with alpha 1/6
  * and beta 1/2 (PyTorch before opset 14). Written out, x is read twice, so nothing could be
  * fused into x's producer; as one HardSwish it becomes an epilogue of the convolution.
+ *
+ * And a Pad of zeros in front of a float convolution (tf2onnx writes one before TensorFlow's
+ * "valid" strided convolutions; M-LSD's depthwise layers have them) becomes the convolution's
+ * own padding: the padded copy costs a pass over memory that the convolution's kernels avoid,
+ * as they read their zero border from the pads attribute (the GEMM path's im2col and the
+ * depthwise plane both zero it). Conditions: constant mode with value 0, no padding of the
+ * batch and channel dimensions, no negative pads, and the padded value read by this one
+ * convolution only (not a graph output). Quantized convolutions (QConv) are not touched.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compiler/compiler.h"
+
+/* A zero Pad read only by a float convolution becomes the convolution's own padding (see the
+ * file comment). Runs after shape inference: pads are attributes, auto_pad is resolved. */
+static int fold_pads(vta_graph *g, vta_error *err) {
+  int *uses = calloc((size_t)g->n_values + 1, sizeof *uses);
+  char *dead = calloc((size_t)g->n_nodes + 1, 1);
+  if (!uses || !dead) {
+    free(uses);
+    free(dead);
+    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in pad folding");
+  }
+  for (int i = 0; i < g->n_nodes; i++) {
+    const vta_node *nd = &g->nodes[i];
+    for (int k = 0; k < nd->n_in; k++)
+      if (nd->in[k] >= 0) uses[nd->in[k]]++;
+    for (int k = 0; k < nd->n_epi; k++)
+      if (nd->epi[k].arg >= 0) uses[nd->epi[k].arg]++;
+  }
+  for (int i = 0; i < g->n_outputs; i++) uses[g->outputs[i]] += 2;
+  int any = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    vta_node *cv = &g->nodes[i];
+    if (cv->op != VTA_GOP_CONV || cv->n_in < 2 || cv->in[0] < 0) continue;
+    int pv = cv->in[0], pi = g->values[pv].producer;
+    if (pi < 0 || uses[pv] != 1) continue;
+    const vta_node *pd = &g->nodes[pi];
+    if (pd->op != VTA_GOP_PAD || pd->n_epi || pd->n_out != 1 || pd->n_in < 1 || pd->in[0] < 0) continue;
+    for (int k = 1; k < pd->n_in; k++)
+      if (pd->in[k] >= 0) goto next; /* parameters still as inputs: not this pass's business */
+    const vta_gvalue *x = &g->values[pd->in[0]];
+    int rank = x->rank, nsp = rank - 2;
+    int64_t pp[2 * VTA_MAX_RANK], cp[2 * VTA_MAX_RANK];
+    if (rank < 3 || x->dtype != VTA_DT_F32 || strcmp(vta_node_string(pd, "mode", "constant"), "constant") ||
+        vta_node_float(pd, "value", 0.0f) != 0.0f || vta_node_ints(pd, "pads", pp, 2 * VTA_MAX_RANK) != 2 * rank ||
+        vta_node_ints(cv, "pads", cp, 2 * VTA_MAX_RANK) != 2 * nsp)
+      continue;
+    if (pp[0] || pp[1] || pp[rank] || pp[rank + 1]) continue;
+    for (int d = 0; d < 2 * rank; d++)
+      if (pp[d] < 0) goto next;
+    for (int d = 0; d < nsp; d++) cp[d] += pp[2 + d], cp[nsp + d] += pp[rank + 2 + d];
+    if (vta_attrs_set_ints(&cv->n_attrs, &cv->attrs, "pads", 2 * nsp, cp)) {
+      free(uses);
+      free(dead);
+      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in pad folding");
+    }
+    cv->in[0] = pd->in[0];
+    dead[pi] = 1;
+    any = 1;
+  next:;
+  }
+  int rc = any ? vta_graph_remove_nodes(g, dead, err) : 0;
+  free(uses);
+  free(dead);
+  return rc;
+}
 
 static int sole_consumer(const vta_graph *g, int v) {
   int found = -1;
@@ -143,6 +206,7 @@ static void fuse_hardswish(vta_graph *g, char *dead) {
 }
 
 int vta_pass_fuse(vta_graph *g, vta_error *err) {
+  if (fold_pads(g, err)) return -1;
   char *dead = calloc((size_t)g->n_nodes + 1, 1);
   if (!dead) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in fusion");
   fuse_hardswish(g, dead);

@@ -973,7 +973,7 @@ int vta_shape_infer(vta_graph *g, vta_error *err) {
       return vta_error_set(err, VTA_ERR_INVALID, "graph input '%s' has no known shape", v->name);
   }
   for (int i = 0; i < g->n_nodes; i++) {
-    if (vta_shape_infer_node(g, i, err)) return -1;
+    if (!g->nodes[i].inferred && vta_shape_infer_node(g, i, err)) return -1;
     /* Values computed from constants become constants now, so that later nodes that need
      * them as parameters (Reshape's shape) see them. The fold pass removes the nodes. */
     if (vta_eval_can(g, i) && vta_eval_node(g, i, err)) return -1;

@@ -411,6 +411,109 @@ static void test_codegen_hardswish_pattern_fuses(void **state) {
   free(w);
 }
 
+/* A Pad of zeros in front of a convolution becomes the convolution's padding (fuse.c): the
+ * compiled graph has no Pad, and the result is the padded convolution's. Depthwise (the
+ * depthwise plane) and dense (im2col) convolutions, asymmetric pads. */
+static void pad_fold_case(int group) {
+  const int C = 2, H = 5, W = 6, M = group == 1 ? 3 : 2, cg_ = C / group;
+  float *x = rnd_array(C * H * W), *w = rnd_array(M * cg_ * 9);
+  sbuf t = {0};
+  int64_t wd[4] = {M, cg_, 3, 3};
+  sb_printf(&t, "vta-graph opset=13\ninput %%x f32[1,%d,%d,%d]\n", C, H, W);
+  sb_const(&t, "w", 4, wd, w);
+  /* top 1, left 0, bottom 0, right 1 */
+  sb_printf(&t, "const %%pads i64[8] = [0,0,1,0,0,0,0,1]\n%%p f32[?] = Pad(%%x, %%pads)\n"
+                "%%y f32[?] = Conv(%%p, %%w) group=%d kernel_shape=[3,3] strides=[2,2] dilations=[1,1] "
+                "pads=[0,1,1,0]\noutput %%y\n", group);
+  vta_error err = {0};
+  vta_graph *g = vta_graph_parse(t.s, strlen(t.s), NULL, 0, &err);
+  if (!g) fail_msg("parse: %s\n%s", err.msg, t.s);
+  assert_int_equal(vta_compile_graph(g, NULL, &err), 0);
+  assert_int_equal(g->n_nodes, 1);
+  assert_int_equal(g->nodes[0].op, VTA_GOP_CONV);
+  int64_t pads[4];
+  assert_int_equal(vta_node_ints(&g->nodes[0], "pads", pads, 4), 4);
+  assert_true(pads[0] == 1 && pads[1] == 1 && pads[2] == 1 && pads[3] == 1);
+  vta_graph_destroy(g);
+  int64_t count;
+  float *y = run_text(t.s, x, &count);
+  /* Reference: the input padded by the Pad (top 1, right 1) and then by the Conv (left 1,
+   * bottom 1): rows -1..H, columns -1..W, zero outside. */
+  int oh = (H + 2 - 3) / 2 + 1, ow = (W + 2 - 3) / 2 + 1;
+  assert_int_equal(count, M * oh * ow);
+  double *want = calloc((size_t)count, sizeof *want);
+  for (int m = 0; m < M; m++)
+    for (int i = 0; i < oh; i++)
+      for (int j = 0; j < ow; j++) {
+        double acc = 0;
+        int gi = m / (M / group);
+        for (int ci = 0; ci < cg_; ci++)
+          for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++) {
+              int r = i * 2 + a - 1, q = j * 2 + b - 1;
+              if (r < 0 || r >= H || q < 0 || q >= W) continue;
+              acc += (double)w[((m * cg_ + ci) * 3 + a) * 3 + b] * x[((gi * cg_ + ci) * H + r) * W + q];
+            }
+        want[(m * oh + i) * ow + j] = acc;
+      }
+  check_close("Pad folded into Conv", y, want, count);
+  free(want);
+  free(y);
+  free(t.s);
+  free(x);
+  free(w);
+}
+
+static void test_codegen_zero_pad_folds_into_conv(void **state) {
+  (void)state;
+  pad_fold_case(1);
+  pad_fold_case(2);
+}
+
+/* ConvTranspose whose kernel equals its stride (no padding): one GEMM per tap and a scatter
+ * (codegen_llvm.c). Against a direct reference, with groups and a bias. */
+static void conv_transpose_tiled_case(int kh, int kw, int group) {
+  const int C = 4, H = 3, W = 5, M = 6, cg_ = C / group, mg = M / group;
+  float *x = rnd_array(C * H * W), *w = rnd_array(C * mg * kh * kw), *bias = rnd_array(M);
+  sbuf t = {0};
+  int64_t wd[4] = {C, mg, kh, kw}, bd[1] = {M};
+  sb_printf(&t, "vta-graph opset=13\ninput %%x f32[1,%d,%d,%d]\n", C, H, W);
+  sb_const(&t, "w", 4, wd, w);
+  sb_const(&t, "b", 1, bd, bias);
+  sb_printf(&t, "%%y f32[?] = ConvTranspose(%%x, %%w, %%b) group=%d kernel_shape=[%d,%d] strides=[%d,%d]\n"
+                "output %%y\n", group, kh, kw, kh, kw);
+  int64_t count;
+  float *y = run_text(t.s, x, &count);
+  int oh = H * kh, ow = W * kw;
+  assert_int_equal(count, M * oh * ow);
+  double *want = calloc((size_t)count, sizeof *want);
+  for (int m = 0; m < M; m++)
+    for (int p = 0; p < oh * ow; p++) want[m * oh * ow + p] = bias[m];
+  for (int ci = 0; ci < C; ci++)
+    for (int mo = 0; mo < mg; mo++)
+      for (int i = 0; i < H; i++)
+        for (int j = 0; j < W; j++)
+          for (int a = 0; a < kh; a++)
+            for (int b = 0; b < kw; b++) {
+              int m = ci / cg_ * mg + mo;
+              want[(m * oh + i * kh + a) * ow + j * kw + b] +=
+                  (double)x[(ci * H + i) * W + j] * w[((ci * mg + mo) * kh + a) * kw + b];
+            }
+  check_close("ConvTranspose kernel = stride", y, want, count);
+  free(want);
+  free(y);
+  free(t.s);
+  free(x);
+  free(w);
+  free(bias);
+}
+
+static void test_codegen_conv_transpose_tiled_matches_reference(void **state) {
+  (void)state;
+  conv_transpose_tiled_case(2, 2, 1);
+  conv_transpose_tiled_case(2, 3, 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_codegen_conv_matches_reference),
@@ -418,6 +521,8 @@ int main(void) {
       cmocka_unit_test(test_codegen_gemm_transposes_match_reference),
       cmocka_unit_test(test_codegen_elementwise_broadcasts),
       cmocka_unit_test(test_codegen_hardswish_pattern_fuses),
+      cmocka_unit_test(test_codegen_zero_pad_folds_into_conv),
+      cmocka_unit_test(test_codegen_conv_transpose_tiled_matches_reference),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -171,8 +171,72 @@ static void test_onnx_bad_references_and_opsets(void **state) {
   unsigned char *b = build_model(7, ok, 1, &size);
   if (import_compile(b, size, msg, sizeof msg)) fail_msg("Relu at opset 7: %s", msg);
   free(b);
-  expect_refusal(5, ok, 1, "opset 5; this compiler supports opsets 9 to 17");
+  expect_refusal(5, ok, 1, "node 0 'act' (Relu): the model uses ONNX opset 5; Relu at that opset differs from the "
+                           "opset 9 definition this compiler implements (it holds from opset 6)");
+  /* An operator whose old meaning the importer does not know is refused by name. */
+  node_spec up[1] = {{"Upsample", "up", NULL, {"x"}, "y", NULL, {0}}};
+  expect_refusal(7, up, 1, "node 0 'up' (Upsample): the model uses ONNX opset 7; this compiler supports opsets 9 to "
+                           "17, and older models only with operators whose meaning it knows to be unchanged since "
+                           "(Upsample is not one of them)");
   expect_refusal(18, ok, 1, "opset 18");
+}
+
+/* If: x -> ReduceMax (keepdims 0) -> Cast to bool -> If, whose then branch is Relu(x) and else
+ * branch MaxPool(x) with kernel k. With k = 1 the branches agree in shape: both are compiled and
+ * a Where selects. With k = 2 they do not, and the condition is computed at run time: refused
+ * by name. */
+static int build_if(int kernel, char *msg, size_t msize) {
+  node_spec ns[3] = {{"ReduceMax", "rmax", NULL, {"x"}, "m", "keepdims=0", {0}},
+                     {"Cast", "tobool", NULL, {"m"}, "c", "to=9", {0}},
+                     {"Relu", "placeholder", NULL, {"x"}, "y", NULL, {0}}};
+  size_t size;
+  unsigned char *b = build_model(13, ns, 3, &size);
+  Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, size, b);
+  free(b);
+  assert_non_null(m);
+  Onnx__NodeProto relu = ONNX__NODE_PROTO__INIT, pool = ONNX__NODE_PROTO__INIT, *rp = &relu, *pp = &pool;
+  char *x_in[] = {"x"}, *t_out[] = {"t"}, *e_out[] = {"e"};
+  relu.op_type = "Relu", relu.n_input = 1, relu.input = x_in, relu.n_output = 1, relu.output = t_out;
+  pool.op_type = "MaxPool", pool.n_input = 1, pool.input = x_in, pool.n_output = 1, pool.output = e_out;
+  Onnx__AttributeProto ks = ONNX__ATTRIBUTE_PROTO__INIT, *ksp = &ks;
+  int64_t kk[2] = {kernel, kernel};
+  ks.name = "kernel_shape", ks.has_type = 1, ks.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+  ks.n_ints = 2, ks.ints = kk;
+  pool.n_attribute = 1, pool.attribute = &ksp;
+  Onnx__ValueInfoProto tv = ONNX__VALUE_INFO_PROTO__INIT, ev = ONNX__VALUE_INFO_PROTO__INIT, *tvp = &tv, *evp = &ev;
+  tv.name = "t", ev.name = "e";
+  Onnx__GraphProto tg = ONNX__GRAPH_PROTO__INIT, eg = ONNX__GRAPH_PROTO__INIT;
+  tg.name = "then", tg.n_node = 1, tg.node = &rp, tg.n_output = 1, tg.output = &tvp;
+  eg.name = "else", eg.n_node = 1, eg.node = &pp, eg.n_output = 1, eg.output = &evp;
+  Onnx__AttributeProto ta = ONNX__ATTRIBUTE_PROTO__INIT, ea = ONNX__ATTRIBUTE_PROTO__INIT, *ap[2] = {&ta, &ea};
+  ta.name = "then_branch", ta.has_type = 1, ta.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH, ta.g = &tg;
+  ea.name = "else_branch", ea.has_type = 1, ea.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH, ea.g = &eg;
+  Onnx__NodeProto *ifn = m->graph->node[2];
+  char *c_in[] = {"c"};
+  char *saved_type = ifn->op_type, *saved_name = ifn->name, **saved_in = ifn->input;
+  size_t saved_na = ifn->n_attribute;
+  Onnx__AttributeProto **saved_a = ifn->attribute;
+  ifn->op_type = "If", ifn->name = "choose", ifn->input = c_in, ifn->n_attribute = 2, ifn->attribute = ap;
+  size = onnx__model_proto__get_packed_size(m);
+  b = malloc(size);
+  assert_non_null(b);
+  onnx__model_proto__pack(m, b);
+  ifn->op_type = saved_type, ifn->name = saved_name, ifn->input = saved_in, ifn->n_attribute = saved_na;
+  ifn->attribute = saved_a;
+  onnx__model_proto__free_unpacked(m, NULL);
+  int rc = import_compile(b, size, msg, msize);
+  free(b);
+  return rc;
+}
+
+static void test_onnx_if_selects_or_is_refused(void **state) {
+  (void)state;
+  char msg[1024];
+  if (build_if(1, msg, sizeof msg)) fail_msg("If with branches of equal shapes: %s", msg);
+  assert_int_not_equal(build_if(2, msg, sizeof msg), 0);
+  if (!strstr(msg, "node 2 'choose' (If): the condition 'c' is computed at run time and output 0 differs between "
+                   "the branches ('t' and 'e': element type or shape)"))
+    fail_msg("unexpected message: %s", msg);
 }
 
 static void test_onnx_malformed_files_are_refused(void **state) {
@@ -196,6 +260,7 @@ static void test_onnx_malformed_files_are_refused(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_onnx_valid_model_imports),
+      cmocka_unit_test(test_onnx_if_selects_or_is_refused),
       cmocka_unit_test(test_onnx_unsupported_operator_names_the_node),
       cmocka_unit_test(test_onnx_missing_attribute_names_the_node),
       cmocka_unit_test(test_onnx_bad_references_and_opsets),

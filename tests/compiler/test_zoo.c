@@ -79,6 +79,119 @@ static void check_cpu(const char *name, const char *input, const char *refdir, c
   vta_npy_free(&x);
 }
 
+/* One input of a model run through the compiler directly (check_graph): float32 from an .npy
+ * file, or an int64 scalar, given at run time or fixed at compile time. */
+typedef struct {
+  const char *name, *npy;
+  int64_t i64;
+  int fixed;
+} zoo_input;
+
+/* Runs a model whose inputs the runtime library cannot give (an int64 input, or one fixed at
+ * compile time: Silero VAD's sample rate) through the compiler itself: import with the inputs'
+ * shapes (and the fixed ones as constants), passes, LLVM code, JIT, every node's kernel in
+ * order. Every listed output is compared with refdir/<name>.npy as check_cpu does. */
+static void check_graph(const char *name, const zoo_input *in, int n_in, const char *refdir, const char *const *outs,
+                        int n_outs) {
+  char model[256];
+  snprintf(model, sizeof model, ".cache/models/%s.onnx", name);
+  assert_true(fetched(model));
+  vta_error err = {0};
+  vta_gvalue vals[8];
+  vta_npy npys[8];
+  const char *snames[8], *fnames[8];
+  vta_gvalue fvals[8];
+  int64_t i64s[8];
+  int sranks[8], n_shapes = 0, n_fixed = 0;
+  int64_t sdims[8][VTA_MAX_RANK];
+  assert_true(n_in <= 8);
+  memset(vals, 0, sizeof vals);
+  memset(npys, 0, sizeof npys);
+  for (int k = 0; k < n_in; k++) {
+    vals[k].name = (char *)in[k].name;
+    if (in[k].npy) {
+      if (vta_npy_read(in[k].npy, &npys[k], &err)) fail_msg("%s", err.msg);
+      vals[k].dtype = VTA_DT_F32;
+      vals[k].rank = npys[k].rank;
+      for (int d = 0; d < npys[k].rank; d++) vals[k].dims[d] = npys[k].dims[d];
+      vals[k].data = npys[k].data;
+    } else {
+      vals[k].dtype = VTA_DT_I64;
+      vals[k].rank = 0;
+      i64s[k] = in[k].i64;
+      vals[k].data = &i64s[k];
+    }
+    if (in[k].fixed) {
+      fnames[n_fixed] = in[k].name;
+      fvals[n_fixed++] = vals[k];
+    } else {
+      snames[n_shapes] = in[k].name;
+      sranks[n_shapes] = vals[k].rank;
+      memcpy(sdims[n_shapes++], vals[k].dims, sizeof sdims[0]);
+    }
+  }
+  vta_import_opts io = {0};
+  io.n_shapes = n_shapes;
+  io.shape_names = snames;
+  io.shape_ranks = sranks;
+  io.shape_dims = (const int64_t(*)[VTA_MAX_RANK])sdims;
+  io.n_fixed = n_fixed;
+  io.fixed_names = fnames;
+  io.fixed_values = fvals;
+  vta_graph *g = vta_onnx_import_file(model, &io, &err);
+  vta_cpu_code code = {0};
+  if (!g || vta_compile_graph(g, NULL, &err) || vta_codegen_llvm(g, &code, &err)) fail_msg("%s: %s", model, err.msg);
+  vta_kernel_fn *fns = calloc((size_t)g->n_nodes + 1, sizeof *fns);
+  vta_cpu_jit *jit = vta_cpu_jit_create(&code, g, fns, &err);
+  if (!jit) fail_msg("%s: %s", model, err.msg);
+  void **bufs = calloc((size_t)g->n_values + 1, sizeof *bufs);
+  assert_non_null(bufs);
+  for (int v = 0; v < g->n_values; v++)
+    bufs[v] = g->values[v].data ? g->values[v].data : calloc(1, vta_value_bytes(&g->values[v]) + 4);
+  for (int k = 0; k < g->n_inputs; k++) {
+    const vta_gvalue *gv = &g->values[g->inputs[k]];
+    int found = 0;
+    for (int j = 0; j < n_in; j++)
+      if (!in[j].fixed && strcmp(in[j].name, gv->name) == 0) {
+        assert_int_equal(gv->dtype, vals[j].dtype);
+        assert_int_equal(vta_value_bytes(gv), vta_value_bytes(&vals[j]));
+        memcpy(bufs[g->inputs[k]], vals[j].data, vta_value_bytes(gv));
+        found = 1;
+      }
+    if (!found) fail_msg("%s: no data for input '%s'", model, gv->name);
+  }
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (!fns[i]) continue;
+    int vi[VTA_KERNEL_MAX_ARGS];
+    void *args[VTA_KERNEL_MAX_ARGS];
+    int n = vta_kernel_args(g, i, vi, VTA_KERNEL_MAX_ARGS);
+    for (int k = 0; k < n; k++) args[k] = bufs[vi[k]];
+    fns[i](args);
+  }
+  assert_int_equal(g->n_outputs, n_outs);
+  for (int k = 0; k < n_outs; k++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.npy", refdir, outs[k]);
+    vta_npy ref;
+    if (vta_npy_read(path, &ref, &err)) fail_msg("%s", err.msg);
+    const vta_gvalue *gv = &g->values[g->outputs[k]];
+    assert_int_equal(gv->dtype, VTA_DT_F32);
+    assert_int_equal(vta_value_count(gv), (int64_t)ref.count);
+    double e = nmse(bufs[g->outputs[k]], ref.data, ref.count);
+    print_message("%s output %s: NMSE %.3g against onnxruntime\n", name, outs[k], e);
+    if (!(e <= 1e-6)) fail_msg("%s output %s: NMSE %.3g > 1e-6", name, outs[k], e);
+    vta_npy_free(&ref);
+  }
+  for (int v = 0; v < g->n_values; v++)
+    if (!g->values[v].data) free(bufs[v]);
+  free(bufs);
+  vta_cpu_jit_destroy(jit);
+  free(fns);
+  vta_cpu_code_free(&code);
+  vta_graph_destroy(g);
+  for (int k = 0; k < n_in; k++) vta_npy_free(&npys[k]);
+}
+
 static void test_zoo_ppocr_det_matches_onnxruntime(void **state) {
   (void)state;
   static const char *const outs[] = {"sigmoid_0.tmp_0"};
@@ -121,6 +234,40 @@ static void test_zoo_oww_alexa_matches_onnxruntime(void **state) {
   (void)state;
   static const char *const outs[] = {"13"};
   check_cpu("oww_alexa", "tests/data/zoo/speech_emb.npy", "tests/data/zoo/oww_alexa_speech", outs, 1);
+}
+
+/* openWakeWord's "hey jarvis": a verifier network runs when the first head's score passes a
+ * threshold, an If on a value computed at run time: both branches are computed and a Where
+ * selects (the branches' outputs agree in shape). */
+static void test_zoo_oww_hey_jarvis_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"53"};
+  check_cpu("oww_hey_jarvis", "tests/data/zoo/speech_emb.npy", "tests/data/zoo/oww_hey_jarvis_speech", outs, 1);
+}
+
+/* Silero VAD, on a 512-sample chunk of the speech (16 kHz) with a zero state. Its first If
+ * chooses the 16 kHz or 8 kHz network by the int64 input sr. v5: sr fixed at compile time, so
+ * only the 16 kHz branch is compiled (its 8 kHz branch does not compile for 512 samples: its
+ * LSTM would get a rank-5 input, a path onnxruntime never takes at 16 kHz). The legacy model
+ * (v4): sr given at run time, both branches computed and selected by a Where. The nested Ifs
+ * of both test shapes, known at compile time. */
+static void test_zoo_silero_v5_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"output", "stateN"};
+  const zoo_input in[] = {{"input", "tests/data/zoo/vad_chunk.npy", 0, 0},
+                          {"state", "tests/data/zoo/vad_state.npy", 0, 0},
+                          {"sr", NULL, 16000, 1}};
+  check_graph("silero_v5", in, 3, "tests/data/zoo/silero_v5_speech", outs, 2);
+}
+
+static void test_zoo_silero_legacy_matches_onnxruntime(void **state) {
+  (void)state;
+  static const char *const outs[] = {"output", "hn", "cn"};
+  const zoo_input in[] = {{"input", "tests/data/zoo/vad_chunk.npy", 0, 0},
+                          {"sr", NULL, 16000, 0},
+                          {"h", "tests/data/zoo/vad_hc.npy", 0, 0},
+                          {"c", "tests/data/zoo/vad_hc.npy", 0, 0}};
+  check_graph("silero_legacy", in, 4, "tests/data/zoo/silero_legacy_speech", outs, 3);
 }
 
 /* The two reference models of test_models.c, measured by the zoo's bar too. */
@@ -222,6 +369,9 @@ int main(void) {
       cmocka_unit_test(test_zoo_oww_melspec_matches_onnxruntime),
       cmocka_unit_test(test_zoo_oww_embedding_matches_onnxruntime),
       cmocka_unit_test(test_zoo_oww_alexa_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_oww_hey_jarvis_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_silero_v5_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_silero_legacy_matches_onnxruntime),
       cmocka_unit_test(test_zoo_blazeface_matches_onnxruntime),
       cmocka_unit_test(test_zoo_ppocr_cls_matches_onnxruntime),
       cmocka_unit_test(test_zoo_ppocr_det_int8_on_fsim),
