@@ -76,7 +76,8 @@ static int binary(vta_graph *g, vta_gop op, const char *name, int a, int b) {
 
 /* x f32[1,16,8,8] -> Conv 3x3 16->16 -> Max(., -0.3) -> Min(0.8, .) -> Conv 1x1 16->32 -> Relu
  * -> Min(., 0.5) -> output; with leaky, a LeakyRelu between the first convolution and its Max
- * (what the quantizer has no int8 form of). */
+ * (what the quantizer has no int8 form of); with leaky = 2, the first Max's bound is a
+ * per-channel constant f32[1,16,1,1] (not one clamp for the whole layer). */
 static vta_graph *model(int leaky) {
   uint64_t saved = rng;
   rng = 0x9E3779B97F4A7C15ull;
@@ -86,13 +87,18 @@ static vta_graph *model(int leaky) {
   int x = value(g, "x", VTA_DT_F32, 4, xd, 0);
   vta_graph_add_input(g, x);
   int y = conv(g, "c1", x, 16, 16, 3, 0.25f);
-  if (leaky) {
+  if (leaky == 2) {
+    int64_t cd[4] = {1, 16, 1, 1};
+    int c = value(g, "lo1", VTA_DT_F32, 4, cd, 1);
+    for (int k = 0; k < 16; k++) ((float *)g->values[c].data)[k] = -0.3f + 0.01f * (float)k;
+    y = binary(g, VTA_GOP_MAX, "max1", y, c);
+  } else if (leaky) {
     int l = vta_graph_add_value(g, "leaky.y", VTA_DT_F32);
     int n = vta_graph_add_node(g, VTA_GOP_LEAKY_RELU, "leaky", 1, &y, 1, &l);
     vta_attrs_set_float(&g->nodes[n].n_attrs, &g->nodes[n].attrs, "alpha", 0.2f);
     y = l;
   }
-  y = binary(g, VTA_GOP_MAX, "max1", y, scalar(g, "lo1", -0.3f));
+  if (leaky != 2) y = binary(g, VTA_GOP_MAX, "max1", y, scalar(g, "lo1", -0.3f));
   y = binary(g, VTA_GOP_MIN, "min1", scalar(g, "hi1", 0.8f), y);
   y = conv(g, "c2", y, 16, 32, 1, 0.4f);
   int r = vta_graph_add_value(g, "relu.y", VTA_DT_F32);
@@ -260,10 +266,41 @@ static void test_boundaries_explain_names_the_float_operator(void **state) {
   vta_graph_destroy(g);
 }
 
+/* A per-channel bound is not one clamp: the Max stays a float node with its boundary pair, and
+ * the layers still compute the same bits on the CPU and the device. */
+static void test_boundaries_per_channel_bound_stays_float(void **state) {
+  (void)state;
+  make_inputs();
+  vta_config cfg;
+  vta_config_default(&cfg);
+  unsigned char *qb;
+  size_t qn;
+  vta_place *places = NULL;
+  vta_graph *g = compile(2, &cfg, &places, &qb, &qn);
+  int nmax = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const vta_node *nd = &g->nodes[i];
+    nmax += nd->op == VTA_GOP_MAX;
+    for (int k = 0; k < nd->n_epi; k++) nmax += nd->epi[k].op == VTA_GOP_MAX;
+  }
+  assert_int_equal(nmax, 1);
+  char *text = explain(g, &cfg, places);
+  assert_non_null(strstr(text, "(for: graph input 1, Max 2, model output 1)"));
+  free(text);
+  float a[NY], b[NY];
+  run(qb, qn, "cpu", a, NULL);
+  run(qb, qn, "fsim", b, NULL);
+  assert_memory_equal(a, b, sizeof a);
+  free(places);
+  free(qb);
+  vta_graph_destroy(g);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_boundaries_max_min_fold_into_clip),
       cmocka_unit_test(test_boundaries_explain_names_the_float_operator),
+      cmocka_unit_test(test_boundaries_per_channel_bound_stays_float),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
