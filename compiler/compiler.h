@@ -621,7 +621,7 @@ struct vta_config;
 /* Why a node runs where it runs. */
 typedef struct vta_place {
   int acc;                /* 1: on the accelerator */
-  char why[240];
+  char why[400];
   uint64_t macs;          /* multiply-accumulates of the node (0 for data movement) */
 } vta_place;
 

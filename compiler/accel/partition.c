@@ -624,6 +624,130 @@ static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *me
   free(owned);
 }
 
+/* Why an operator that reads or writes a boundary is float: the cause `--explain` names. */
+static const char *float_cause(vta_gop op, int n_in) {
+  switch (op) {
+  case VTA_GOP_LEAKY_RELU:
+    return "no int8 form (max(x, x*m >> k) on the ALU is not built)";
+  case VTA_GOP_MUL: case VTA_GOP_DIV:
+    return n_in == 2 ? "a product of two tensors: no int8 form (the ALU multiplies by constants, and "
+                       "the result would need a requantization of its own)"
+                     : "no int8 form";
+  case VTA_GOP_HARD_SWISH: case VTA_GOP_HARD_SIGMOID: case VTA_GOP_SIGMOID: case VTA_GOP_TANH:
+  case VTA_GOP_EXP: case VTA_GOP_ELU: case VTA_GOP_SOFTPLUS: case VTA_GOP_ERF:
+    return "not piecewise linear with one slope: no int8 form on the ALU (MIN, MAX, ADD, SHR, MUL by "
+           "constants)";
+  case VTA_GOP_GLOBAL_AVGPOOL: case VTA_GOP_AVGPOOL: case VTA_GOP_REDUCE_MEAN:
+    return "an average: no int8 form in the quantizer";
+  case VTA_GOP_MAX: case VTA_GOP_MIN:
+    return "of two tensors, or after a float operator: only a constant bound right after an int8 "
+           "layer is folded into its clip";
+  case VTA_GOP_SOFTMAX: case VTA_GOP_LOG_SOFTMAX:
+    return "exponentials: float";
+  case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL: case VTA_GOP_RESHAPE: case VTA_GOP_TRANSPOSE:
+  case VTA_GOP_FLATTEN: case VTA_GOP_CONCAT: case VTA_GOP_PAD: case VTA_GOP_SQUEEZE:
+  case VTA_GOP_UNSQUEEZE: case VTA_GOP_SLICE:
+    return "keeps its input's type, and its input is float";
+  default:
+    return "no int8 form in the quantizer";
+  }
+}
+
+/* The node producing value v, or -1 (a graph input or a constant). */
+static int producer_of(const vta_graph *g, int v) {
+  for (int j = 0; j < g->n_nodes; j++)
+    for (int k = 0; k < g->nodes[j].n_out; k++)
+      if (g->nodes[j].out[k] == v) return j;
+  return -1;
+}
+
+/* The first node reading value v (after node `after`), or -1. */
+static int consumer_of(const vta_graph *g, int v, int after) {
+  for (int j = after + 1; j < g->n_nodes; j++)
+    for (int k = 0; k < g->nodes[j].n_in; k++)
+      if (g->nodes[j].in[k] == v) return j;
+  return -1;
+}
+
+/* The operator a boundary node (QuantizeLinear / DequantizeLinear) exists for: "input",
+ * "output" or the float operator's name. */
+static const char *boundary_cause(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  if (nd->op == VTA_GOP_QUANTIZE_LINEAR) {
+    int pj = producer_of(g, nd->in[0]);
+    if (pj < 0) return "graph input";
+    const vta_node *pn = &g->nodes[pj];
+    return vta_op_name(pn->op == VTA_GOP_DEQUANTIZE_LINEAR && pn->n_epi ? pn->epi[0].op : pn->op);
+  }
+  if (g->values[nd->in[0]].dtype == VTA_DT_I32) return "output layer";
+  if (nd->n_epi) return vta_op_name(nd->epi[0].op);
+  int cj = consumer_of(g, nd->out[0], i);
+  return cj < 0 || g->values[nd->out[0]].is_output ? "model output" : vta_op_name(g->nodes[cj].op);
+}
+
+/* Why boundary node i (QuantizeLinear / DequantizeLinear) exists: the float operator on its
+ * other side and why that operator is float. */
+static void boundary_reason(const vta_graph *g, int i, char *buf, size_t n) {
+  const vta_node *nd = &g->nodes[i];
+  if (nd->op == VTA_GOP_QUANTIZE_LINEAR) {
+    int pj = producer_of(g, nd->in[0]);
+    if (pj < 0) {
+      snprintf(buf, n, "boundary: float to int8: the graph input '%.60s' is float32", g->values[nd->in[0]].name);
+      return;
+    }
+    const vta_node *pn = &g->nodes[pj];
+    /* A fused float epilogue (a dequantization followed by HardSwish, ...): its first step is
+     * what needed float. */
+    int fused = pn->op == VTA_GOP_DEQUANTIZE_LINEAR && pn->n_epi;
+    vta_gop op = fused ? pn->epi[0].op : pn->op;
+    int n_in = fused ? (pn->epi[0].arg >= 0 ? 2 : 1) : pn->n_in;
+    snprintf(buf, n, "boundary: float to int8: its input comes from %s (node %d%s) on the CPU: %s",
+             vta_op_name(op), pj, fused ? ", fused into a dequantization" : "", float_cause(op, n_in));
+    return;
+  }
+  /* Dequantize: the float reader is the node's own fused epilogue, a consumer, or the output. */
+  int y = nd->out[0];
+  if (g->values[nd->in[0]].dtype == VTA_DT_I32) {
+    snprintf(buf, n, "boundary: an output layer's int32 sums to float at full precision (int8 would be "
+                     "too coarse for the model's answer)");
+    return;
+  }
+  if (nd->n_epi) {
+    vta_gop op = nd->epi[0].op;
+    snprintf(buf, n, "boundary: int8 to float for %s (fused here): %s", vta_op_name(op),
+             float_cause(op, nd->epi[0].arg >= 0 ? 2 : 1));
+    return;
+  }
+  int cj = consumer_of(g, y, i);
+  if (cj < 0 || g->values[y].is_output) {
+    snprintf(buf, n, "boundary: int8 to float: '%.60s' is a model output (float32)", g->values[y].name);
+    return;
+  }
+  const vta_node *cn = &g->nodes[cj];
+  snprintf(buf, n, "boundary: int8 to float for %s (node %d): %s", vta_op_name(cn->op), cj,
+           float_cause(cn->op, cn->n_in));
+}
+
+/* Why int8 data movement (node i, on the CPU) is a copy there: where its consumers run. */
+static void movement_reason(const vta_graph *g, const vta_place *p, int i, char *buf, size_t n) {
+  const vta_node *nd = &g->nodes[i];
+  int on_acc = 0, any = 0, pj = nd->n_in ? producer_of(g, nd->in[0]) : -1;
+  for (int j = consumer_of(g, nd->out[0], i); j >= 0; j = consumer_of(g, nd->out[0], j)) {
+    any = 1;
+    on_acc |= p[j].acc;
+  }
+  int from_acc = pj >= 0 && p[pj].acc;
+  if (!on_acc && !from_acc)
+    snprintf(buf, n, "int8 data movement between CPU nodes (a copy on the CPU; nothing crosses to the "
+                     "device)");
+  else if (!on_acc && any)
+    snprintf(buf, n, "int8 data movement copied on the CPU: every reader runs on the CPU, so the "
+                     "producer's output comes back anyway");
+  else
+    snprintf(buf, n, "int8 data movement copied on the CPU: %s as a layout of the device's tensors "
+                     "is not built", vta_op_name(nd->op));
+}
+
 static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
   const vta_node *nd = &g->nodes[i];
   switch (nd->op) {
@@ -631,8 +755,7 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
     snprintf(buf, n, "float %s: not quantized (its weights are computed, or calibration saw no range)",
              vta_op_name(nd->op));
     break;
-  case VTA_GOP_QUANTIZE_LINEAR: snprintf(buf, n, "boundary: float to int8 for an int8 consumer"); break;
-  case VTA_GOP_DEQUANTIZE_LINEAR: snprintf(buf, n, "boundary: int8 to float for a float consumer"); break;
+  case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR: boundary_reason(g, i, buf, n); break;
   case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
     snprintf(buf, n, "%s: the accelerator pools int8 tensors with a window (its input here is %s)",
              nd->op == VTA_GOP_MAXPOOL ? "max pooling" : "global max pooling",
@@ -648,7 +771,7 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
     break;
   default:
     if (g->values[nd->out[0]].dtype == VTA_DT_F32)
-      snprintf(buf, n, "float operator with no accelerator equivalent");
+      snprintf(buf, n, "float operator: %s", float_cause(nd->op, nd->n_in));
     else
       snprintf(buf, n, "int8 data movement (copies on the CPU)");
   }
@@ -766,6 +889,14 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
                          : "one per weight-scale shift",
              cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
   }
+  /* Data movement's reason depends on where its neighbours run, known only now. */
+  for (int i = 0; i < g->n_nodes && !rc; i++) {
+    const vta_node *nd = &g->nodes[i];
+    if (!p[i].acc && nd->n_out == 1 && nd->n_in >= 1 && !nd->n_epi && g->values[nd->out[0]].dtype == VTA_DT_I8 &&
+        nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE && nd->op != VTA_GOP_QADD &&
+        nd->op != VTA_GOP_QUANTIZE_LINEAR && nd->op != VTA_GOP_MAXPOOL)
+      movement_reason(g, p, i, p[i].why, sizeof p[i].why);
+  }
   free(memo.d);
   free(memo.epi);
   free(memo.ch);
@@ -834,8 +965,22 @@ void vta_explain_print(const vta_graph *g, const vta_config *cfg, const vta_plac
     }
   }
   fprintf(out, "summary: %d of %d nodes on the accelerator, %" PRIu64 " of %" PRIu64
-               " MACs (%.1f%%) offloaded; %d quantize/dequantize boundary nodes\n",
+               " MACs (%.1f%%) offloaded; %d quantize/dequantize boundary nodes",
           n_acc, g->n_nodes, acc, total, total ? 100.0 * (double)acc / (double)total : 0.0, n_bound);
+  /* The boundaries by the float side's operator, in order of first appearance. */
+  enum { CAUSES = 32 };
+  const char *cause[CAUSES];
+  int count[CAUSES], nc = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    if (g->nodes[i].op != VTA_GOP_QUANTIZE_LINEAR && g->nodes[i].op != VTA_GOP_DEQUANTIZE_LINEAR) continue;
+    const char *c = boundary_cause(g, i);
+    int k = 0;
+    while (k < nc && strcmp(cause[k], c)) k++;
+    if (k == nc && nc < CAUSES) cause[nc] = c, count[nc++] = 0;
+    if (k < nc) count[k]++;
+  }
+  for (int k = 0; k < nc; k++) fprintf(out, "%s %s %d", k ? "," : " (for:", cause[k], count[k]);
+  fprintf(out, "%s\n", nc ? ")" : "");
 }
 
 int vta_acc_bundle(const vta_graph *g, const vta_config *cfg, vta_bundle_acc *out, vta_error *err) {

@@ -184,32 +184,70 @@ static int new_q_of(qctx *q, int v, float s) {
   return o;
 }
 
-/* If value y's only use is a Relu or Clip (old node), that activation is absorbed: *out
- * becomes its output and [*lo, *hi] its range. */
-/* The Relu or Clip (old node) that value y's only use is, or -1. */
+/* The scalar of a constant float operand that broadcasts to nothing larger than a value of
+ * rank r (a Max/Min bound), in *c; 0 when v is not one (or not finite). */
+static int scalar_const(const vta_graph *g, int v, int r, float *c) {
+  if (v < 0 || !g->values[v].data || g->values[v].dtype != VTA_DT_F32 ||
+      vta_value_count(&g->values[v]) != 1 || g->values[v].rank > r)
+    return 0;
+  *c = *(const float *)g->values[v].data;
+  return isfinite(*c);
+}
+
+/* The old node that is value y's only use when it is an activation the requantization's clip
+ * can absorb - Relu, Clip, or Max / Min of y and a constant scalar (two inputs) - else -1. */
 static int activation_of(const qctx *q, int y) {
   if (q->g->values[y].is_output || q->uses[y] != 1) return -1;
   int j = q->consumer[y];
   const vta_node *a = &q->old[j];
-  if (a->n_epi || a->n_out != 1 || a->n_in != 1) return -1;
-  return a->op == VTA_GOP_RELU || a->op == VTA_GOP_CLIP ? j : -1;
+  if (a->n_epi || a->n_out != 1) return -1;
+  if (a->n_in == 1) return a->op == VTA_GOP_RELU || a->op == VTA_GOP_CLIP ? j : -1;
+  float c;
+  int r = q->g->values[y].rank;
+  if ((a->op == VTA_GOP_MAX || a->op == VTA_GOP_MIN) && a->n_in == 2 &&
+      ((a->in[0] == y && scalar_const(q->g, a->in[1], r, &c)) ||
+       (a->in[1] == y && scalar_const(q->g, a->in[0], r, &c))))
+    return j;
+  return -1;
 }
 
+/* The value at the end of the chain of absorbable activations that starts at y (y itself when
+ * there is none). */
+enum { ACT_CHAIN_MAX = 16 };
+static int activation_end(const qctx *q, int y) {
+  for (int k = 0, j; k < ACT_CHAIN_MAX && (j = activation_of(q, y)) >= 0; k++) y = q->old[j].out[0];
+  return y;
+}
+
+/* Absorbs the chain of activations after y (Relu, Clip, Max / Min with a constant, each the
+ * previous one's only use): *out becomes the chain's last value and [*lo, *hi] the one clamp
+ * the chain amounts to. Composition: after clamp(x, lo, hi), Max(c) is clamp(x, max(lo, c),
+ * max(hi, c)) and Min(c) is clamp(x, min(lo, c), min(hi, c)); Relu is Max(0) and Clip(a, b) is
+ * Max(a) then Min(b). Exact in int8 because quantization (rounding, then clipping to int8) is
+ * monotone, so it commutes with Max and Min: q(max(v, c)) = max(q(v), q(c)). */
 static void absorb_activation(qctx *q, int y, int *out, float *lo, float *hi) {
   *out = y;
   *lo = -INFINITY;
   *hi = INFINITY;
-  int j = activation_of(q, y);
-  if (j < 0) return;
-  const vta_node *a = &q->old[j];
-  if (a->op == VTA_GOP_RELU) {
-    *lo = 0;
-  } else {
-    *lo = vta_node_float(a, "min", -INFINITY);
-    *hi = vta_node_float(a, "max", INFINITY);
+  for (int k = 0, j; k < ACT_CHAIN_MAX && (j = activation_of(q, *out)) >= 0; k++) {
+    const vta_node *a = &q->old[j];
+    float c;
+    if (a->op == VTA_GOP_RELU) {
+      *lo = fmaxf(*lo, 0), *hi = fmaxf(*hi, 0);
+    } else if (a->op == VTA_GOP_CLIP) {
+      float mn = vta_node_float(a, "min", -INFINITY), mx = vta_node_float(a, "max", INFINITY);
+      *lo = fmaxf(*lo, mn), *hi = fmaxf(*hi, mn);
+      *lo = fminf(*lo, mx), *hi = fminf(*hi, mx);
+    } else {
+      scalar_const(q->g, a->in[a->in[0] == *out ? 1 : 0], q->g->values[*out].rank, &c);
+      if (a->op == VTA_GOP_MAX)
+        *lo = fmaxf(*lo, c), *hi = fmaxf(*hi, c);
+      else
+        *lo = fminf(*lo, c), *hi = fminf(*hi, c);
+    }
+    q->skip[j] = 1;
+    *out = a->out[0];
   }
-  q->skip[j] = 1;
-  *out = a->out[0];
 }
 
 static int64_t clamp64(double x, int64_t lo, int64_t hi) {
@@ -621,8 +659,8 @@ static void plan_add(qctx *q, int y, double *sy) {
   const vta_node *ad = &q->old[j];
   if (ad->op != VTA_GOP_ADD || ad->n_epi || ad->n_in != 2 || ad->in[0] == ad->in[1]) return;
   int me = ad->in[0] == y ? 0 : 1, other = ad->in[!me];
-  int act = activation_of(q, ad->out[0]); /* the add's output scale is its Relu's */
-  double sb = future_scale(q, other, 0), soc = q->scale[act >= 0 ? q->old[act].out[0] : ad->out[0]];
+  /* the add's output scale is its activations' */
+  double sb = future_scale(q, other, 0), soc = q->scale[activation_end(q, ad->out[0])];
   if (!(sb > 0) || !(soc > 0) || !(*sy > 0)) return;
   for (int sh = 24; sh >= 0; sh--) {
     double mbf = nearbyint(sb * ldexp(1, sh) / soc);
