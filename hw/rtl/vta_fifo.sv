@@ -1,9 +1,13 @@
 // vta_fifo - synchronous first-word-fall-through FIFO with valid/ready on both sides.
 //
 // Used for the command queues (fetch -> load/compute/store), the fetch instruction buffer and the
-// burst-length queue of the store's write channel. Storage is a plain array read
-// combinationally at the read pointer, which maps to distributed RAM on an FPGA and to an indexed
-// C++ array under Verilator (cheap at any depth).
+// burst-length queue of the store's write channel. Storage is a plain array, which maps to
+// distributed RAM on an FPGA and to an indexed C++ array under Verilator (cheap at any depth).
+// The head is a register (head_q): the array is read at the next read pointer when an element
+// leaves, and an element pushed into an empty queue (or one emptied in that cycle) goes straight
+// into it, so out_data_o comes from a flip-flop, not through the array's read multiplexers (on
+// a 512-deep queue several LUT and MUXF levels that sat in front of the consumer's logic),
+// with the same cycle-by-cycle behaviour as a queue read at the read pointer.
 module vta_fifo #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 4
@@ -23,13 +27,16 @@ module vta_fifo #(
   localparam logic [PtrW-1:0] LastPtr = PtrW'(Depth - 1);
 
   logic [Width-1:0] mem_q [Depth];
+  logic [Width-1:0] head_q;
+  logic [PtrW-1:0] rptr_nx;
   logic [PtrW-1:0] wptr_d, wptr_q, rptr_d, rptr_q;
   logic [CountW-1:0] count_d, count_q;
   logic push, pop;
 
   assign in_ready_o  = (count_q != CountW'(Depth));
   assign out_valid_o = (count_q != '0);
-  assign out_data_o  = mem_q[rptr_q];
+  assign out_data_o  = head_q;
+  assign rptr_nx     = (rptr_q == LastPtr) ? '0 : rptr_q + 1'b1;
   assign count_o     = count_q;
   assign push        = in_valid_i & in_ready_o;
   assign pop         = out_valid_o & out_ready_i;
@@ -39,12 +46,12 @@ module vta_fifo #(
     rptr_d  = rptr_q;
     count_d = count_q;
     if (push) wptr_d = (wptr_q == LastPtr) ? '0 : wptr_q + 1'b1;
-    if (pop) rptr_d = (rptr_q == LastPtr) ? '0 : rptr_q + 1'b1;
+    if (pop) rptr_d = rptr_nx;
     if (push && !pop) count_d = count_q + 1'b1;
     else if (pop && !push) count_d = count_q - 1'b1;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
+  always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       wptr_q  <= '0;
       rptr_q  <= '0;
@@ -58,5 +65,11 @@ module vta_fifo #(
 
   always_ff @(posedge clk_i) begin
     if (push) mem_q[wptr_q] <= in_data_i;
+  end
+  // The element at the head after this cycle: the next one in the array when this one leaves
+  // and another is stored, or the one arriving when it is the only one.
+  always_ff @(posedge clk_i) begin
+    if (pop && count_q != '0 && count_q != CountW'(1)) head_q <= mem_q[rptr_nx];
+    else if (push && (count_q == '0 || (pop && count_q == CountW'(1)))) head_q <= in_data_i;
   end
 endmodule
