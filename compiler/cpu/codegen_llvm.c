@@ -1314,10 +1314,16 @@ static LLVMTargetMachineRef target_machine(const vta_cpu_target *t, vta_error *e
     return NULL;
   }
   /* The host's CPU name may be "generic" (LLVM 14 does not know every recent CPU): the
-   * features are passed explicitly, or the code would target the baseline instruction set. */
+   * features are passed explicitly, or the code would target the baseline instruction set.
+   * x86-64 objects use the large code model: LLJIT places them wherever the process's memory
+   * map allows, which with address-space randomisation can be more than 2 GiB from the
+   * process's own functions they call, out of reach of the small model's 32-bit relative
+   * calls (calibration crashed at random through such a call; it never did with randomisation
+   * off). */
+  LLVMCodeModel model =
+      strncmp(t->triple, "x86_64", 6) == 0 ? LLVMCodeModelLarge : LLVMCodeModelDefault;
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(tr, t->triple, t->cpu, t->features,
-                                                    LLVMCodeGenLevelDefault, LLVMRelocPIC,
-                                                    LLVMCodeModelDefault);
+                                                    LLVMCodeGenLevelDefault, LLVMRelocPIC, model);
   if (!tm)
     vta_error_set(err, VTA_ERR_UNSUPPORTED, "cannot create an LLVM target machine for '%s' (cpu '%s')",
                   t->triple, t->cpu);
