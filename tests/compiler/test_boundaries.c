@@ -19,26 +19,9 @@
 #include "vta/config.h"
 #include "vta/stats.h"
 
-static uint64_t rng = 0x2545F4914F6CDD1Dull;
-static uint32_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng >> 11);
-}
-static float frnd(void) { return (float)(rnd() % 20001) / 10000.0f - 1.0f; }
+#define TEST_RNG_SEED 0x2545F4914F6CDD1Dull
+#include "compiler/graph_value.h"
 
-static int value(vta_graph *g, const char *name, vta_dtype t, int rank, const int64_t *dims, int konst) {
-  int v = vta_graph_add_value(g, name, t);
-  vta_gvalue *x = &g->values[v];
-  if (konst) {
-    assert_int_equal(vta_value_set_const(x, t, rank, dims), 0);
-  } else {
-    x->rank = rank;
-    memcpy(x->dims, dims, sizeof(int64_t) * (size_t)rank);
-  }
-  return v;
-}
 
 static int scalar(vta_graph *g, const char *name, float c) {
   int64_t one[4] = {1, 1, 1, 1};

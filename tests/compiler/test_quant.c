@@ -19,26 +19,9 @@
 #include "vta/config.h"
 #include "vta/stats.h"
 
-static uint64_t rng = 88172645463325252ull;
-static uint32_t rnd(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return (uint32_t)(rng >> 11);
-}
-static float frnd(void) { return (float)(rnd() % 20001) / 10000.0f - 1.0f; }
+#define TEST_RNG_SEED 88172645463325252ull
+#include "compiler/graph_value.h"
 
-static int value(vta_graph *g, const char *name, vta_dtype t, int rank, const int64_t *dims, int konst) {
-  int v = vta_graph_add_value(g, name, t);
-  vta_gvalue *x = &g->values[v];
-  if (konst) {
-    assert_int_equal(vta_value_set_const(x, t, rank, dims), 0);
-  } else {
-    x->rank = rank;
-    memcpy(x->dims, dims, sizeof(int64_t) * (size_t)rank);
-  }
-  return v;
-}
 
 /* Compiles g (already shaped) to CPU code and runs it with bufs (one per value; constants
  * from the graph). */

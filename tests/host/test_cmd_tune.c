@@ -20,6 +20,7 @@
 #include "host/model.h"
 #include "host/tuning.h"
 #include "vta/config.h"
+#include "compiler/graph_value.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static int rnd(int n) {
@@ -29,17 +30,6 @@ static int rnd(int n) {
   return (int)((rng >> 20) % (uint64_t)n);
 }
 
-static int value(vta_graph *g, const char *name, vta_dtype t, int rank, const int64_t *dims, int konst) {
-  int v = vta_graph_add_value(g, name, t);
-  vta_gvalue *x = &g->values[v];
-  if (konst) {
-    assert_int_equal(vta_value_set_const(x, t, rank, dims), 0);
-  } else {
-    x->rank = rank;
-    memcpy(x->dims, dims, sizeof(int64_t) * (size_t)rank);
-  }
-  return v;
-}
 
 /* x f32[1,32,14,14] -> QuantizeLinear -> QConv 3x3 32->32 pad 1 | clip -> DequantizeLinear,
  * partitioned for the default configuration: one accelerator node with several good tilings. */
