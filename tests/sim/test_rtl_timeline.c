@@ -79,10 +79,18 @@ static void test_trace_writer_escapes_and_renames(void **state) {
   assert_non_null(strstr(err.msg, "/nonexistent-dir/x.json"));
 }
 
-typedef struct track_sum {
-  char name[64];
-  uint64_t cycles, spans;
-} track_sum;
+/* How many counters of each kind a timeline has. */
+typedef struct counters {
+  int tokens, bytes, queue;
+} counters;
+
+static void rtl_counter(const char *name, const cJSON *args, void *ctx) {
+  (void)args;
+  counters *k = ctx;
+  k->tokens += strncmp(name, "tokens: ", 8) == 0;
+  k->bytes += strstr(name, "bytes in flight") != NULL;
+  k->queue += strncmp(name, "queue: ", 7) == 0;
+}
 
 /* Runs `programs` concurrent and serialised random programs on one rtl simulator with a
  * timeline, then checks the timeline against the counters. */
@@ -129,52 +137,9 @@ static void check_config(const char *config, uint64_t first_seed, int programs) 
   assert_true(total.busy_cycles[0] > 0 && total.busy_cycles[1] > 0 && total.busy_cycles[2] > 0);
 
   /* The file: the same sums from the JSON alone, a fetch span per instruction, the counters. */
-  char *text = slurp(path);
-  cJSON *j = cJSON_Parse(text);
-  free(text);
-  if (!j) fail_msg("%s: the timeline is not JSON", path);
-  track_sum tr[16];
-  memset(tr, 0, sizeof tr);
-  int counters_tokens = 0, counters_bytes = 0, counters_queue = 0;
-  const cJSON *e;
-  cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "traceEvents")) {
-    const char *ph = cJSON_GetObjectItem(e, "ph")->valuestring;
-    const cJSON *tid = cJSON_GetObjectItem(e, "tid");
-    int t = tid ? tid->valueint : 0;
-    if (t < 0 || t >= 16) fail_msg("tid %d", t);
-    const char *name = cJSON_GetObjectItem(e, "name")->valuestring;
-    if (strcmp(ph, "M") == 0 && strcmp(name, "thread_name") == 0)
-      snprintf(tr[t].name, sizeof tr[t].name, "%s",
-               cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "name")->valuestring);
-    if (strcmp(ph, "X") == 0) {
-      tr[t].cycles += (uint64_t)cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "cycles")
-                          ->valuedouble;
-      tr[t].spans++;
-    }
-    if (strcmp(ph, "C") == 0) {
-      counters_tokens += strncmp(name, "tokens: ", 8) == 0;
-      counters_bytes += strstr(name, "bytes in flight") != NULL;
-      counters_queue += strncmp(name, "queue: ", 7) == 0;
-    }
-  }
-  cJSON_Delete(j);
-  unlink(path);
-  uint64_t load = 0, compute = 0, store = 0, fetch_spans = 0;
-  int named = 0;
-  for (int t = 1; t < 16; t++) {
-    if (!tr[t].name[0]) continue;
-    named++;
-    if (strcmp(tr[t].name, "fetch") == 0) fetch_spans = tr[t].spans;
-    else if (strcmp(tr[t].name, "load") == 0) load = tr[t].cycles;
-    else if (strcmp(tr[t].name, "store") == 0) store = tr[t].cycles;
-    else compute += tr[t].cycles; /* compute, GEMM, ALU */
-  }
-  assert_int_equal(named, 6);
-  assert_int_equal(load, total.busy_cycles[VTA_MOD_LOAD]);
-  assert_int_equal(compute, total.busy_cycles[VTA_MOD_COMPUTE]);
-  assert_int_equal(store, total.busy_cycles[VTA_MOD_STORE]);
-  assert_int_equal(fetch_spans, total.insns);
-  assert_true(counters_tokens > 0 && counters_bytes > 0 && counters_queue > 0);
+  counters cc = {0, 0, 0};
+  timeline_check_file(path, config, &total, rtl_counter, &cc);
+  assert_true(cc.tokens > 0 && cc.bytes > 0 && cc.queue > 0);
   printf("%s: %d programs, %llu cycles; busy load %llu, compute %llu, store %llu: the tracks "
          "agree\n",
          config, programs, (unsigned long long)total.cycles,

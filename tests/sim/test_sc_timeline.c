@@ -27,16 +27,31 @@ static char *slurp(const char *path) {
   return t;
 }
 
-typedef struct track_sum {
-  char name[64];
-  uint64_t cycles, spans;
-} track_sum;
-
 typedef struct ctr {
   char name[64];
   double last;
   int n, negative;
 } ctr;
+
+/* The counters of a timeline: each one's last value, event count and whether it went below 0. */
+typedef struct counters {
+  ctr c[16];
+  int n;
+} counters;
+
+static void sc_counter(const char *name, const cJSON *args, void *ctx) {
+  counters *cs = ctx;
+  int c = 0;
+  while (c < cs->n && strcmp(cs->c[c].name, name) != 0) c++;
+  if (c == cs->n) {
+    assert_true(cs->n < 16);
+    snprintf(cs->c[cs->n++].name, sizeof cs->c[0].name, "%s", name);
+  }
+  double v = args && args->child ? args->child->valuedouble : 0;
+  cs->c[c].last = v;
+  cs->c[c].n++;
+  if (v < 0) cs->c[c].negative = 1;
+}
 
 /* Runs `programs` concurrent and serialised random programs on one sc simulator with a timeline,
  * then checks the timeline against the counters. */
@@ -81,74 +96,19 @@ static void check_config(const char *config, uint64_t first_seed, int programs) 
   assert_true(total.busy_cycles[0] > 0 && total.busy_cycles[1] > 0 && total.busy_cycles[2] > 0);
 
   /* The file alone: the same sums, a fetch span per instruction, the counters. */
-  char *text = slurp(path);
-  cJSON *j = cJSON_Parse(text);
-  free(text);
-  if (!j) fail_msg("%s: the timeline is not JSON", path);
-  track_sum tr[16];
-  memset(tr, 0, sizeof tr);
-  ctr cs[16];
-  int ncs = 0;
-  memset(cs, 0, sizeof cs);
-  double end_us = 0;
-  const cJSON *e;
-  cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "traceEvents")) {
-    const char *ph = cJSON_GetObjectItem(e, "ph")->valuestring;
-    const cJSON *tid = cJSON_GetObjectItem(e, "tid");
-    int t = tid ? tid->valueint : 0;
-    if (t < 0 || t >= 16) fail_msg("tid %d", t);
-    const char *name = cJSON_GetObjectItem(e, "name")->valuestring;
-    if (strcmp(ph, "M") == 0 && strcmp(name, "thread_name") == 0)
-      snprintf(tr[t].name, sizeof tr[t].name, "%s",
-               cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "name")->valuestring);
-    if (strcmp(ph, "X") == 0) {
-      tr[t].cycles += (uint64_t)cJSON_GetObjectItem(cJSON_GetObjectItem(e, "args"), "cycles")
-                          ->valuedouble;
-      tr[t].spans++;
-      double ts = cJSON_GetObjectItem(e, "ts")->valuedouble;
-      if (ts > end_us) end_us = ts;
-    }
-    if (strcmp(ph, "C") == 0) {
-      int c = 0;
-      while (c < ncs && strcmp(cs[c].name, name) != 0) c++;
-      if (c == ncs) {
-        assert_true(ncs < 16);
-        snprintf(cs[ncs++].name, sizeof cs[0].name, "%s", name);
-      }
-      const cJSON *args = cJSON_GetObjectItem(e, "args");
-      double v = args && args->child ? args->child->valuedouble : 0;
-      cs[c].last = v;
-      cs[c].n++;
-      if (v < 0) cs[c].negative = 1;
-    }
-  }
-  cJSON_Delete(j);
-  unlink(path);
-  uint64_t load = 0, compute = 0, store = 0, fetch_spans = 0;
-  int named = 0;
-  for (int t = 1; t < 16; t++) {
-    if (!tr[t].name[0]) continue;
-    named++;
-    if (strcmp(tr[t].name, "fetch") == 0) fetch_spans = tr[t].spans;
-    else if (strcmp(tr[t].name, "load") == 0) load = tr[t].cycles;
-    else if (strcmp(tr[t].name, "store") == 0) store = tr[t].cycles;
-    else compute += tr[t].cycles; /* compute, GEMM, ALU */
-  }
-  assert_int_equal(named, 6);
-  assert_int_equal(load, total.busy_cycles[VTA_MOD_LOAD]);
-  assert_int_equal(compute, total.busy_cycles[VTA_MOD_COMPUTE]);
-  assert_int_equal(store, total.busy_cycles[VTA_MOD_STORE]);
-  assert_int_equal(fetch_spans, total.insns);
+  counters cc;
+  memset(&cc, 0, sizeof cc);
+  double end_us = timeline_check_file(path, config, &total, sc_counter, &cc);
   /* Every counter: present, never negative, back at zero when the last run ended (every command
    * taken, every token popped, every burst answered). */
   int tokens = 0, bytes = 0, queues = 0;
-  for (int c = 0; c < ncs; c++) {
-    if (cs[c].negative) fail_msg("%s: counter '%s' went negative", config, cs[c].name);
-    if (cs[c].last != 0)
-      fail_msg("%s: counter '%s' ends at %g, not 0", config, cs[c].name, cs[c].last);
-    tokens += strncmp(cs[c].name, "tokens: ", 8) == 0 && cs[c].n > programs;
-    bytes += strstr(cs[c].name, "bytes in flight") != NULL && cs[c].n > programs;
-    queues += strncmp(cs[c].name, "queue: ", 7) == 0 && cs[c].n > programs;
+  for (int c = 0; c < cc.n; c++) {
+    const ctr *k = &cc.c[c];
+    if (k->negative) fail_msg("%s: counter '%s' went negative", config, k->name);
+    if (k->last != 0) fail_msg("%s: counter '%s' ends at %g, not 0", config, k->name, k->last);
+    tokens += strncmp(k->name, "tokens: ", 8) == 0 && k->n > programs;
+    bytes += strstr(k->name, "bytes in flight") != NULL && k->n > programs;
+    queues += strncmp(k->name, "queue: ", 7) == 0 && k->n > programs;
   }
   assert_true(tokens >= 3 && bytes == 2 && queues == 3);
   assert_true(end_us > 0);
