@@ -508,7 +508,7 @@ module vta_compute
     .busy_o     (g_seq_busy)
   );
 
-  vta_uop_seq #(.TagW(AluTagW)) u_alu_seq (
+  vta_uop_seq #(.TagW(AluTagW), .KeepWgt(1'b0)) u_alu_seq (
     .clk_i,
     .rst_ni,
     .uop_we_i   (uop_we),

@@ -6,10 +6,21 @@
 // written in the same cycle returns the old contents, which the compute pipeline's forwarding
 // register accounts for. The array has no reset, like block RAM; it starts zeroed under
 // the Verilator model, and its contents persist across runs, as the functional simulator's buffers do.
+//
+// Block RAM comes in 18 Kb halves whose width at a given depth is fixed (BramCol: 36 bits up to
+// 512 entries, 18 up to 1024, 9 up to 2048, 4, 2, 1 up to 16384; the same on 7-series and
+// UltraScale). A buffer whose width is not a multiple of it spends a whole half on the last
+// few bits. Those bits (LutW = Width mod BramCol) are kept in a second array in distributed
+// RAM instead, when there are at most LutMaxBits of them (16 Kb: a few hundred LUTs for half a
+// RAMB36), so the buffer takes floor(Width / BramCol) halves instead of one more. The second
+// array is read and registered exactly like the first (the same enable, the same output
+// register), so the timing seen at the ports is unchanged; docs/hw.md, "Block RAM of the
+// default configuration".
 module vta_sram #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 16,
-  parameter bit          OutReg = 1'b0
+  parameter bit          OutReg = 1'b0,
+  parameter int unsigned LutMaxBits = 16384
 ) (
   input  logic             clk_i,
   input  logic             we_i,
@@ -19,24 +30,47 @@ module vta_sram #(
   input  logic [$clog2(Depth)-1:0] raddr_i,
   output logic [Width-1:0] rdata_o
 );
-  logic [Width-1:0] mem_q [Depth];
-  logic [Width-1:0] rdata_q;
+  // The data width of one 18 Kb block RAM half at this depth (0: deeper than one half holds).
+  localparam int unsigned BramCol = Depth <= 512 ? 36 : Depth <= 1024 ? 18 : Depth <= 2048 ? 9 :
+                                    Depth <= 4096 ? 4 : Depth <= 8192 ? 2 : Depth <= 16384 ? 1 : 0;
+  localparam int unsigned ColRem = BramCol == 0 ? 0 : Width % BramCol;
+  localparam int unsigned LutW = (Width > BramCol && ColRem != 0 && ColRem * Depth <= LutMaxBits)
+                                 ? ColRem : 0;
+  localparam int unsigned BramW = Width - LutW;
+
+  logic [BramW-1:0] mem_q [Depth];
+  logic [Width-1:0] rdata;
+  logic [BramW-1:0] rdata_b_q;
 
   if (OutReg) begin : g_out_reg
     logic [Width-1:0] rdata2_q;
     always_ff @(posedge clk_i) begin
-      rdata2_q <= rdata_q;
+      rdata2_q <= rdata;
     end
     assign rdata_o = rdata2_q;
   end else begin : g_no_out_reg
-    assign rdata_o = rdata_q;
+    assign rdata_o = rdata;
   end
 
   always_ff @(posedge clk_i) begin
-    if (we_i) mem_q[waddr_i] <= wdata_i;
+    if (we_i) mem_q[waddr_i] <= wdata_i[BramW-1:0];
   end
 
   always_ff @(posedge clk_i) begin
-    if (re_i) rdata_q <= mem_q[raddr_i];
+    if (re_i) rdata_b_q <= mem_q[raddr_i];
+  end
+
+  if (LutW != 0) begin : g_lut
+    (* ram_style = "distributed" *) logic [LutW-1:0] lut_q [Depth];
+    logic [LutW-1:0] rdata_l_q;
+    always_ff @(posedge clk_i) begin
+      if (we_i) lut_q[waddr_i] <= wdata_i[Width-1:BramW];
+    end
+    always_ff @(posedge clk_i) begin
+      if (re_i) rdata_l_q <= lut_q[raddr_i];
+    end
+    assign rdata = {rdata_l_q, rdata_b_q};
+  end else begin : g_bram_only
+    assign rdata = rdata_b_q;
   end
 endmodule

@@ -16,10 +16,14 @@
 // micro-ops (no iterations, or uop_end <= uop_bgn) issues one bubble with write_o low.
 // The tag is whatever the parent needs in its result stage (reset flag, ALU opcode and
 // immediate); it rides along with every micro-op.
+// Without KeepWgt (the ALU's copy) the buffer stores only the dst and src fields of each
+// micro-op, as the ALU never reads the weight index; x_wgt_o then carries the loop offsets
+// alone and is left unconnected.
 module vta_uop_seq
   import vta_pkg::*;
 #(
-  parameter int unsigned TagW = 1
+  parameter int unsigned TagW = 1,
+  parameter bit          KeepWgt = 1'b1
 ) (
   input  logic                     clk_i,
   input  logic                     rst_ni,
@@ -86,14 +90,29 @@ module vta_uop_seq
   assign bgn_o      = bgn_q;
   assign end_o      = end_q;
 
-  vta_sram #(.Width(UopBytes * 8), .Depth(UopDepth), .OutReg(1'b1)) u_uop_buf (
+  // The stored word: the whole micro-op, or its dst and src fields only.
+  localparam int unsigned StoreW = KeepWgt ? UopBytes * 8 : DstW + SrcW;
+  logic [StoreW-1:0] store_wdata, store_rdata;
+  if (KeepWgt) begin : g_whole_uop
+    assign store_wdata = uop_wdata_i;
+    assign uop_rdata   = store_rdata;
+  end else begin : g_dst_src
+    assign store_wdata = {uop_wdata_i[UopSrcLsb +: SrcW], uop_wdata_i[UopDstLsb +: DstW]};
+    always_comb begin
+      uop_rdata = '0;
+      uop_rdata[UopDstLsb +: DstW] = store_rdata[DstW-1:0];
+      uop_rdata[UopSrcLsb +: SrcW] = store_rdata[DstW +: SrcW];
+    end
+  end
+
+  vta_sram #(.Width(StoreW), .Depth(UopDepth), .OutReg(1'b1)) u_uop_buf (
     .clk_i,
     .we_i   (uop_we_i),
     .waddr_i(uop_waddr_i),
-    .wdata_i(uop_wdata_i),
+    .wdata_i(store_wdata),
     .re_i   (issue_q),
     .raddr_i(LogUopDepth'(k_q)),
-    .rdata_o(uop_rdata)
+    .rdata_o(store_rdata)
   );
 
   always_comb begin
