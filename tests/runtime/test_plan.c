@@ -72,6 +72,12 @@ static void test_plan_runs_cpu_kernels(void **state) {
   assert_int_equal(vta_model_run(m, &err), 0);
   const float *z = vta_model_output(m, 0);
   for (int i = 0; i < 4; i++) assert_true(z[i] == 2 * (1 + k_c[i]));
+  /* One successful run (the refused set_input calls are not runs), timed on the wall and on
+   * the process's CPU clock. */
+  vta_model_stats rs;
+  vta_model_run_stats(m, &rs);
+  assert_int_equal(rs.runs, 1);
+  assert_true(rs.run_ms > 0 && rs.run_cpu_ms > 0);
   int dt;
   int64_t count;
   assert_non_null(vta_model_value(m, "y", &dt, &count));
