@@ -126,9 +126,16 @@ struct Dram : sc_module {
   static int prio(int client) { return client == 0 ? 0 : (client == 2 ? 1 : 2); }
   void arbitrate(struct Timing *t);
   bool final_times(struct Timing *t);
-  size_t find(int client, uint32_t req, uint32_t k) const {
-    for (size_t q = hist.size(); q-- > 0;)
-      if (hist[q].client == client && hist[q].req == req && hist[q].k == k) return q;
+  // The index of a client's burst in hist (each is there once). A client walks its bursts in
+  // order, so the search starts at the one it found last and goes forward a little before it
+  // falls back to scanning everything (hist moves when old bursts are dropped or re-picked).
+  size_t hint[4] = {0, 0, 0, 0};
+  size_t find(int client, uint32_t req, uint32_t k) {
+    const size_t n = hist.size();
+    for (size_t q = hint[client], end = std::min(n, hint[client] + 32); q < end; q++)
+      if (hist[q].client == client && hist[q].req == req && hist[q].k == k) return hint[client] = q;
+    for (size_t q = n; q-- > 0;)
+      if (hist[q].client == client && hist[q].req == req && hist[q].k == k) return hint[client] = q;
     return size_t(-1);
   }
   // Every burst before hist[idx] on the data channel is settled.
@@ -159,6 +166,7 @@ struct Dram : sc_module {
     hist.clear();
     settled_upto = 0;
     std::fill(std::begin(req_id), std::end(req_id), 0);
+    std::fill(std::begin(hint), std::end(hint), 0);
     aw_free = w_free = 0;
   }
   void b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay);
