@@ -215,14 +215,17 @@ VNNI_TARGET INLINE void vnni_body(vta_fsim *sim, const fsim_insn *in, uint32_t b
     }
 }
 
-/* The default 1x16x16 shape: an ACC element is one 16-lane vector. Consecutive micro-ops that
- * accumulate into the same element (a blocked GEMM kernel summing over input blocks) keep it in
- * a register instead of a store and reload per micro-op; ACC and OUT are written when the
- * destination changes. Nothing else in a GEMM reads ACC, so this is exact. */
-VNNI_TARGET static void vnni_gemm_1x16x16(vta_fsim *sim, const fsim_insn *in) {
+/* The Bx16x16 shapes (the default B = 1, BATCH 2 and 4): an ACC element is B 16-lane vectors.
+ * Consecutive micro-ops that accumulate into the same element (a blocked GEMM kernel summing
+ * over input blocks) keep it in registers instead of a store and reload per micro-op; ACC and
+ * OUT are written when the destination changes. Nothing else in a GEMM reads ACC, so this is
+ * exact. The four weight vectors of a micro-op are loaded once for its B input rows. */
+VNNI_TARGET static inline __attribute__((always_inline)) void
+vnni_gemm_bx16x16(vta_fsim *sim, const fsim_insn *in, const uint32_t batch) {
   const vta_uop *uop = sim->uop;
   int32_t *cur = NULL;
-  __m512i v = _mm512_setzero_si512();
+  __m512i v[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                  _mm512_setzero_si512()};
   for (uint32_t i = 0; i < in->iter_out; i++)
     for (uint32_t j = 0; j < in->iter_in; j++) {
       uint64_t dd = (uint64_t)i * in->dst_out + (uint64_t)j * in->dst_in;
@@ -230,35 +233,46 @@ VNNI_TARGET static void vnni_gemm_1x16x16(vta_fsim *sim, const fsim_insn *in) {
       uint64_t wd = (uint64_t)i * in->wgt_out + (uint64_t)j * in->wgt_in;
       for (uint32_t k = in->uop_bgn; k < in->uop_end; k++) {
         const vta_uop u = uop[k];
-        const uint8_t *x = sim->inp_k + (u.src + sd) * 16;
+        const uint8_t *x = sim->inp_k + (u.src + sd) * 16 * batch;
         const uint8_t *w = sim->wgt_k + (u.wgt + wd) * 256;
-        __m512i t0 = _mm512_load_si512(sim->wgt_corr + (u.wgt + wd) * 16);
-        __m512i t1 = _mm512_setzero_si512();
-        t0 = _mm512_dpbusd_epi32(t0, _mm512_set1_epi32(load32(x)), _mm512_load_si512(w));
-        t1 = _mm512_dpbusd_epi32(t1, _mm512_set1_epi32(load32(x + 4)), _mm512_load_si512(w + 64));
-        t0 = _mm512_dpbusd_epi32(t0, _mm512_set1_epi32(load32(x + 8)), _mm512_load_si512(w + 128));
-        t1 = _mm512_dpbusd_epi32(t1, _mm512_set1_epi32(load32(x + 12)), _mm512_load_si512(w + 192));
-        int32_t *a = sim->acc + (u.dst + dd) * 16;
+        const __m512i corr = _mm512_load_si512(sim->wgt_corr + (u.wgt + wd) * 16);
+        const __m512i w0 = _mm512_load_si512(w), w1 = _mm512_load_si512(w + 64);
+        const __m512i w2 = _mm512_load_si512(w + 128), w3 = _mm512_load_si512(w + 192);
+        int32_t *a = sim->acc + (u.dst + dd) * 16 * batch;
         if (a != cur) {
-          if (cur) {
-            _mm512_storeu_si512(cur, v);
-            _mm_storeu_si128((__m128i *)(sim->out + (cur - sim->acc)), _mm512_cvtepi32_epi8(v));
+          for (uint32_t b = 0; b < batch && cur; b++) {
+            _mm512_storeu_si512(cur + 16 * b, v[b]);
+            _mm_storeu_si128((__m128i *)(sim->out + (cur - sim->acc) + 16 * b),
+                             _mm512_cvtepi32_epi8(v[b]));
           }
           cur = a;
-          v = _mm512_loadu_si512(a);
+          for (uint32_t b = 0; b < batch; b++) v[b] = _mm512_loadu_si512(a + 16 * b);
         }
-        v = _mm512_add_epi32(v, _mm512_add_epi32(t0, t1));
+        for (uint32_t b = 0; b < batch; b++) {
+          const uint8_t *xb = x + 16 * b;
+          __m512i t0 = _mm512_dpbusd_epi32(corr, _mm512_set1_epi32(load32(xb)), w0);
+          __m512i t1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(),
+                                           _mm512_set1_epi32(load32(xb + 4)), w1);
+          t0 = _mm512_dpbusd_epi32(t0, _mm512_set1_epi32(load32(xb + 8)), w2);
+          t1 = _mm512_dpbusd_epi32(t1, _mm512_set1_epi32(load32(xb + 12)), w3);
+          v[b] = _mm512_add_epi32(v[b], _mm512_add_epi32(t0, t1));
+        }
       }
     }
-  if (cur) {
-    _mm512_storeu_si512(cur, v);
-    _mm_storeu_si128((__m128i *)(sim->out + (cur - sim->acc)), _mm512_cvtepi32_epi8(v));
+  for (uint32_t b = 0; b < batch && cur; b++) {
+    _mm512_storeu_si512(cur + 16 * b, v[b]);
+    _mm_storeu_si128((__m128i *)(sim->out + (cur - sim->acc) + 16 * b),
+                     _mm512_cvtepi32_epi8(v[b]));
   }
 }
 
 VNNI_TARGET static void vnni_gemm(vta_fsim *sim, const fsim_insn *in) {
-  if (sim->batch == 1 && sim->block_in == 16 && sim->block_out == 16)
-    vnni_gemm_1x16x16(sim, in);
+  if (sim->block_in == 16 && sim->block_out == 16 && sim->batch == 1)
+    vnni_gemm_bx16x16(sim, in, 1);
+  else if (sim->block_in == 16 && sim->block_out == 16 && sim->batch == 2)
+    vnni_gemm_bx16x16(sim, in, 2);
+  else if (sim->block_in == 16 && sim->block_out == 16 && sim->batch == 4)
+    vnni_gemm_bx16x16(sim, in, 4);
   else
     vnni_body(sim, in, sim->batch, vnni_nq(sim), vnni_nch(sim), sim->block_out);
 }
