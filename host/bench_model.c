@@ -36,7 +36,8 @@ static void bench_model_help(void) {
          "same model and input (scripts/ort-reference.mjs; installs onnxruntime-node into\n"
          ".cache/ort with scripts/ort-setup.sh when missing). Prints one JSON line: compile\n"
          "seconds (import to JIT-ready, and per stage), median inference seconds of both and\n"
-         "their ratio (ours / onnxruntime's).\n"
+         "their ratio (ours / onnxruntime's), in wall time and in CPU time (the process's, which\n"
+         "other work on a loaded machine does not inflate).\n"
          "\n"
          "MODEL may also be a bundle (.vtab; onnxruntime is then not timed). With one compiled\n"
          "with --accel, --backend fsim|rtl runs its accelerator layers on that device and the\n"
@@ -73,6 +74,14 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* CPU time of the whole process (every thread), which other processes on a loaded machine do
+ * not inflate as they do wall time. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
@@ -88,8 +97,9 @@ static const struct {
      "tests/data/models/ppocr_cls_text/softmax_0.tmp_0.npy"},
 };
 
-/* Runs the onnxruntime timing script; returns the median in seconds, or -1 (message printed). */
-static double ort_time(const char *model, const char *input, const char *extra, unsigned repeat) {
+/* Runs the onnxruntime timing script; returns the median wall time in seconds (and in *cpu the
+ * median CPU time), or -1 (message printed). */
+static double ort_time(const char *model, const char *input, const char *extra, unsigned repeat, double *cpu) {
   if (access(".cache/ort/node_modules/onnxruntime-node", F_OK) != 0 &&
       system("scripts/ort-setup.sh >&2") != 0) {
     fprintf(stderr, "vta bench: cannot install onnxruntime-node (scripts/ort-setup.sh failed; "
@@ -109,9 +119,12 @@ static double ort_time(const char *model, const char *input, const char *extra, 
   }
   char line[512] = "";
   double ms = -1;
+  *cpu = -1;
   while (fgets(line, sizeof line, p)) {
     const char *k = strstr(line, "\"ort_ms\":");
     if (k) ms = strtod(k + 9, NULL);
+    k = strstr(line, "\"ort_cpu_ms\":");
+    if (k) *cpu = strtod(k + 13, NULL) / 1e3;
   }
   int st = pclose(p);
   if (st != 0 || !(ms > 0)) {
@@ -234,7 +247,7 @@ static int bench_model_run(int argc, char **argv, vta_cli_consts *consts) {
   memset(x, 0, sizeof x);
   int status = VTA_EXIT_FAIL, ranks[BENCH_MAX_INPUTS];
   int64_t dims[BENCH_MAX_INPUTS][8];
-  double *ts = NULL;
+  double *ts = NULL, *cs = NULL;
   vta_model *m = NULL;
   char extra[4096] = "";
   const char *first = NULL;
@@ -287,7 +300,8 @@ static int bench_model_run(int argc, char **argv, vta_cli_consts *consts) {
   m = vta_model_open_import(model, &io, &err);
   double compile_s = now_s() - t0;
   ts = calloc(repeat, sizeof *ts);
-  if (!m || !ts) {
+  cs = calloc(repeat, sizeof *cs);
+  if (!m || !ts || !cs) {
     if (!m) vta_cli_fail(cmd, &err);
     goto done;
   }
@@ -375,13 +389,15 @@ static int bench_model_run(int argc, char **argv, vta_cli_consts *consts) {
     }
   }
   for (unsigned k = 0; k < repeat; k++) {
-    double s = now_s();
+    double s = now_s(), sc = cpu_s();
     vta_model_run(m, &err);
     ts[k] = now_s() - s;
+    cs[k] = cpu_s() - sc;
   }
   qsort(ts, repeat, sizeof *ts, cmp_double);
-  double ours = ts[repeat / 2];
-  double theirs = ort ? ort_time(model, first ? first : "", extra, repeat) : -1;
+  qsort(cs, repeat, sizeof *cs, cmp_double);
+  double ours = ts[repeat / 2], ours_cpu = cs[repeat / 2], theirs_cpu = -1;
+  double theirs = ort ? ort_time(model, first ? first : "", extra, repeat, &theirs_cpu) : -1;
   const vta_model_timing *t = vta_model_timings(m);
   printf("{\"bench\":\"model\",\"model\":\"%s\",\"backend\":\"%s\"", label, backend);
   json_num("compile_seconds", compile_s);
@@ -392,6 +408,9 @@ static int bench_model_run(int argc, char **argv, vta_cli_consts *consts) {
   json_num("inference_seconds", ours);
   json_num("ort_inference_seconds", theirs);
   json_num("ratio", theirs > 0 ? ours / theirs : -1);
+  json_num("inference_cpu_seconds", ours_cpu);
+  json_num("ort_inference_cpu_seconds", theirs_cpu);
+  json_num("cpu_ratio", theirs_cpu > 0 ? ours_cpu / theirs_cpu : -1);
   if (strcmp(backend, "cpu") != 0) {
     /* Per inference, from the runtime's counters over every run (the first included). */
     vta_model_stats rs;
@@ -419,6 +438,7 @@ static int bench_model_run(int argc, char **argv, vta_cli_consts *consts) {
   status = ort && theirs < 0 ? VTA_EXIT_FAIL : VTA_EXIT_OK;
 done:
   free(ts);
+  free(cs);
   vta_model_destroy(m);
   for (int j = 0; j < n_in; j++) vta_npy_free(&x[j]);
   return status;

@@ -3,7 +3,8 @@
 // into .cache/ort with ONNXRUNTIME_NODE_INSTALL=skip by scripts/ort-setup.sh).
 //
 //   node scripts/ort-reference.mjs MODEL.onnx INPUT.npy OUTDIR   writes OUTDIR/<output>.npy
-//   node scripts/ort-reference.mjs --time N MODEL.onnx [INPUT.npy]  prints {"ort_ms": median}
+//   node scripts/ort-reference.mjs --time N MODEL.onnx [INPUT.npy]  prints {"ort_ms": median,
+//     "ort_cpu_ms": median} (wall time and the process's CPU time, user + system, per run)
 // INPUT.npy feeds the model's first input; more inputs are given after, by name (the first one
 // too, instead of INPUT.npy): NAME=FILE.npy (its own element type: float32/64, int64/32/16/8,
 // uint8, bool), NAME=int64:V (an int64 scalar) or NAME=V (a scalar number of the type the
@@ -69,10 +70,17 @@ const missing = sess.inputNames.filter(n => !(n in feeds));
 if (missing.length) throw new Error(`${model}: no value for input(s) ${missing.join(', ')}`);
 if (reps > 0) {
   await sess.run(feeds);
-  const ts = [];
-  for (let i = 0; i < reps; i++) { const t0 = process.hrtime.bigint(); await sess.run(feeds); ts.push(Number(process.hrtime.bigint() - t0) / 1e6); }
+  const ts = [], cs = [];
+  for (let i = 0; i < reps; i++) {
+    const c0 = process.cpuUsage(), t0 = process.hrtime.bigint();
+    await sess.run(feeds);
+    ts.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const c = process.cpuUsage(c0);
+    cs.push((c.user + c.system) / 1e3);
+  }
   ts.sort((a, b) => a - b);
-  console.log(JSON.stringify({ ort_ms: ts[Math.floor(ts.length / 2)] }));
+  cs.sort((a, b) => a - b);
+  console.log(JSON.stringify({ ort_ms: ts[Math.floor(ts.length / 2)], ort_cpu_ms: cs[Math.floor(cs.length / 2)] }));
 } else {
   const out = await sess.run(feeds);
   fs.mkdirSync(outdir, { recursive: true });
