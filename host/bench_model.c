@@ -405,12 +405,12 @@ static int bench_model_run(int argc, char **argv, vta_cli_consts *consts) {
   json_num("passes_seconds", t->passes_ms / 1e3);
   json_num("codegen_seconds", t->codegen_ms / 1e3);
   json_num("jit_seconds", t->jit_ms / 1e3);
-  json_num("inference_seconds", ours);
-  json_num("ort_inference_seconds", theirs);
-  json_num("ratio", theirs > 0 ? ours / theirs : -1);
   json_num("inference_cpu_seconds", ours_cpu);
   json_num("ort_inference_cpu_seconds", theirs_cpu);
   json_num("cpu_ratio", theirs_cpu > 0 ? ours_cpu / theirs_cpu : -1);
+  json_num("inference_seconds", ours);
+  json_num("ort_inference_seconds", theirs);
+  json_num("ratio", theirs > 0 ? ours / theirs : -1);
   if (strcmp(backend, "cpu") != 0) {
     /* Per inference, from the runtime's counters over every run (the first included). */
     vta_model_stats rs;

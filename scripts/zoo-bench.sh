@@ -61,6 +61,6 @@ echo "# after: $(uptime)"
 echo
 echo "| model | ours (ms) | onnxruntime (ms) | ratio | ours CPU (ms) | onnxruntime CPU (ms) | CPU ratio |"
 echo "|---|---|---|---|---|---|---|"
-sed -E 's/.*"model":"([^"]*)".*"inference_seconds":([^,]*),"ort_inference_seconds":([^,]*),"ratio":([^,]*),"inference_cpu_seconds":([^,]*),"ort_inference_cpu_seconds":([^,]*),"cpu_ratio":([^,]*),.*/\1 \2 \3 \4 \5 \6 \7/' "$out" |
+sed -E 's/.*"model":"([^"]*)".*"inference_cpu_seconds":([^,]*),"ort_inference_cpu_seconds":([^,]*),"cpu_ratio":([^,]*),"inference_seconds":([^,]*),"ort_inference_seconds":([^,]*),"ratio":([^,]*),.*/\1 \5 \6 \7 \2 \3 \4/' "$out" |
   awk '{printf "| %s | %.3f | %.3f | %.2f | %.3f | %.3f | %.2f |\n", $1, $2*1e3, $3*1e3, $4, $5*1e3, $6*1e3, $7}'
 exit $status
