@@ -307,7 +307,9 @@ int vta_cmd_run(int argc, char **argv) {
     if (st.cycles)
       printf(", %.3f ms at %.0f MHz", (double)st.cycles / vta_model_acc_config(m)->clock_mhz / 1e3,
              vta_model_acc_config(m)->clock_mhz);
-    printf("; %.2f ms in all; boundary: %llu bytes to the device, %llu from it (weights %llu, once)\n", run_ms,
+    /* The process's CPU time beside the wall: on a loaded machine the wall is a multiple of it. */
+    printf("; %.2f ms in all (process CPU %.2f ms); boundary: %llu bytes to the device, %llu from "
+           "it (weights %llu, once)\n", run_ms, rs.run_cpu_ms,
            (unsigned long long)rs.bytes_to_device, (unsigned long long)rs.bytes_from_device,
            (unsigned long long)rs.weight_bytes);
   }

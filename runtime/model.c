@@ -63,6 +63,11 @@ static double now_ms(void) {
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
+static double cpu_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
 
 static void acc_release(vta_model *m) {
   for (uint32_t i = 0; m->acc && i < m->p.n_nodes; i++) {
@@ -525,7 +530,7 @@ static int run_chain(vta_model *m, uint32_t i, uint32_t end, vta_error *err) {
   return 0;
 }
 
-int vta_model_run(vta_model *m, vta_error *err) {
+static int run_nodes(vta_model *m, vta_error *err) {
   for (uint32_t i = 0; i < m->p.n_nodes; i++) {
     const vta_plan_node *nd = &m->p.nodes[i];
     if (m->acc && m->acc[i]) {
@@ -551,8 +556,16 @@ int vta_model_run(vta_model *m, vta_error *err) {
     m->fns[i](m->args[i]);
     m->rs.cpu_ms += now_ms() - t0;
   }
-  m->rs.runs++;
   return 0;
+}
+
+int vta_model_run(vta_model *m, vta_error *err) {
+  double t0 = now_ms(), c0 = cpu_ms();
+  int rc = run_nodes(m, err);
+  m->rs.run_ms += now_ms() - t0;
+  m->rs.run_cpu_ms += cpu_ms() - c0;
+  if (!rc) m->rs.runs++;
+  return rc;
 }
 
 void vta_model_run_stats(const vta_model *m, vta_model_stats *s) { *s = m->rs; }

@@ -19,12 +19,39 @@
 #define MAX_DIM ((int64_t)1 << 31)
 #define MAX_COUNT ((uint64_t)1 << 40)
 
-/* FNV-1a over the plan: a corrupted plan would otherwise reach kernels compiled for other
- * shapes (a kernel trusts its arguments' sizes), so any damage is refused up front. */
-static uint64_t checksum(const unsigned char *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
+/* The plan's checksum: a corrupted plan would otherwise reach kernels compiled for other shapes
+ * (a kernel trusts its arguments' sizes), so any damage is refused up front. FNV-1a's step
+ * (h ^ w) * prime over 64-bit little-endian words in four interleaved lanes, the lanes and the
+ * length folded in at the end. Each step is a bijection of the word for a given h and of h for
+ * a given word, so a change confined to one word always changes the sum. Byte-wise FNV-1a
+ * (plan version 1) ran at about 4 cycles per byte: three passes over ResNet-18's 23 MB plan
+ * were a third of `vta run`'s CPU time; this runs four multiplies in parallel per 32 bytes. */
+static uint64_t word_le(const unsigned char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8); /* one load; a byte loop here was not merged into one by gcc -O2 */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  w = __builtin_bswap64(w);
+#endif
+  return w;
+}
+
+uint64_t vta_plan_checksum(const unsigned char *p, size_t n) {
+  const uint64_t prime = 0x100000001b3ull;
+  uint64_t lane[4] = {0xcbf29ce484222325ull, 0x84222325cbf29ce4ull, 0xcbf29ce484222325ull ^ 1,
+                      0x84222325cbf29ce4ull ^ 1};
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    lane[0] = (lane[0] ^ word_le(p + i)) * prime;
+    lane[1] = (lane[1] ^ word_le(p + i + 8)) * prime;
+    lane[2] = (lane[2] ^ word_le(p + i + 16)) * prime;
+    lane[3] = (lane[3] ^ word_le(p + i + 24)) * prime;
+  }
+  unsigned char tail[32] = {0};
+  if (n > i) memcpy(tail, p + i, n - i);
+  for (int k = 0; k < 4; k++) lane[k] = (lane[k] ^ word_le(tail + 8 * k)) * prime;
+  uint64_t h = ((uint64_t)n ^ 0xcbf29ce484222325ull) * prime;
+  for (int k = 0; k < 4; k++) h = (h ^ lane[k]) * prime;
+  return h ^ (h >> 29);
 }
 
 /* ---- writer ---- */
@@ -146,7 +173,7 @@ int vta_plan_write(const vta_plan *p, unsigned char **bytes, size_t *size, vta_e
     }
   }
   put(&b, TRAILER, 4);
-  if (!b.bad) put_u64(&b, checksum(b.p, b.n));
+  if (!b.bad) put_u64(&b, vta_plan_checksum(b.p, b.n));
   if (b.bad) {
     free(b.p);
     return vta_error_set(err, VTA_ERR_NOMEM, "out of memory writing the model plan");
@@ -413,14 +440,15 @@ int vta_plan_read(const unsigned char *bytes, size_t size, const char *name, vta
   r.at = 4;
   if (size < 16 + 4) return vta_error_set(err, VTA_ERR_INVALID, "%s: model plan truncated (%zu bytes)", name, size);
   r.n = size - 8; /* the checksum follows the end marker */
-  uint64_t sum = 0;
-  for (int i = 0; i < 8; i++) sum |= (uint64_t)bytes[r.n + i] << (8 * i);
-  if (sum != checksum(bytes, r.n))
-    return vta_error_set(err, VTA_ERR_INVALID, "%s: model plan checksum mismatch (damaged or truncated)", name);
+  /* The version first: a plan of another version has another checksum, and "damaged" would
+   * be the wrong word for it. */
   uint32_t version = get_u32(&r, "version");
   if (version != VTA_PLAN_VERSION)
     return vta_error_set(err, VTA_ERR_INVALID, "%s: model plan version %u is not supported (this "
-                         "runtime reads version %d)", name, version, VTA_PLAN_VERSION);
+                         "runtime reads version %d; compile the model again)", name, version,
+                         VTA_PLAN_VERSION);
+  if (word_le(bytes + r.n) != vta_plan_checksum(bytes, r.n))
+    return vta_error_set(err, VTA_ERR_INVALID, "%s: model plan checksum mismatch (damaged or truncated)", name);
   p->has_config = get_u32(&r, "configuration flag");
   if (p->has_config) {
     vta_config *c = &p->cfg;

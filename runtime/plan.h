@@ -25,7 +25,7 @@
 #include "vta/layout.h"
 #include "vta/status.h"
 
-#define VTA_PLAN_VERSION 1
+#define VTA_PLAN_VERSION 2 /* 2: the word-wise checksum (vta_plan_checksum) */
 #define VTA_PLAN_MAX_RANK 8
 
 typedef enum vta_plan_role { VTA_PLAN_COMPUTED = 0, VTA_PLAN_CONST = 1, VTA_PLAN_INPUT = 2,
@@ -92,6 +92,9 @@ int vta_plan_write(const vta_plan *p, unsigned char **bytes, size_t *size, vta_e
  * and be aligned to 16 bytes. `name` (the file) prefixes every message. */
 int vta_plan_read(const unsigned char *bytes, size_t size, const char *name, vta_plan *p,
                   vta_error *err);
+/* The checksum that ends a plan (over its n bytes before it), for tools and tests that edit
+ * plans on purpose. */
+uint64_t vta_plan_checksum(const unsigned char *bytes, size_t n);
 /* Frees what vta_plan_read allocated (not what a writer's caller filled in). */
 void vta_plan_free(vta_plan *p);
 

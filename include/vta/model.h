@@ -95,6 +95,8 @@ typedef struct vta_model_stats {
   double cpu_ms;            /* host: the CPU nodes */
   double transfer_ms;       /* host: copies to and from device memory */
   double device_ms;         /* wall time of the device runs (the backend's own) */
+  double run_ms, run_cpu_ms; /* vta_model_run's wall time, and the process's CPU time (every
+                               thread) meanwhile: on a loaded machine the wall exceeds it */
   uint64_t bytes_to_device, bytes_from_device; /* activations only (weights: at load) */
   uint64_t weight_bytes;    /* uploaded once when the backend was chosen */
   uint64_t programs;        /* accelerator programs replayed (several per chained run) */

@@ -72,6 +72,12 @@ static void test_plan_runs_cpu_kernels(void **state) {
   assert_int_equal(vta_model_run(m, &err), 0);
   const float *z = vta_model_output(m, 0);
   for (int i = 0; i < 4; i++) assert_true(z[i] == 2 * (1 + k_c[i]));
+  /* One successful run (the refused set_input calls are not runs), timed on the wall and on
+   * the process's CPU clock. */
+  vta_model_stats rs;
+  vta_model_run_stats(m, &rs);
+  assert_int_equal(rs.runs, 1);
+  assert_true(rs.run_ms > 0 && rs.run_cpu_ms > 0);
   int dt;
   int64_t count;
   assert_non_null(vta_model_value(m, "y", &dt, &count));
@@ -136,8 +142,7 @@ static void test_plan_corruptions_refused(void **state) {
  * and destroying it is clean under ASan; its kernels, compiled for the original shapes, are
  * not run). */
 static void reseal(unsigned char *c, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n - 8; i++) h = (h ^ c[i]) * 0x100000001b3ull;
+  uint64_t h = vta_plan_checksum(c, n - 8);
   for (int i = 0; i < 8; i++) c[n - 8 + i] = (unsigned char)(h >> (8 * i));
 }
 
@@ -169,12 +174,36 @@ static void test_plan_resealed_corruptions_checked(void **state) {
   free(b);
 }
 
+/* A plan of version 1 (byte-wise checksum) is refused by its version, not called damaged. */
+static void test_plan_old_version_named(void **state) {
+  unsigned char *b;
+  size_t n;
+  make_plan(&b, &n);
+  b[4] = 1; /* the version, little-endian, after the magic */
+  b[5] = b[6] = b[7] = 0;
+  reseal(b, n);
+  vta_error err;
+  assert_null(vta_model_from_plan(b, n, "old.plan", k_fns, 2, &err));
+  assert_non_null(strstr(err.msg, "old.plan: model plan version 1 is not supported"));
+  free(b);
+  /* The checksum sees a change in any one 8-byte word of a plan of 37 bytes (a tail). */
+  unsigned char t[37] = {0};
+  uint64_t h0 = vta_plan_checksum(t, sizeof t);
+  for (size_t at = 0; at < sizeof t; at++) {
+    t[at] = 0x5a;
+    assert_true(vta_plan_checksum(t, sizeof t) != h0);
+    t[at] = 0;
+  }
+  assert_true(vta_plan_checksum(t, sizeof t - 1) != h0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_plan_runs_cpu_kernels),
       cmocka_unit_test(test_plan_without_kernels_names_the_node),
       cmocka_unit_test(test_plan_corruptions_refused),
       cmocka_unit_test(test_plan_resealed_corruptions_checked),
+      cmocka_unit_test(test_plan_old_version_named),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
