@@ -99,8 +99,8 @@ enum {
   X(RESIZE, "Resize", VTA_OPK_OTHER, core, 1)                      \
   X(UPSAMPLE, "Upsample", VTA_OPK_OTHER, core, 1)                  \
   X(BATCHNORM, "BatchNormalization", VTA_OPK_OTHER, core, 0)       \
-  X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER, core, 1)  \
-  X(SHAPE, "Shape", VTA_OPK_OTHER, core, 1)                        \
+  X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER, shapecalc, 1) \
+  X(SHAPE, "Shape", VTA_OPK_OTHER, shapecalc, 1)                   \
   X(CAST, "Cast", VTA_OPK_OTHER, cast, 1)                          \
   X(GATHER, "Gather", VTA_OPK_OTHER, gather, 1)                      \
   X(DROPOUT, "Dropout", VTA_OPK_OTHER, core, 1)                    \

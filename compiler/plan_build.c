@@ -163,8 +163,9 @@ int vta_plan_build(const vta_graph *g, const vta_bundle_acc *acc, unsigned char 
     if (v->rank < 0 || ((v->is_input || v->is_output) && v->dtype != VTA_DT_F32) ||
         (es != 1 && es != 2 && es != 4 && es != 8)) {
       rc = vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s '%s' is %s; the runtime takes and returns float32 "
-                         "tensors of known shape only", v->is_input ? "input" : v->is_output ? "output" : "value",
-                         v->name, vta_dtype_name(v->dtype));
+                         "tensors of known shape only%s", v->is_input ? "input" : v->is_output ? "output" : "value",
+                         v->name, vta_dtype_name(v->dtype),
+                         v->is_input && v->rank >= 0 ? " (fix such an input at compile time: --const-input NAME=VALUE)" : "");
       break;
     }
     pv->name = v->name;

@@ -21,12 +21,14 @@
 
 #include "host/cli.h"
 #include "host/cli_args.h"
+#include "host/const_input.h"
 #include "host/model.h"
 #include "host/npy.h"
 #include "vta/stats.h"
 
 static void bench_model_help(void) {
-  printf("usage: vta bench model MODEL [--backend B] [--input X.npy] [--reference Y.npy]\n"
+  printf("usage: vta bench model MODEL [--backend B] [--input [NAME=]X.npy ...]\n"
+         "                       [--const-input NAME=VALUE ...] [--reference Y.npy]\n"
          "                       [--repeat N] [--no-ort] [--no-chain]\n"
          "\n"
          "Compiles an ONNX model in memory (import, graph passes, LLVM code generation, JIT),\n"
@@ -34,7 +36,8 @@ static void bench_model_help(void) {
          "same model and input (scripts/ort-reference.mjs; installs onnxruntime-node into\n"
          ".cache/ort with scripts/ort-setup.sh when missing). Prints one JSON line: compile\n"
          "seconds (import to JIT-ready, and per stage), median inference seconds of both and\n"
-         "their ratio (ours / onnxruntime's).\n"
+         "their ratio (ours / onnxruntime's), in wall time and in CPU time (the process's, which\n"
+         "other work on a loaded machine does not inflate).\n"
          "\n"
          "MODEL may also be a bundle (.vtab; onnxruntime is then not timed). With one compiled\n"
          "with --accel, --backend fsim|rtl runs its accelerator layers on that device and the\n"
@@ -49,7 +52,13 @@ static void bench_model_help(void) {
          "\n"
          "options:\n"
          "  --backend B     cpu (default), or fsim, rtl, ... for a bundle's accelerator layers\n"
-         "  --input FILE    the input tensor (.npy, float32) for a model given by path\n"
+         "  --input [NAME=]FILE  an input tensor (.npy, float32) for a model given by path:\n"
+         "                  without NAME the first input; repeat it for every input\n"
+         "  --const-input NAME=VALUE  fix input NAME at compile time (a number, converted to\n"
+         "                  the input's declared type, or an .npy file), as `vta compile\n"
+         "                  --const-input` does; onnxruntime is given the same value. The\n"
+         "                  runtime takes float32 inputs only: fix the others (Silero VAD's\n"
+         "                  int64 sr: --const-input sr=16000)\n"
          "  --reference FILE  the expected first output (.npy, float32, the output's size):\n"
          "                  checked (1e-4 relative) before timing; a wrong result exits 1\n"
          "  --repeat N      timed runs on each side (default 50); medians are reported\n"
@@ -62,6 +71,14 @@ static void bench_model_help(void) {
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* CPU time of the whole process (every thread), which other processes on a loaded machine do
+ * not inflate as they do wall time. */
+static double cpu_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
@@ -80,17 +97,21 @@ static const struct {
      "tests/data/models/ppocr_cls_text/softmax_0.tmp_0.npy"},
 };
 
-/* Runs the onnxruntime timing script; returns the median in seconds, or -1 (message printed). */
-static double ort_time(const char *model, const char *input, unsigned repeat) {
+/* Runs the onnxruntime timing script; returns the median wall time in seconds (and in *cpu the
+ * median CPU time), or -1 (message printed). */
+static double ort_time(const char *model, const char *input, const char *extra, unsigned repeat, double *cpu) {
   if (access(".cache/ort/node_modules/onnxruntime-node", F_OK) != 0 &&
       system("scripts/ort-setup.sh >&2") != 0) {
     fprintf(stderr, "vta bench: cannot install onnxruntime-node (scripts/ort-setup.sh failed; "
                     "use --no-ort to skip the comparison)\n");
     return -1;
   }
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "node scripts/ort-reference.mjs --time %u '%s' '%s' 2>/dev/null",
-           repeat, model, input);
+  char cmd[8192];
+  if (snprintf(cmd, sizeof cmd, "node scripts/ort-reference.mjs --time %u '%s' %s%s%s%s 2>/dev/null",
+               repeat, model, *input ? "'" : "", input, *input ? "'" : "", extra) >= (int)sizeof cmd) {
+    fprintf(stderr, "vta bench: the onnxruntime command line is too long\n");
+    return -1;
+  }
   FILE *p = popen(cmd, "r");
   if (!p) {
     fprintf(stderr, "vta bench: cannot start node for the onnxruntime timing\n");
@@ -98,14 +119,17 @@ static double ort_time(const char *model, const char *input, unsigned repeat) {
   }
   char line[512] = "";
   double ms = -1;
+  *cpu = -1;
   while (fgets(line, sizeof line, p)) {
     const char *k = strstr(line, "\"ort_ms\":");
     if (k) ms = strtod(k + 9, NULL);
+    k = strstr(line, "\"ort_cpu_ms\":");
+    if (k) *cpu = strtod(k + 13, NULL) / 1e3;
   }
   int st = pclose(p);
   if (st != 0 || !(ms > 0)) {
     fprintf(stderr, "vta bench: the onnxruntime timing failed (node scripts/ort-reference.mjs "
-                    "--time %u %s %s; use --no-ort to skip it)\n", repeat, model, input);
+                    "--time %u %s %s%s; use --no-ort to skip it)\n", repeat, model, input, extra);
     return -1;
   }
   return ms / 1e3;
@@ -121,9 +145,21 @@ static void json_num(const char *key, double v) {
     printf(",\"%s\":null", key);
 }
 
-int vta_bench_model(int argc, char **argv) {
-  const char *cmd = "bench", *model = NULL, *input = NULL, *backend = "cpu", *reference = NULL;
+/* Shell-quotes s into out (single quotes; a quote inside is refused). */
+static int quoted(char *out, size_t cap, const char *prefix, const char *s) {
+  if (strchr(s, '\'') || strchr(prefix, '\'')) return -1;
+  return snprintf(out, cap, " '%s%s'", prefix, s) < (int)cap ? 0 : -1;
+}
+
+#define BENCH_MAX_INPUTS 8
+
+static int bench_model_run(int argc, char **argv, vta_cli_consts *consts) {
+  const char *cmd = "bench", *model = NULL, *backend = "cpu", *reference = NULL;
   const char *label = NULL;
+  /* --input [NAME=]FILE: in_names[k] NULL for the first input. */
+  const char *in_files[BENCH_MAX_INPUTS], *in_names[BENCH_MAX_INPUTS];
+  static char in_name_buf[BENCH_MAX_INPUTS][256];
+  int n_in = 0;
   unsigned repeat = 50;
   int ort = 1, r, chain = 1;
   for (int i = 1; i < argc; i++) {
@@ -137,7 +173,20 @@ int vta_bench_model(int argc, char **argv) {
       backend = val;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--input", "-i", &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
-      input = val;
+      if (n_in >= BENCH_MAX_INPUTS) return vta_cli_usage_error(cmd, "more than %d --input options", BENCH_MAX_INPUTS);
+      const char *eq = vta_cli_has_suffix(val, ".npy") ? strchr(val, '=') : NULL;
+      if (eq && (eq == val || (size_t)(eq - val) >= sizeof in_name_buf[0]))
+        return vta_cli_usage_error(cmd, "--input '%s' is not [NAME=]FILE.npy", val);
+      for (int j = 0; j < n_in; j++)
+        if (!eq && !in_names[j])
+          return vta_cli_usage_error(cmd, "--input '%s': the first input is already given ('%s'); name the "
+                                          "others: --input NAME=FILE.npy", val, in_files[j]);
+      if (eq) snprintf(in_name_buf[n_in], sizeof in_name_buf[0], "%.*s", (int)(eq - val), val);
+      in_names[n_in] = eq ? in_name_buf[n_in] : NULL;
+      in_files[n_in++] = eq ? eq + 1 : val;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--const-input", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      if ((r = vta_cli_const_input(cmd, val, consts)) != 0) return r;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--reference", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       reference = val;
@@ -168,8 +217,9 @@ int vta_bench_model(int argc, char **argv) {
         return VTA_EXIT_FAIL;
       }
       model = known[k].model;
-      if (!input) {
-        input = known[k].input;
+      if (!n_in) {
+        in_names[0] = NULL;
+        in_files[n_in++] = known[k].input;
         if (!reference) reference = known[k].reference;
       }
     }
@@ -186,26 +236,72 @@ int vta_bench_model(int argc, char **argv) {
   if (!bundle && strcmp(backend, "cpu") != 0)
     return vta_cli_usage_error(cmd, "backend '%s': only 'cpu' runs an ONNX model; compile it with `vta "
                                     "compile --accel` and bench the bundle", backend);
-  if (!input)
+  if (bundle && consts->n)
+    return vta_cli_usage_error(cmd, "--const-input applies to an ONNX model: a bundle's inputs were fixed "
+                                    "when it was compiled");
+  if (!n_in)
     return vta_cli_usage_error(cmd, "model '%s' needs --input X.npy (or name a reference "
                                     "model: blazeface, ppocr_cls)", model);
   vta_error err = {0};
-  vta_npy x;
-  if (vta_npy_read(input, &x, &err)) return vta_cli_fail(cmd, &err);
-  if (strcmp(x.descr, "<f4") != 0) {
-    fprintf(stderr, "vta bench: %s holds %s; the model input must be float32 (<f4)\n", input, x.descr);
-    vta_npy_free(&x);
-    return VTA_EXIT_FAIL;
+  vta_npy x[BENCH_MAX_INPUTS];
+  memset(x, 0, sizeof x);
+  int status = VTA_EXIT_FAIL, ranks[BENCH_MAX_INPUTS];
+  int64_t dims[BENCH_MAX_INPUTS][8];
+  double *ts = NULL, *cs = NULL;
+  vta_model *m = NULL;
+  char extra[4096] = "";
+  const char *first = NULL;
+  for (int j = 0; j < n_in; j++) {
+    if (vta_npy_read(in_files[j], &x[j], &err)) {
+      vta_cli_fail(cmd, &err);
+      goto done;
+    }
+    if (strcmp(x[j].descr, "<f4") != 0) {
+      fprintf(stderr, "vta bench: input '%s': %s holds %s; the runtime takes float32 (<f4) inputs (fix an "
+                      "input of another type at compile time: --const-input %s=VALUE)\n",
+              in_names[j] ? in_names[j] : "(the first)", in_files[j], x[j].descr,
+              in_names[j] ? in_names[j] : "NAME");
+      goto done;
+    }
+    ranks[j] = x[j].rank;
+    for (int d = 0; d < x[j].rank; d++) dims[j][d] = x[j].dims[d];
+    size_t len = strlen(extra);
+    char kv[600];
+    if (in_names[j]) snprintf(kv, sizeof kv, "%s=", in_names[j]);
+    if (!in_names[j])
+      first = in_files[j];
+    else if (quoted(extra + len, sizeof extra - len, kv, in_files[j])) {
+      fprintf(stderr, "vta bench: input '%s': the file name %s has a quote or is too long\n", in_names[j], in_files[j]);
+      goto done;
+    }
   }
-  int rank = x.rank, status = VTA_EXIT_FAIL;
-  int64_t dims[1][8];
-  for (int d = 0; d < rank; d++) dims[0][d] = x.dims[d];
+  for (int j = 0; j < consts->n; j++) {
+    size_t len = strlen(extra);
+    char kv[600];
+    snprintf(kv, sizeof kv, "%s=%s", consts->names[j], consts->text[j]);
+    if (quoted(extra + len, sizeof extra - len, "", kv)) {
+      fprintf(stderr, "vta bench: --const-input %s has a quote or is too long\n", kv);
+      goto done;
+    }
+  }
+  if (first && strchr(first, '\'')) {
+    fprintf(stderr, "vta bench: the input file name %s has a quote\n", first);
+    goto done;
+  }
+  vta_import_opts io = {0};
+  io.n_shapes = n_in;
+  io.shape_names = in_names;
+  io.shape_ranks = ranks;
+  io.shape_dims = (const int64_t(*)[VTA_MAX_RANK])dims;
+  io.n_fixed = consts->n;
+  io.fixed_names = consts->name_ptr;
+  io.fixed_values = consts->values;
   double t0 = now_s();
-  vta_model *m = vta_model_open_shaped(model, 1, (const char *const[]){NULL}, &rank,
-                                       (const int64_t(*)[8])dims, &err);
+  m = vta_model_open_import(model, &io, &err);
   double compile_s = now_s() - t0;
-  double *ts = calloc(repeat, sizeof *ts);
-  if (!m || !ts) {
+  ts = calloc(repeat, sizeof *ts);
+  cs = calloc(repeat, sizeof *cs);
+  if (!m || !ts || !cs) {
     if (!m) vta_cli_fail(cmd, &err);
     goto done;
   }
@@ -214,12 +310,47 @@ int vta_bench_model(int argc, char **argv) {
     vta_cli_fail(cmd, &err);
     goto done;
   }
-  if (vta_model_n_inputs(m) != 1) {
-    fprintf(stderr, "vta bench: %s has %d inputs; the benchmark feeds one\n", model,
-            vta_model_n_inputs(m));
-    goto done;
+  /* Every input of the model given once, with its shape; no name the model lacks. */
+  for (int j = 0; j < n_in; j++)
+    if (in_names[j] && vta_model_find_input(m, in_names[j]) < 0) {
+      fprintf(stderr, "vta bench: %s has no input '%s' (its inputs:", model, in_names[j]);
+      for (int k = 0; k < vta_model_n_inputs(m); k++)
+        fprintf(stderr, "%s %s", k ? "," : "", vta_model_input(m, k, NULL, NULL));
+      fprintf(stderr, ")\n");
+      goto done;
+    }
+  for (int k = 0; k < vta_model_n_inputs(m); k++) {
+    int rank;
+    int64_t d[8];
+    const char *name = vta_model_input(m, k, &rank, d);
+    char shape[160] = "";
+    for (int e = 0; e < rank; e++)
+      snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", e ? "x" : "", (long long)d[e]);
+    int j = -1;
+    for (int q = 0; q < n_in; q++)
+      if (in_names[q] ? strcmp(in_names[q], name) == 0 : k == 0) j = q;
+    if (j < 0) {
+      fprintf(stderr, "vta bench: %s: input '%s' (float32, %s) is not given (--input %s=FILE.npy, or "
+                      "--const-input %s=VALUE to fix it at compile time)\n", model, name,
+              rank ? shape : "a scalar", name, name);
+      goto done;
+    }
+    size_t count = 1;
+    for (int e = 0; e < rank; e++) count *= (size_t)d[e];
+    if (x[j].count != count) {
+      char given[160] = "";
+      for (int e = 0; e < x[j].rank; e++)
+        snprintf(given + strlen(given), sizeof given - strlen(given), "%s%lld", e ? "x" : "", (long long)x[j].dims[e]);
+      fprintf(stderr, "vta bench: %s: input '%s' needs shape %s (%zu elements); %s holds %s (%zu)\n", model,
+              name, rank ? shape : "()", count, in_files[j], x[j].rank ? given : "()", x[j].count);
+      goto done;
+    }
+    if (vta_model_set_input(m, k, x[j].data, x[j].count, &err)) {
+      vta_cli_fail(cmd, &err);
+      goto done;
+    }
   }
-  if (vta_model_set_input(m, 0, x.data, x.count, &err) || vta_model_run(m, &err)) {
+  if (vta_model_run(m, &err)) {
     vta_cli_fail(cmd, &err);
     goto done;
   }
@@ -258,13 +389,15 @@ int vta_bench_model(int argc, char **argv) {
     }
   }
   for (unsigned k = 0; k < repeat; k++) {
-    double s = now_s();
+    double s = now_s(), sc = cpu_s();
     vta_model_run(m, &err);
     ts[k] = now_s() - s;
+    cs[k] = cpu_s() - sc;
   }
   qsort(ts, repeat, sizeof *ts, cmp_double);
-  double ours = ts[repeat / 2];
-  double theirs = ort ? ort_time(model, input, repeat) : -1;
+  qsort(cs, repeat, sizeof *cs, cmp_double);
+  double ours = ts[repeat / 2], ours_cpu = cs[repeat / 2], theirs_cpu = -1;
+  double theirs = ort ? ort_time(model, first ? first : "", extra, repeat, &theirs_cpu) : -1;
   const vta_model_timing *t = vta_model_timings(m);
   printf("{\"bench\":\"model\",\"model\":\"%s\",\"backend\":\"%s\"", label, backend);
   json_num("compile_seconds", compile_s);
@@ -272,6 +405,9 @@ int vta_bench_model(int argc, char **argv) {
   json_num("passes_seconds", t->passes_ms / 1e3);
   json_num("codegen_seconds", t->codegen_ms / 1e3);
   json_num("jit_seconds", t->jit_ms / 1e3);
+  json_num("inference_cpu_seconds", ours_cpu);
+  json_num("ort_inference_cpu_seconds", theirs_cpu);
+  json_num("cpu_ratio", theirs_cpu > 0 ? ours_cpu / theirs_cpu : -1);
   json_num("inference_seconds", ours);
   json_num("ort_inference_seconds", theirs);
   json_num("ratio", theirs > 0 ? ours / theirs : -1);
@@ -302,7 +438,21 @@ int vta_bench_model(int argc, char **argv) {
   status = ort && theirs < 0 ? VTA_EXIT_FAIL : VTA_EXIT_OK;
 done:
   free(ts);
+  free(cs);
   vta_model_destroy(m);
-  vta_npy_free(&x);
+  for (int j = 0; j < n_in; j++) vta_npy_free(&x[j]);
   return status;
+}
+
+int vta_bench_model(int argc, char **argv) {
+  /* --const-input values (files read while parsing), freed however the command ends. */
+  vta_cli_consts *consts = calloc(1, sizeof *consts);
+  if (!consts) {
+    fprintf(stderr, "vta bench: out of memory\n");
+    return VTA_EXIT_FAIL;
+  }
+  int rc = bench_model_run(argc, argv, consts);
+  vta_cli_consts_free(consts);
+  free(consts);
+  return rc;
 }

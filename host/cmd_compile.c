@@ -14,6 +14,7 @@
 #include "host/calib.h"
 #include "host/cli.h"
 #include "host/cli_args.h"
+#include "host/const_input.h"
 #include "host/tuning.h"
 #include "vta/limits.h"
 
@@ -77,6 +78,9 @@ static void compile_help(void) {
          "  --shape [NAME=]D,D  shape of an input with symbolic dimensions (no NAME: the\n"
          "                      first input), e.g. --shape x=1,3,48,192\n"
          "  --batch N           value for other symbolic input dimensions (default 1)\n"
+         "  --const-input NAME=VALUE  fix input NAME at compile time: it becomes a constant\n"
+         "                      (VALUE a number, converted to the input's declared type, or\n"
+         "                      an .npy file), e.g. --const-input sr=16000 (repeatable)\n"
          "  --verify            run the IR verifier after every pass\n"
          "  -v, --verbose       print the time of each stage\n"
          "  --time-passes       also print the time of each compiler pass (implies -v)\n"
@@ -121,7 +125,7 @@ static void compile_job(void *ctx, int job) {
 }
 
 /* The command; *tuning (freed by the caller) holds the --tuning file once read. */
-static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
+static int compile_cmd(int argc, char **argv, vta_tuning *tuning, vta_cli_consts *consts) {
   const char *cmd = "compile", *in = NULL, *out = NULL, *emit = "bundle", *triple = NULL, *dump = NULL;
   const char *cpu = NULL, *features = NULL, *name = NULL;
   const char *batch = NULL, *shape_names[16];
@@ -178,6 +182,9 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
         if (*e && *e != ',') return vta_cli_usage_error(cmd, "--shape '%s': unexpected '%c'", val, *e);
       }
       shape_ranks[n_shapes++] = rk;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--const-input", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      if ((r = vta_cli_const_input(cmd, val, consts)) != 0) return r;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--calibrate", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       calib_dir = val;
@@ -281,6 +288,9 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
   io.shape_names = shape_names;
   io.shape_ranks = shape_ranks;
   io.shape_dims = (const int64_t(*)[VTA_MAX_RANK])shape_dims;
+  io.n_fixed = consts->n;
+  io.fixed_names = consts->name_ptr;
+  io.fixed_values = consts->values;
   if (batch) {
     uint64_t b;
     if (vta_cli_parse_u64(cmd, "--batch", batch, 1 << 20, &b) != 0) return VTA_EXIT_USAGE;
@@ -452,7 +462,15 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning) {
 
 int vta_cmd_compile(int argc, char **argv) {
   vta_tuning tuning = {0};
-  int rc = compile_cmd(argc, argv, &tuning);
+  /* --const-input values (files read while parsing), freed however the command ends. */
+  vta_cli_consts *consts = calloc(1, sizeof *consts);
+  if (!consts) {
+    fprintf(stderr, "vta compile: out of memory\n");
+    return VTA_EXIT_FAIL;
+  }
+  int rc = compile_cmd(argc, argv, &tuning, consts);
   vta_tuning_free(&tuning);
+  vta_cli_consts_free(consts);
+  free(consts);
   return rc;
 }

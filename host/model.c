@@ -122,6 +122,15 @@ vta_model *vta_model_open(const char *path, vta_error *err) {
 
 vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *const *names,
                                  const int *ranks, const int64_t (*dims)[8], vta_error *err) {
+  vta_import_opts io = {0};
+  io.n_shapes = n_shapes;
+  io.shape_names = names;
+  io.shape_ranks = ranks;
+  io.shape_dims = dims;
+  return vta_model_open_import(path, &io, err);
+}
+
+vta_model *vta_model_open_import(const char *path, const vta_import_opts *io, vta_error *err) {
   /* One read serves both kinds of file, so that a pipe (which cannot be read twice) works. */
   unsigned char *b;
   size_t n;
@@ -134,12 +143,7 @@ vta_model *vta_model_open_shaped(const char *path, int n_shapes, const char *con
   }
   vta_model_timing t = {0};
   double t0 = vta_now_ms();
-  vta_import_opts io = {0};
-  io.n_shapes = n_shapes;
-  io.shape_names = names;
-  io.shape_ranks = ranks;
-  io.shape_dims = dims;
-  vta_graph *g = vta_onnx_import(b, n, &io, err);
+  vta_graph *g = vta_onnx_import(b, n, io, err);
   free(b);
   if (!g) {
     vta_error_prefix(err, "%s", path);

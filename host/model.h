@@ -30,6 +30,9 @@ vta_model *vta_model_open(const char *path, vta_error *err);
  * whose shapes are fixed): n shapes, names[k] NULL for "the first input". */
 vta_model *vta_model_open_shaped(const char *path, int n, const char *const *names,
                                  const int *ranks, const int64_t (*dims)[8], vta_error *err);
+/* The same with all of the importer's options (shapes, inputs fixed at compile time). */
+struct vta_import_opts;
+vta_model *vta_model_open_import(const char *path, const struct vta_import_opts *io, vta_error *err);
 vta_model *vta_model_load(const unsigned char *bundle, size_t size, vta_error *err);
 const vta_model_timing *vta_model_timings(const vta_model *m);
 

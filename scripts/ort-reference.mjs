@@ -3,9 +3,12 @@
 // into .cache/ort with ONNXRUNTIME_NODE_INSTALL=skip by scripts/ort-setup.sh).
 //
 //   node scripts/ort-reference.mjs MODEL.onnx INPUT.npy OUTDIR   writes OUTDIR/<output>.npy
-//   node scripts/ort-reference.mjs --time N MODEL.onnx INPUT.npy  prints {"ort_ms": median}
-// INPUT.npy feeds the model's first input; more inputs are given after, by name:
-// NAME=FILE.npy (float32) or NAME=int64:V (an int64 scalar), e.g. Silero VAD's state and sr.
+//   node scripts/ort-reference.mjs --time N MODEL.onnx [INPUT.npy]  prints {"ort_ms": median,
+//     "ort_cpu_ms": median} (wall time and the process's CPU time, user + system, per run)
+// INPUT.npy feeds the model's first input; more inputs are given after, by name (the first one
+// too, instead of INPUT.npy): NAME=FILE.npy (its own element type: float32/64, int64/32/16/8,
+// uint8, bool), NAME=int64:V (an int64 scalar) or NAME=V (a scalar number of the type the
+// model declares for NAME), e.g. Silero VAD's state and sr.
 // Single thread (intra/inter op 1), all graph optimisations, as the benchmark compares.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,14 +16,31 @@ import { createRequire } from 'node:module';
 const require = createRequire(path.resolve('.cache/ort/package.json'));
 const ort = require('onnxruntime-node');
 
+const NPY_TYPES = {
+  '<f4': ['float32', Float32Array], '<f8': ['float64', Float64Array], '<i8': ['int64', BigInt64Array],
+  '<i4': ['int32', Int32Array], '<i2': ['int16', Int16Array], '|i1': ['int8', Int8Array],
+  '|u1': ['uint8', Uint8Array], '|b1': ['bool', Uint8Array],
+};
 function readNpy(file) {
   const b = fs.readFileSync(file);
   const hlen = b.readUInt16LE(8);
   const header = b.toString('latin1', 10, 10 + hlen);
-  if (!header.includes("'<f4'")) throw new Error(`${file}: only float32 .npy is supported`);
-  const shape = header.match(/\(([^)]*)\)/)[1].split(',').map(s => s.trim()).filter(s => s).map(Number);
-  const data = new Float32Array(b.buffer.slice(b.byteOffset + 10 + hlen, b.byteOffset + b.length));
-  return new ort.Tensor('float32', data, shape);
+  const descr = (header.match(/'descr':\s*'([^']*)'/) || [])[1];
+  if (!NPY_TYPES[descr]) throw new Error(`${file}: element type ${descr} is not supported (${Object.keys(NPY_TYPES).join(' ')})`);
+  const [type, Arr] = NPY_TYPES[descr];
+  const shape = header.match(/'shape':\s*\(([^)]*)\)/)[1].split(',').map(s => s.trim()).filter(s => s).map(Number);
+  const body = b.buffer.slice(b.byteOffset + 10 + hlen, b.byteOffset + b.length);
+  const data = type === 'bool' ? Array.from(new Uint8Array(body), x => x !== 0) : new Arr(body);
+  return new ort.Tensor(type, data, shape);
+}
+// A scalar number of the input's declared element type.
+function scalar(name, text) {
+  const meta = (sess.inputMetadata || []).find(m => m.name === name);
+  const type = meta && meta.isTensor ? meta.type : 'float32';
+  if (type === 'int64' || type === 'uint64') return new ort.Tensor(type, [BigInt(text)], []);
+  if (type === 'bool') return new ort.Tensor(type, [Number(text) !== 0], []);
+  if (!Number.isFinite(Number(text))) throw new Error(`${name}=${text}: not a number`);
+  return new ort.Tensor(type, [Number(text)], []);
 }
 function writeNpy(file, t) {
   const shape = t.dims.length === 1 ? `(${t.dims[0]},)` : `(${t.dims.join(', ')})`;
@@ -38,19 +58,29 @@ if (argv[0] === '--time') { reps = Number(argv[1]); argv.splice(0, 2); }
 const args = argv.filter(a => !a.includes('='));
 const [model, input, outdir] = args;
 const sess = await ort.InferenceSession.create(model, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all' });
-const feeds = { [sess.inputNames[0]]: readNpy(input) };
+const feeds = {};
+if (input !== undefined) feeds[sess.inputNames[0]] = readNpy(input);
 for (const a of argv.filter(a => a.includes('='))) {
   const [name, val] = [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)];
   if (!sess.inputNames.includes(name)) throw new Error(`${model} has no input '${name}' (it has ${sess.inputNames.join(', ')})`);
   feeds[name] = val.startsWith('int64:') ? new ort.Tensor('int64', BigInt64Array.from([BigInt(val.slice(6))]), [])
-                                         : readNpy(val);
+              : val.endsWith('.npy') ? readNpy(val) : scalar(name, val);
 }
+const missing = sess.inputNames.filter(n => !(n in feeds));
+if (missing.length) throw new Error(`${model}: no value for input(s) ${missing.join(', ')}`);
 if (reps > 0) {
   await sess.run(feeds);
-  const ts = [];
-  for (let i = 0; i < reps; i++) { const t0 = process.hrtime.bigint(); await sess.run(feeds); ts.push(Number(process.hrtime.bigint() - t0) / 1e6); }
+  const ts = [], cs = [];
+  for (let i = 0; i < reps; i++) {
+    const c0 = process.cpuUsage(), t0 = process.hrtime.bigint();
+    await sess.run(feeds);
+    ts.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const c = process.cpuUsage(c0);
+    cs.push((c.user + c.system) / 1e3);
+  }
   ts.sort((a, b) => a - b);
-  console.log(JSON.stringify({ ort_ms: ts[Math.floor(ts.length / 2)] }));
+  cs.sort((a, b) => a - b);
+  console.log(JSON.stringify({ ort_ms: ts[Math.floor(ts.length / 2)], ort_cpu_ms: cs[Math.floor(cs.length / 2)] }));
 } else {
   const out = await sess.run(feeds);
   fs.mkdirSync(outdir, { recursive: true });

@@ -30,7 +30,9 @@ for c in configs:
         cpu = f"{(sc / sp) / (rc / rp):.0f}x" if rp and sp else "-"
         extra = ""
         if r["bench"] == "random":
-            extra = f" (mean {100 * r['mean_abs_error']:.2f} %, worst {100 * r['worst_abs_error']:.2f} %)"
+            seed = f", seed {r['worst_seed']}" if r.get("worst_abs_error") and "worst_seed" in r else ""
+            extra = (f" (mean {100 * r['mean_abs_error']:.2f} %, "
+                     f"worst {100 * r['worst_abs_error']:.2f} %{seed})")
             key = "random program (worst)"
             worst[key] = max(worst.get(key, 0), r["worst_abs_error"])
         else:

@@ -1,6 +1,6 @@
-/* codegen_conv.c - the CPU code of convolutions (direct for depthwise and pointwise, im2col
- * and GEMM otherwise, per-tap GEMMs for transposed convolutions whose kernel equals their
- * stride), Gemm and MatMul, through the shared kernels of codegen_kernels.c, and the scratch
+/* codegen_conv.c - the CPU code of convolutions (depthwise, pointwise, and direct for stride 1
+ * where the cost rule takes it; im2col and GEMM otherwise; per-tap GEMMs for transposed
+ * convolutions whose kernel equals their stride), Gemm and MatMul, through the shared kernels of codegen_kernels.c, and the scratch
  * buffer those plans need. codegen_llvm.c dispatches each node to them. */
 #include <llvm-c/Core.h>
 #include <math.h>
@@ -40,12 +40,13 @@ static conv_dims conv_dims_of(const vta_graph *g, const vta_node *nd) {
 static conv_dims conv_get(cg *c) { return conv_dims_of(c->g, c->nd); }
 
 /* How a convolution is computed. */
-enum { CONV_DEPTHWISE, CONV_POINTWISE, CONV_IM2COL };
+enum { CONV_DEPTHWISE, CONV_POINTWISE, CONV_DIRECT, CONV_IM2COL };
 static int conv_plan(const conv_dims *k) {
   if (k->group > 1 && k->group == k->cin && k->m == k->cin) return CONV_DEPTHWISE;
   if (k->kh == 1 && k->kw == 1 && k->sh == 1 && k->sw == 1 && k->pt == 0 && k->pl == 0 &&
       k->oh == k->h && k->ow == k->w)
     return CONV_POINTWISE;
+  if (cg_dconv_fits(k)) return CONV_DIRECT;
   return CONV_IM2COL;
 }
 
@@ -70,6 +71,7 @@ int64_t cg_scratch_need(const vta_graph *g, int i, int vw) {
   switch (conv_plan(&k)) {
   case CONV_DEPTHWISE: return cg_dwconv_scratch(&k, vw);
   case CONV_IM2COL: return k.cin / k.group * k.kh * k.kw * cg_im2col_rows(&k) * k.ow + 2 * vw;
+  case CONV_DIRECT: return cg_dconv_scratch(&k, vw);
   default: return 0;
   }
 }
@@ -101,9 +103,10 @@ void cg_emit_conv(cg *c, float lo, float hi) {
   LLVMValueRef Wg = gep(c, W, mul(c, g, mg * K));
   LLVMValueRef Og = gep(c, O, add(c, mul(c, n, k.m * P), mul(c, g, mg * P)));
   LLVMValueRef Bg = B ? gep(c, B, mul(c, g, mg)) : NULL;
-  if (plan == CONV_POINTWISE) {
-    cg_call_gemm(c, Wg, C(c, K), C(c, 1), Xg, C(c, P), Og, C(c, P), C(c, mg), C(c, P), C(c, K), Bg,
-                 1.0f, lo, hi);
+  if (plan == CONV_DIRECT) {
+    cg_call_dconv(c, &k, Xg, Wg, Bg, Og, lo, hi);
+  } else if (plan == CONV_POINTWISE) {
+    cg_call_pconv(c, Xg, Wg, Bg, Og, K, mg, P, lo, hi);
   } else {
     /* Blocks of output rows: their patch matrix is built in the scratch buffer, then one GEMM
      * writes those rows of every output channel. */

@@ -1,5 +1,6 @@
 /* codegen_kernels.c - the hand-vectorised kernels the node wrappers call: GEMM (the matrix
- * products and every ordinary convolution), im2col, depthwise convolution.
+ * products and strided convolutions), im2col, depthwise convolution, direct stride-1 and
+ * pointwise convolution (the last section).
  *
  * The design idea: compile time is spent once per kernel, not once per node. Each kernel is a
  * single internal, never-inlined LLVM function taking its sizes as run-time arguments, emitted
@@ -524,4 +525,276 @@ void cg_call_dwconv(cg *c, const cg_conv *k, LLVMValueRef X, LLVMValueRef W, LLV
                         cg_f32(c, lo),
                         cg_f32(c, hi)};
   LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f), f, a, 18, "");
+}
+
+/* ---- direct convolution (stride 1) ----
+ *
+ * The input of one group is copied once into zero-bordered planes in the scratch buffer (rows
+ * HP, pitch WP), so that output pixel (y, x) under tap (ky, kx) reads plane element
+ * (y + ky*DH)*WP + x + kx*DW. Output positions are numbered q = y*WP + x over the padded pitch,
+ * which makes the input of consecutive q contiguous across row ends: the N dimension of a GEMM
+ * whose k steps are (channel, tap) pairs, B's row for step k being the plane of its channel at
+ * the tap's offset. No patch matrix is built (im2col writes KH*KW copies of the input); the
+ * micro-kernel is GEMM's MR x 2*vw register tile with the taps unrolled. Positions with
+ * x >= OW (the WP - OW columns between rows) are computed and dropped when the rows are copied
+ * out to the output. */
+
+/* The register tile: MR rows (output channels) x NV vectors of output positions. With 32
+ * vector registers (AVX-512) 6 x 4: 24 accumulators, 4 position vectors and a broadcast
+ * weight (measured on M-LSD against 8 x 2, 8 x 3, 12 x 2, 4 x 6 and 7 x 4, which spills; 4 x 6
+ * for channel counts that are multiples of 4 but not of 6, leaving no remainder panel, was
+ * within the noise); with 16 registers GEMM's 6 x 2. m (the output channels) is kept for such
+ * a choice. */
+static void dc_tile(const cg *c, int64_t m, int *mr, int *nv) {
+  (void)m;
+  *mr = c->vw >= 16 ? 6 : mr_of(c);
+  *nv = c->vw >= 16 ? 4 : 2;
+}
+
+/* The planes and the output positions of a stride-1 convolution. */
+static void dc_plane(const cg_conv *k, int64_t *hp, int64_t *wp, int64_t *nq) {
+  *hp = k->oh + (k->kh - 1) * k->dh;
+  int64_t need = k->ow + (k->kw - 1) * k->dw;
+  *wp = k->pl + k->w > need ? k->pl + k->w : need;
+  *nq = (k->oh - 1) * *wp + k->ow;
+}
+
+int cg_dconv_fits(const cg_conv *k) {
+  if (k->sh != 1 || k->sw != 1 || k->kh * k->kw < 2 || k->kh * k->kw > 25 || k->oh < 1 || k->ow < 1) return 0;
+  int64_t hp, wp, nq;
+  dc_plane(k, &hp, &wp, &nq);
+  /* The dropped columns cost as much as computed ones: at most as many as the kept ones. */
+  return 2 * k->ow >= wp;
+}
+
+int64_t cg_dconv_scratch(const cg_conv *k, int vw) {
+  int64_t hp, wp, nq;
+  dc_plane(k, &hp, &wp, &nq);
+  return k->cin / k->group * hp * wp + k->m / k->group * nq + 4 * (int64_t)vw;
+}
+
+/* mk(A, ars, B, plane, rowstep, colstep, C, ldc, Cin, bias, lo, hi, ncols): an mr-row tile of
+ * 2*vw output positions; A's row r holds Cin * KH*KW weights, channel-major. */
+static LLVMValueRef dconv_micro(cg *c, int64_t kh, int64_t kw, int mr, int nv, int masked) {
+  char name[64];
+  snprintf(name, sizeof name, "vta.dconv.%lldx%lld.mk%dx%d%s", (long long)kh, (long long)kw, mr, nv,
+           masked ? "m" : "");
+  LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+  if (f) return f;
+  LLVMTypeRef ps[13] = {c->fptr, c->i64, c->fptr, c->i64, c->i64, c->i64, c->fptr,
+                        c->i64,  c->i64, c->fptr, c->f32, c->f32, c->i64};
+  f = LLVMAddFunction(c->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, 13, 0));
+  cg_kernel_attrs(c, f, (1u << 0) | (1u << 2) | (1u << 6) | (1u << 9));
+  if (!cg_kernel_has_body(c)) return f;
+  cg_saved sv = cg_save(c);
+  cg_begin_function(c, f);
+  LLVMValueRef A = param(c, 0), ars = param(c, 1), B = param(c, 2), plane = param(c, 3);
+  LLVMValueRef rowstep = param(c, 4), colstep = param(c, 5), Cm = param(c, 6), ldc = param(c, 7);
+  LLVMValueRef Cin = param(c, 8), bias = param(c, 9), lo = param(c, 10), hi = param(c, 11);
+  LLVMValueRef ncols = param(c, 12);
+  int64_t taps = kh * kw;
+  LLVMValueRef mask[8] = {NULL};
+  if (masked)
+    for (int v = 0; v < nv; v++) mask[v] = cg_vmask(c, LLVMBuildNSWSub(c->b, ncols, cg_i64(c, (int64_t)v * c->vw), ""));
+  /* The taps' offsets within a plane, computed once. */
+  LLVMValueRef toff[25];
+  for (int64_t y = 0; y < kh; y++)
+    for (int64_t x = 0; x < kw; x++)
+      toff[y * kw + x] = cg_add(c, cg_mulv(c, cg_i64(c, y), rowstep), cg_mulv(c, cg_i64(c, x), colstep));
+  LLVMValueRef acc[16][8], zero = LLVMConstNull(c->vf);
+  for (int r = 0; r < mr; r++)
+    for (int v = 0; v < nv; v++) {
+      acc[r][v] = cg_slot(c, c->vf);
+      LLVMBuildStore(c->b, zero, acc[r][v]);
+    }
+  cg_loop lc;
+  LLVMValueRef ch = cg_loop_open(c, &lc, cg_i64(c, 0), Cin, 1);
+  LLVMValueRef pbase = cg_mulv(c, ch, plane), abase = cg_mul(c, ch, taps);
+  for (int64_t t = 0; t < taps; t++) {
+    LLVMValueRef bv[8];
+    for (int v = 0; v < nv; v++) {
+      LLVMValueRef at = cg_add(c, cg_add(c, pbase, toff[t]), cg_i64(c, (int64_t)v * c->vw));
+      bv[v] = masked ? cg_vmload(c, B, at, mask[v]) : cg_vload(c, B, at);
+    }
+    LLVMValueRef kofs = cg_add(c, abase, cg_i64(c, t));
+    for (int r = 0; r < mr; r++) {
+      LLVMValueRef as = cg_splat(c, cg_load(c, A, cg_add(c, cg_mulv(c, cg_i64(c, r), ars), kofs)));
+      for (int v = 0; v < nv; v++) {
+        LLVMValueRef cur = LLVMBuildLoad2(c->b, c->vf, acc[r][v], "");
+        LLVMBuildStore(c->b, cg_fmuladd(c, as, bv[v], cur), acc[r][v]);
+      }
+    }
+  }
+  cg_loop_close(c, &lc);
+  LLVMValueRef bslot[16];
+  for (int r = 0; r < mr; r++) {
+    bslot[r] = cg_slot(c, c->f32);
+    LLVMBuildStore(c->b, cg_f32(c, 0), bslot[r]);
+  }
+  LLVMBasicBlockRef after = cg_if_open(c, LLVMBuildNot(c->b, is_null(c, bias), ""));
+  for (int r = 0; r < mr; r++) LLVMBuildStore(c->b, cg_load(c, bias, cg_i64(c, r)), bslot[r]);
+  cg_if_close(c, after);
+  LLVMValueRef vlo = cg_splat(c, lo), vhi = cg_splat(c, hi);
+  for (int r = 0; r < mr; r++) {
+    LLVMValueRef vb = cg_splat(c, LLVMBuildLoad2(c->b, c->f32, bslot[r], ""));
+    LLVMValueRef row = cg_mulv(c, cg_i64(c, r), ldc);
+    for (int v = 0; v < nv; v++) {
+      /* The sum first, then the bias, as GEMM's alpha * acc + bias with alpha 1. */
+      LLVMValueRef x = LLVMBuildFAdd(c->b, LLVMBuildLoad2(c->b, c->vf, acc[r][v], ""), vb, "");
+      x = cg_clamp(c, x, vlo, vhi);
+      LLVMValueRef at = cg_add(c, row, cg_i64(c, (int64_t)v * c->vw));
+      if (masked)
+        cg_vmstore(c, x, Cm, at, mask[v]);
+      else
+        cg_vstore(c, x, Cm, at);
+    }
+  }
+  cg_end_function(c);
+  cg_restore(c, sv);
+  return f;
+}
+
+/* The micro-kernels over every row panel of one strip of positions. */
+static void dconv_rows(cg *c, int64_t kh, int64_t kw, int MR, int nv, int masked, LLVMValueRef *a,
+                       LLVMValueRef M) {
+  LLVMValueRef A = a[0], ars = a[1], Cm = a[6], ldc = a[7], bias = a[9];
+  LLVMValueRef full = dconv_micro(c, kh, kw, MR, nv, masked);
+  cg_loop li;
+  LLVMValueRef i = cg_loop_open(c, &li, cg_i64(c, 0), LLVMBuildNSWSub(c->b, M, cg_i64(c, MR - 1), ""), MR);
+  LLVMValueRef args[13];
+  memcpy(args, a, sizeof args);
+  args[0] = cg_gep(c, A, cg_mulv(c, i, ars));
+  args[6] = cg_gep(c, Cm, cg_mulv(c, i, ldc));
+  args[9] = offset_or_null(c, bias, i);
+  LLVMBuildCall2(c->b, LLVMGlobalGetValueType(full), full, args, 13, "");
+  cg_loop_close(c, &li);
+  LLVMValueRef done = LLVMBuildMul(c->b, LLVMBuildSDiv(c->b, M, cg_i64(c, MR), ""), cg_i64(c, MR), "");
+  LLVMValueRef rest = LLVMBuildNSWSub(c->b, M, done, "");
+  args[0] = cg_gep(c, A, cg_mulv(c, done, ars));
+  args[6] = cg_gep(c, Cm, cg_mulv(c, done, ldc));
+  args[9] = offset_or_null(c, bias, done);
+  for (int q = 1; q < MR; q++) {
+    LLVMBasicBlockRef after = cg_if_open(c, LLVMBuildICmp(c->b, LLVMIntEQ, rest, cg_i64(c, q), ""));
+    LLVMValueRef mk = dconv_micro(c, kh, kw, q, nv, masked);
+    LLVMBuildCall2(c->b, LLVMGlobalGetValueType(mk), mk, args, 13, "");
+    cg_if_close(c, after);
+  }
+}
+
+/* Every strip of output positions against every row panel of output channels: T (M x NQ). */
+static void dconv_strips(cg *c, int64_t kh, int64_t kw, int mr, int nv, LLVMValueRef Wt, LLVMValueRef B, LLVMValueRef plane,
+                         LLVMValueRef rowstep, LLVMValueRef colstep, LLVMValueRef T, LLVMValueRef NQ,
+                         LLVMValueRef Cin, LLVMValueRef bias, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef M) {
+  int64_t nr = nv * (int64_t)c->vw;
+  LLVMValueRef ars = cg_mul(c, Cin, kh * kw), NR = cg_i64(c, nr);
+  cg_loop lj;
+  LLVMValueRef j = cg_loop_open(c, &lj, cg_i64(c, 0), NQ, nr);
+  LLVMValueRef ncols = LLVMBuildNSWSub(c->b, NQ, j, "");
+  LLVMValueRef a[13] = {Wt, ars, cg_gep(c, B, j), plane, rowstep, colstep, cg_gep(c, T, j),
+                        NQ, Cin, bias, lo, hi, ncols};
+  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "full");
+  LLVMBasicBlockRef no = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "part");
+  LLVMBasicBlockRef join = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "next");
+  LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSGE, ncols, NR, ""), yes, no);
+  LLVMPositionBuilderAtEnd(c->b, yes);
+  dconv_rows(c, kh, kw, mr, nv, 0, a, M);
+  LLVMBuildBr(c->b, join);
+  LLVMPositionBuilderAtEnd(c->b, no);
+  dconv_rows(c, kh, kw, mr, nv, 1, a, M);
+  LLVMBuildBr(c->b, join);
+  LLVMPositionBuilderAtEnd(c->b, join);
+  cg_loop_close(c, &lj);
+}
+
+/* pconv(X, W, bias, O, Cin, M, P, lo, hi): a pointwise convolution of one image and group with
+ * the same tile, straight from X into O (positions are contiguous: no planes, no copies). */
+static LLVMValueRef pconv_kernel(cg *c, int mr, int nv) {
+  char name[48];
+  snprintf(name, sizeof name, "vta.pconv.t%dx%d", mr, nv);
+  LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+  if (f) return f;
+  LLVMTypeRef ps[9] = {c->fptr, c->fptr, c->fptr, c->fptr, c->i64, c->i64, c->i64, c->f32, c->f32};
+  f = LLVMAddFunction(c->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, 9, 0));
+  cg_kernel_attrs(c, f, 0xf);
+  if (!cg_kernel_has_body(c)) return f;
+  cg_saved sv = cg_save(c);
+  cg_begin_function(c, f);
+  LLVMValueRef P = param(c, 6);
+  dconv_strips(c, 1, 1, mr, nv, param(c, 1), param(c, 0), P, cg_i64(c, 0), cg_i64(c, 0), param(c, 3), P, param(c, 4),
+               param(c, 2), param(c, 7), param(c, 8), param(c, 5));
+  cg_end_function(c);
+  cg_restore(c, sv);
+  return f;
+}
+
+void cg_call_pconv(cg *c, LLVMValueRef X, LLVMValueRef W, LLVMValueRef bias, LLVMValueRef O, int64_t cin,
+                   int64_t m, int64_t p, float lo, float hi) {
+  int mr, nv;
+  dc_tile(c, m, &mr, &nv);
+  LLVMValueRef f = pconv_kernel(c, mr, nv);
+  LLVMValueRef a[9] = {X, W, bias ? bias : LLVMConstNull(c->fptr), O, cg_i64(c, cin), cg_i64(c, m), cg_i64(c, p),
+                       cg_f32(c, lo), cg_f32(c, hi)};
+  LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f), f, a, 9, "");
+}
+
+/* dconv(X, W, bias, O, pad, Cin, H, Wd, M, OH, OW, PT, PL, HP, WP, DH, DW, lo, hi) */
+static LLVMValueRef dconv_kernel(cg *c, int64_t kh, int64_t kw, int mr, int nv) {
+  char name[48];
+  snprintf(name, sizeof name, "vta.dconv.%lldx%lld.t%dx%d", (long long)kh, (long long)kw, mr, nv);
+  LLVMValueRef f = LLVMGetNamedFunction(c->mod, name);
+  if (f) return f;
+  LLVMTypeRef ps[19] = {c->fptr, c->fptr, c->fptr, c->fptr, c->fptr};
+  for (int q = 5; q < 17; q++) ps[q] = c->i64;
+  ps[17] = ps[18] = c->f32;
+  f = LLVMAddFunction(c->mod, name, LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), ps, 19, 0));
+  cg_kernel_attrs(c, f, 0x1f);
+  if (!cg_kernel_has_body(c)) return f;
+  cg_saved sv = cg_save(c);
+  cg_begin_function(c, f);
+  LLVMValueRef X = param(c, 0), Wt = param(c, 1), bias = param(c, 2), O = param(c, 3), pad = param(c, 4);
+  LLVMValueRef Cin = param(c, 5), H = param(c, 6), Wd = param(c, 7), M = param(c, 8), OH = param(c, 9);
+  LLVMValueRef OW = param(c, 10), PT = param(c, 11), PL = param(c, 12), HP = param(c, 13), WP = param(c, 14);
+  LLVMValueRef DH = param(c, 15), DW = param(c, 16), lo = param(c, 17), hi = param(c, 18);
+  LLVMValueRef zero = cg_i64(c, 0), plane = cg_mulv(c, HP, WP);
+  /* The planes: zeroed, then each channel's rows that fall inside copied in. */
+  zero_row(c, pad, cg_mulv(c, Cin, plane));
+  cg_loop lc, lr;
+  LLVMValueRef ch = cg_loop_open(c, &lc, zero, Cin, 1);
+  LLVMValueRef r0 = cg_smax(c, zero, LLVMBuildNSWNeg(c->b, PT, ""));
+  LLVMValueRef r1 = cg_smin(c, H, LLVMBuildNSWSub(c->b, HP, PT, ""));
+  LLVMValueRef ih = cg_loop_open(c, &lr, r0, r1, 1);
+  copy_row(c, 1, NULL, cg_gep(c, pad, cg_add(c, cg_mulv(c, ch, plane), cg_add(c, cg_mulv(c, cg_add(c, ih, PT), WP), PL))),
+           cg_gep(c, X, cg_mulv(c, cg_add(c, cg_mulv(c, ch, H), ih), Wd)), Wd);
+  cg_loop_close(c, &lr);
+  cg_loop_close(c, &lc);
+  /* Every position strip against every row panel, into T (M x NQ), then T's rows out. */
+  LLVMValueRef NQ = cg_add(c, cg_mulv(c, LLVMBuildNSWSub(c->b, OH, cg_i64(c, 1), ""), WP), OW);
+  LLVMValueRef T = cg_gep(c, pad, cg_add(c, cg_mulv(c, Cin, plane), cg_i64(c, 2 * (int64_t)c->vw)));
+  dconv_strips(c, kh, kw, mr, nv, Wt, pad, plane, cg_mulv(c, DH, WP), DW, T, NQ, Cin, bias, lo, hi, M);
+  cg_loop lm, ly;
+  LLVMValueRef m = cg_loop_open(c, &lm, zero, M, 1);
+  LLVMValueRef y = cg_loop_open(c, &ly, zero, OH, 1);
+  copy_row(c, 1, NULL, cg_gep(c, O, cg_mulv(c, cg_add(c, cg_mulv(c, m, OH), y), OW)),
+           cg_gep(c, T, cg_add(c, cg_mulv(c, m, NQ), cg_mulv(c, y, WP))), OW);
+  cg_loop_close(c, &ly);
+  cg_loop_close(c, &lm);
+  cg_end_function(c);
+  cg_restore(c, sv);
+  return f;
+}
+
+void cg_call_dconv(cg *c, const cg_conv *k, LLVMValueRef X, LLVMValueRef W, LLVMValueRef bias,
+                   LLVMValueRef O, float lo, float hi) {
+  int mr, nv;
+  dc_tile(c, k->m / k->group, &mr, &nv);
+  LLVMValueRef f = dconv_kernel(c, k->kh, k->kw, mr, nv);
+  int64_t hp, wp, nq;
+  dc_plane(k, &hp, &wp, &nq);
+  LLVMValueRef pad = LLVMBuildBitCast(c->b, c->scratch, c->fptr, "");
+  LLVMValueRef a[19] = {X, W, bias ? bias : LLVMConstNull(c->fptr), O, pad,
+                        cg_i64(c, k->cin / k->group), cg_i64(c, k->h), cg_i64(c, k->w),
+                        cg_i64(c, k->m / k->group), cg_i64(c, k->oh), cg_i64(c, k->ow),
+                        cg_i64(c, k->pt), cg_i64(c, k->pl), cg_i64(c, hp), cg_i64(c, wp),
+                        cg_i64(c, k->dh), cg_i64(c, k->dw), cg_f32(c, lo), cg_f32(c, hi)};
+  LLVMBuildCall2(c->b, LLVMGlobalGetValueType(f), f, a, 19, "");
 }

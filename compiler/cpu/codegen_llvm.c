@@ -782,7 +782,6 @@ int vta_codegen_supports(vta_gop op) {
   const vta_op_family *fam = vta_op_family_of(op);
   if (fam) return fam->emit != NULL;
   switch (op) {
-  case VTA_GOP_SHAPE: case VTA_GOP_CONSTANT_OF_SHAPE:
   case VTA_GOP_BATCHNORM: case VTA_GOP_DROPOUT:
     return 0;
   default:

@@ -151,6 +151,17 @@ void cg_call_dwconv(cg *c, const cg_conv *k, LLVMValueRef X, LLVMValueRef W, LLV
 /* Floats of scratch the kernels above need for node k (computed before emission). */
 int64_t cg_dwconv_scratch(const cg_conv *k, int vw);
 int64_t cg_im2col_rows(const cg_conv *k);  /* output rows per im2col block */
+/* Direct convolution of one image and one group (stride 1, up to 25 taps, any dilation and
+ * padding): cg_dconv_fits says whether it is chosen (the columns it computes and drops, WP -
+ * OW per row, are at most OW); cg_dconv_scratch is the floats of scratch it needs. */
+int cg_dconv_fits(const cg_conv *k);
+int64_t cg_dconv_scratch(const cg_conv *k, int vw);
+void cg_call_dconv(cg *c, const cg_conv *k, LLVMValueRef X, LLVMValueRef W, LLVMValueRef bias,
+                   LLVMValueRef O, float lo, float hi);
+/* A pointwise convolution (1x1, stride 1, no padding) of one image and group with the direct
+ * convolution's register tile: O (m x p) = W (m x cin) * X (cin x p) + bias. */
+void cg_call_pconv(cg *c, LLVMValueRef X, LLVMValueRef W, LLVMValueRef bias, LLVMValueRef O, int64_t cin,
+                   int64_t m, int64_t p, float lo, float hi);
 
 /* ---- the integer operators (qops_codegen.c) ---- */
 

@@ -1,9 +1,10 @@
-/* op_shapecalc.c - Size, Range, NonZero and the window functions (HannWindow, HammingWindow,
- * BlackmanWindow): operators whose values decide shapes, so the compiler evaluates them at
- * compile time only (they have no CPU code); each one's shape rule and reference.
+/* op_shapecalc.c - Shape, Size, ConstantOfShape, Range, NonZero and the window functions
+ * (HannWindow, HammingWindow, BlackmanWindow): operators whose values decide shapes, so the
+ * compiler evaluates them at compile time only (they have no CPU code); each one's shape rule
+ * and reference.
  *
- * The design idea: Size needs only its input's shape, which is always known, so it always
- * folds; the output length of Range, of NonZero and of the windows depends on their inputs'
+ * The design idea: Shape and Size need only their input's shape, which is always known, so
+ * they always fold; ConstantOfShape's shape input must be a constant; the output length of Range, of NonZero and of the windows depends on their inputs'
  * values, so those must be constants, and one computed from the model's inputs is refused by
  * name. (NonZero's output is [rank, count of non-zero elements]: a data-dependent shape, which
  * the IR's static shapes can hold only when the data is known when the model is compiled.)
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "compiler/compiler.h"
+#include "vta/limits.h"
 
 /* ---- shape rules ---- */
 
@@ -27,6 +29,45 @@ static int size_infer_(vta_graph *g, int i, vta_error *err) {
   const vta_gvalue *x;
   if (in_known(g, i, err, 0, &x)) return -1;
   vta_op_set_out(g, i, 0, VTA_DT_I64, 0, NULL);
+  return 0;
+}
+
+/* Shape: start and end clamped into [0, rank] (negative ones counted from the end); the
+ * canonical form keeps start only, the output's length giving the end. */
+static int shape_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *x;
+  if (in_known(g, i, err, 0, &x)) return -1;
+  vta_node *nd = &g->nodes[i];
+  int64_t s = vta_node_int(nd, "start", 0), e = vta_node_int(nd, "end", x->rank);
+  if (s < 0) s += x->rank;
+  if (e < 0) e += x->rank;
+  s = s < 0 ? 0 : s > x->rank ? x->rank : s;
+  e = e < 0 ? 0 : e > x->rank ? x->rank : e;
+  int64_t n = e > s ? e - s : 0;
+  if (vta_attrs_set_int(&nd->n_attrs, &nd->attrs, "start", s))
+    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  vta_node_remove_attr(nd, "end");
+  vta_op_set_out(g, i, 0, VTA_DT_I64, 1, &n);
+  return 0;
+}
+
+/* ConstantOfShape: the shape input a constant within the limits, the value's type. */
+static int constant_of_shape_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *sv;
+  if (in_known(g, i, err, 0, &sv)) return -1;
+  int64_t shape[VTA_MAX_RANK];
+  int n = vta_const_ints(sv, shape, VTA_MAX_RANK);
+  if (n < 0)
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "the shape input must be a constant known at compile time");
+  for (int d = 0; d < n; d++)
+    if (shape[d] < 0 || shape[d] > VTA_LIMIT_DIM)
+      return vta_op_error(g, i, err, VTA_ERR_INVALID, "shape element %d is %" PRId64 "; dimensions must be 0 to %" PRId64
+                          " (VTA_LIMIT_DIM)", d, shape[d], (int64_t)VTA_LIMIT_DIM);
+  const vta_node *nd = &g->nodes[i];
+  vta_dtype t = VTA_DT_F32;
+  if (vta_node_attr(nd, "dtype") && vta_dtype_from_onnx((int)vta_node_int(nd, "dtype", 1), &t))
+    return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "the value's element type is not supported");
+  vta_op_set_out(g, i, 0, t, n, shape);
   return 0;
 }
 
@@ -105,6 +146,8 @@ static int nonzero_eval(vta_graph *g, int i, vta_error *err) {
 static int shapecalc_infer(vta_graph *g, int i, vta_error *err) {
   switch (g->nodes[i].op) {
   case VTA_GOP_SIZE: return size_infer_(g, i, err);
+  case VTA_GOP_SHAPE: return shape_infer(g, i, err);
+  case VTA_GOP_CONSTANT_OF_SHAPE: return constant_of_shape_infer(g, i, err);
   case VTA_GOP_RANGE: return range_infer(g, i, err);
   case VTA_GOP_NONZERO: return nonzero_infer(g, i, err);
   default: return window_infer(g, i, err);
@@ -120,6 +163,16 @@ static int shapecalc_eval(vta_graph *g, int i, vta_error *err) {
   const vta_gvalue *x = &g->values[nd->in[0]];
   if (nd->op == VTA_GOP_SIZE) {
     ((int64_t *)o->data)[0] = vta_value_count(x);
+    return 0;
+  }
+  if (nd->op == VTA_GOP_SHAPE) {
+    int64_t s = vta_node_int(nd, "start", 0), n = vta_value_count(o);
+    for (int64_t k = 0; k < n; k++) ((int64_t *)o->data)[k] = x->dims[s + k];
+    return 0;
+  }
+  if (nd->op == VTA_GOP_CONSTANT_OF_SHAPE) {
+    double v = vta_node_float(nd, "value", 0.0f);
+    for (int64_t k = 0, n = vta_value_count(o); k < n; k++) vta_elem_put(o, k, v);
     return 0;
   }
   if (nd->op == VTA_GOP_NONZERO) return nonzero_eval(g, i, err);

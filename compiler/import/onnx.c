@@ -577,16 +577,36 @@ static int import_input(importer *im, const Onnx__ValueInfoProto *vi) {
   for (int k = 0; im->opts && k < im->opts->n_fixed; k++)
     if (strcmp(im->opts->fixed_names[k], name) == 0) {
       const vta_gvalue *fv = &im->opts->fixed_values[k];
-      /* The value must be of the type the model declares for the input. */
+      /* The value takes the type the model declares for the input: converted when every
+       * element is exactly representable in it (`--const-input sr=16000` for an int64 input;
+       * a floating-point input rounds), refused naming the input, both types and the first
+       * element that is not. */
       const Onnx__TypeProto__Tensor *ft =
           vi->type && vi->type->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ? vi->type->tensor_type : NULL;
-      if (ft && ft->has_elem_type && ft->elem_type != vta_dtype_onnx(fv->dtype))
-        return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "graph input '%s' is declared with element type %d; the "
-                             "value fixed for it is %s", name, ft->elem_type, vta_dtype_name(fv->dtype));
+      vta_dtype want = fv->dtype;
+      if (ft && ft->has_elem_type && vta_dtype_from_onnx(ft->elem_type, &want))
+        return vta_error_set(im->err, VTA_ERR_UNSUPPORTED, "graph input '%s': element type %d is not supported",
+                             name, ft->elem_type);
       v = vta_graph_add_value(im->g, name, VTA_DT_F32);
-      if (v < 0 || vta_value_set_const(&im->g->values[v], fv->dtype, fv->rank, fv->dims))
+      if (v < 0 || vta_value_set_const(&im->g->values[v], want, fv->rank, fv->dims))
         return vta_error_set(im->err, VTA_ERR_NOMEM, "out of memory");
-      memcpy(im->g->values[v].data, fv->data, vta_value_bytes(fv));
+      vta_gvalue *cv = &im->g->values[v];
+      if (want == fv->dtype) {
+        memcpy(cv->data, fv->data, vta_value_bytes(fv));
+      } else {
+        int64_t n = vta_value_count(fv);
+        for (int64_t j = 0; j < n; j++) {
+          double x = vta_elem_get(fv, j);
+          int flt = want == VTA_DT_F32 || want == VTA_DT_F64 || want == VTA_DT_F16;
+          int fits = flt || (x == x && x > -9.2e18 && x < 9.2e18); /* before the cast */
+          if (fits) vta_elem_put(cv, j, x);
+          if (!fits || (!flt && vta_elem_get(cv, j) != x)) /* floats round, as decimals do */
+            return vta_error_set(im->err, VTA_ERR_INVALID, "graph input '%s' is declared %s; the value fixed for "
+                                 "it (%s) has element %lld = %.17g, which %s does not hold exactly", name,
+                                 vta_dtype_name(want), vta_dtype_name(fv->dtype), (long long)j, x,
+                                 vta_dtype_name(want));
+        }
+      }
       return 0;
     }
   if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||

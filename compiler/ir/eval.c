@@ -19,9 +19,9 @@ static int is_int(vta_dtype t) { return t != VTA_DT_F32 && t != VTA_DT_F64; }
 
 static int is_evaluable(vta_gop op) {
   switch (op) {
-  case VTA_GOP_SHAPE: case VTA_GOP_CONCAT:
+  case VTA_GOP_CONCAT:
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-  case VTA_GOP_IDENTITY: case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE: case VTA_GOP_CONSTANT_OF_SHAPE:
+  case VTA_GOP_IDENTITY: case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE:
   case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR:
     return 1;
   default:
@@ -144,16 +144,6 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   if (x) strides_of(x, xs);
   strides_of(o, os);
   switch (nd->op) {
-  case VTA_GOP_SHAPE: {
-    int64_t s = vta_node_int(nd, "start", 0);
-    for (int64_t k = 0; k < n; k++) ((int64_t *)o->data)[k] = x->dims[s + k];
-    return 0;
-  }
-  case VTA_GOP_CONSTANT_OF_SHAPE: {
-    double v = vta_node_float(nd, "value", 0.0f);
-    for (int64_t k = 0; k < n; k++) put(o, k, v);
-    return 0;
-  }
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
   case VTA_GOP_IDENTITY:
     memcpy(o->data, x->data, vta_value_bytes(o)); /* the same type and element count */

@@ -895,34 +895,6 @@ static int infer_node(ctx *c) {
     set_out(c, 0, x->dtype, x->rank, x->dims);
     return 0;
   }
-  case VTA_GOP_CONSTANT_OF_SHAPE: {
-    int64_t shape[VTA_MAX_RANK];
-    int n = const_ints(IN(c, 0), shape, VTA_MAX_RANK);
-    if (n < 0) return bad(c, "the shape input must be a constant known at compile time");
-    for (int d = 0; d < n; d++)
-      if (shape[d] < 0 || shape[d] > VTA_LIMIT_DIM)
-        return bad(c, "shape element %d is %" PRId64 "; dimensions must be 0 to %" PRId64
-                   " (VTA_LIMIT_DIM)", d, shape[d], (int64_t)VTA_LIMIT_DIM);
-    vta_dtype t = VTA_DT_F32;
-    if (vta_node_attr(nd, "dtype") && vta_dtype_from_onnx((int)vta_node_int(nd, "dtype", 1), &t))
-      return unsupported(c, "the value's element type");
-    set_out(c, 0, t, n, shape);
-    return 0;
-  }
-  case VTA_GOP_SHAPE: {
-    vta_gvalue *x = IN(c, 0);
-    if (need_rank(c, x, 0)) return -1;
-    int64_t s = vta_node_int(nd, "start", 0), e = vta_node_int(nd, "end", x->rank);
-    if (s < 0) s += x->rank;
-    if (e < 0) e += x->rank;
-    s = s < 0 ? 0 : s > x->rank ? x->rank : s;
-    e = e < 0 ? 0 : e > x->rank ? x->rank : e;
-    int64_t n = e > s ? e - s : 0;
-    if (set_int(c, "start", s)) return -1;
-    vta_node_remove_attr(nd, "end");
-    set_out(c, 0, VTA_DT_I64, 1, &n);
-    return 0;
-  }
   case VTA_GOP_QUANTIZE_LINEAR: return infer_quantize(c, 0);
   case VTA_GOP_DEQUANTIZE_LINEAR: return infer_quantize(c, 1);
   case VTA_GOP_QLINEAR_CONV: return infer_qlinear_conv(c);

@@ -227,42 +227,46 @@ static int32_t alu_shr(int32_t a, int32_t op) {
   return sh >= 32 ? 0 : (int32_t)((uint32_t)a << sh);
 }
 
-/* The narrowed copy of an ACC row in OUT. OUT and ACC are separate buffers: saying so lets the
- * compiler vectorize the loop (a uint8_t store may otherwise alias the int32 row). */
-static void narrow_row(uint8_t *restrict out, const int32_t *restrict acc, uint32_t lanes) {
-  for (uint32_t l = 0; l < lanes; l++) out[l] = (uint8_t)acc[l];
-}
+/* Lane by lane, with the operand from src (a vector micro-op) or imm. A micro-op reads dst[l]
+ * and its operand before writing dst[l], and src is either dst itself or a whole other ACC
+ * element, so the operand row is first copied to a local array: the lane loops then read
+ * nothing they write, and with the lane count a constant (alu_uops is inlined into one loop
+ * per common element width) the compiler turns each into a few vector instructions. The
+ * narrowed copy goes to OUT, a separate buffer (restrict). */
+#define ALU_MAX_LANES (1u << (VTA_CONFIG_MAX_LOG_BATCH + VTA_CONFIG_MAX_LOG_BLOCK))
 
-/* Lane by lane, with the operand from src (a vector micro-op) or imm: each lane reads dst[l]
- * and its operand before writing dst[l], so dst == src is fine. Two loops, one per operand
- * kind, so that each is a plain vectorizable loop. */
 #define ALU_LANES(EXPR)                                                      \
-  do {                                                                       \
-    if (src) {                                                               \
-      for (uint32_t l = 0; l < lanes; l++) {                                 \
-        int32_t a = dst[l], b = src[l];                                      \
-        dst[l] = (EXPR);                                                     \
-      }                                                                      \
-    } else {                                                                 \
-      for (uint32_t l = 0; l < lanes; l++) {                                 \
-        int32_t a = dst[l], b = imm;                                         \
-        dst[l] = (EXPR);                                                     \
-      }                                                                      \
-    }                                                                        \
-  } while (0)
-
-/* One ALU micro-op over the lanes of one ACC element; src is NULL for an immediate. */
-static void alu_row(unsigned op, int32_t *dst, const int32_t *src, int32_t imm, uint8_t *out,
-                    uint32_t lanes) {
-  switch (op) {
-  case VTA_ALU_MIN: ALU_LANES(a < b ? a : b); break;
-  case VTA_ALU_MAX: ALU_LANES(a > b ? a : b); break;
-  case VTA_ALU_ADD: ALU_LANES((int32_t)((uint32_t)a + (uint32_t)b)); break;
-  case VTA_ALU_SHR: ALU_LANES(alu_shr(a, b)); break;
-  case VTA_ALU_MUL: ALU_LANES((int32_t)((uint32_t)a * (uint32_t)b)); break;
-  default: break;
+  for (uint32_t l = 0; l < lanes; l++) {                                     \
+    int32_t a = dst[l], b = opnd[l];                                         \
+    dst[l] = (EXPR);                                                         \
   }
-  narrow_row(out, dst, lanes);
+
+static inline __attribute__((always_inline)) void
+alu_uops(vta_fsim *sim, const fsim_insn *in, const uint32_t lanes) {
+  int32_t opnd[ALU_MAX_LANES] __attribute__((aligned(64)));
+  if (in->use_imm)
+    for (uint32_t l = 0; l < lanes; l++) opnd[l] = in->imm;
+  for (uint32_t i = 0; i < in->iter_out; i++)
+    for (uint32_t j = 0; j < in->iter_in; j++) {
+      uint64_t dd = (uint64_t)i * in->dst_out + (uint64_t)j * in->dst_in;
+      uint64_t sd = (uint64_t)i * in->src_out + (uint64_t)j * in->src_in;
+      for (uint32_t k = in->uop_bgn; k < in->uop_end; k++) {
+        uint64_t a = sim->uop[k].dst + dd;
+        int32_t *restrict dst = sim->acc + a * lanes;
+        uint8_t *restrict out = sim->out + a * lanes;
+        if (!in->use_imm)
+          memcpy(opnd, sim->acc + (sim->uop[k].src + sd) * lanes, lanes * sizeof *opnd);
+        switch (in->alu_op) {
+        case VTA_ALU_MIN: ALU_LANES(a < b ? a : b); break;
+        case VTA_ALU_MAX: ALU_LANES(a > b ? a : b); break;
+        case VTA_ALU_ADD: ALU_LANES((int32_t)((uint32_t)a + (uint32_t)b)); break;
+        case VTA_ALU_SHR: ALU_LANES(alu_shr(a, b)); break;
+        case VTA_ALU_MUL: ALU_LANES((int32_t)((uint32_t)a * (uint32_t)b)); break;
+        default: break;
+        }
+        for (uint32_t l = 0; l < lanes; l++) out[l] = (uint8_t)dst[l];
+      }
+    }
 }
 
 static int exec_alu(vta_fsim *sim, const fsim_insn *in, vta_stats *st, char *msg, size_t n) {
@@ -275,17 +279,12 @@ static int exec_alu(vta_fsim *sim, const fsim_insn *in, vta_stats *st, char *msg
     rc = check_reach(in, "src", s, in->src_out, in->src_in, VTA_MEM_ACC, depth, msg, n);
   if (rc != VTA_OK) return rc;
   /* Micro-ops run strictly in order: a later one may read what an earlier one wrote. */
-  uint32_t lanes = sim->acc_row;
-  for (uint32_t i = 0; i < in->iter_out; i++)
-    for (uint32_t j = 0; j < in->iter_in; j++) {
-      uint64_t dd = (uint64_t)i * in->dst_out + (uint64_t)j * in->dst_in;
-      uint64_t sd = (uint64_t)i * in->src_out + (uint64_t)j * in->src_in;
-      for (uint32_t k = in->uop_bgn; k < in->uop_end; k++) {
-        uint64_t a = sim->uop[k].dst + dd;
-        const int32_t *src = in->use_imm ? NULL : sim->acc + (sim->uop[k].src + sd) * lanes;
-        alu_row(in->alu_op, sim->acc + a * lanes, src, in->imm, sim->out + a * lanes, lanes);
-      }
-    }
+  switch (sim->acc_row) {
+  case 16: alu_uops(sim, in, 16); break;  /* 1x16 (the default) */
+  case 64: alu_uops(sim, in, 64); break;  /* 4x16 */
+  case 32: alu_uops(sim, in, 32); break;
+  default: alu_uops(sim, in, sim->acc_row); break;
+  }
   uint64_t uops = (uint64_t)(in->uop_end - in->uop_bgn) * in->iter_out * in->iter_in;
   st->uops += uops;
   st->alu_uops += uops;

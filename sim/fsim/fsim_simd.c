@@ -96,12 +96,17 @@ static void vnni_layout(vta_fsim *s) {
 }
 
 /* Biased inputs, each batch row padded to whole 4-byte groups (the padding meets zero weights). */
-static void vnni_prep_inp(vta_fsim *sim, uint32_t first, uint32_t n) {
+VNNI_TARGET static void vnni_prep_inp(vta_fsim *sim, uint32_t first, uint32_t n) {
   const uint32_t bin = sim->block_in, g = vnni_nq(sim) * 4;
   if (g == bin) {
     const int8_t *src = sim->inp + (size_t)first * sim->inp_row;
     uint8_t *dst = sim->inp_k + (size_t)first * sim->inp_k_row;
-    for (size_t i = 0; i < (size_t)n * sim->inp_row; i++) dst[i] = (uint8_t)src[i] ^ 0x80u;
+    const size_t bytes = (size_t)n * sim->inp_row;
+    const __m512i bias = _mm512_set1_epi8((char)0x80);
+    size_t i = 0;
+    for (; i + 64 <= bytes; i += 64)
+      _mm512_storeu_si512(dst + i, _mm512_xor_si512(_mm512_loadu_si512(src + i), bias));
+    for (; i < bytes; i++) dst[i] = (uint8_t)src[i] ^ 0x80u;
     return;
   }
   for (uint32_t e = first; e < first + n; e++)
@@ -112,30 +117,43 @@ static void vnni_prep_inp(vta_fsim *sim, uint32_t first, uint32_t n) {
     }
 }
 
-/* Weights transposed to [chunk][group q][lane][4 bytes], and -128 * (row sum) per lane. */
-static void vnni_prep_wgt(vta_fsim *sim, uint32_t first, uint32_t n) {
+/* Weights transposed to [chunk][group q][lane][4 bytes], and -128 * (row sum) per lane: the
+ * row sums by vpdpbusd of the transposed groups with bytes of 1 (exact, as the GEMM itself). */
+VNNI_TARGET static void vnni_prep_wgt(vta_fsim *sim, uint32_t first, uint32_t n) {
   const uint32_t bin = sim->block_in, bout = sim->block_out;
   const uint32_t nq = vnni_nq(sim), nch = vnni_nch(sim);
+  const __m512i ones = _mm512_set1_epi8(1);
   for (uint32_t e = first; e < first + n; e++) {
     const int8_t *src = sim->wgt + (size_t)e * sim->wgt_row;
     uint8_t *dst = sim->wgt_k + (size_t)e * sim->wgt_k_row;
     int32_t *corr = sim->wgt_corr + (size_t)e * sim->wgt_corr_row;
     if (bin % 4 == 0 && bout % 16 == 0) {
-      /* Whole groups and chunks: a transpose of 4-byte words. */
-      for (uint32_t o = 0; o < bout; o++)
-        for (uint32_t q = 0; q < nq; q++)
-          memcpy(dst + (((size_t)(o / 16) * nq + q) * 16 + o % 16) * 4,
-                 src + (size_t)o * bin + 4 * q, 4);
-    } else {
-      for (uint32_t ch = 0; ch < nch; ch++)
-        for (uint32_t q = 0; q < nq; q++)
-          for (uint32_t l = 0; l < 16; l++)
-            for (uint32_t t = 0; t < 4; t++) {
-              uint32_t o = 16 * ch + l, c = 4 * q + t;
-              dst[(((size_t)ch * nq + q) * 16 + l) * 4 + t] =
-                  o < bout && c < bin ? (uint8_t)src[(size_t)o * bin + c] : 0;
-            }
+      /* Whole groups and chunks: a transpose of 4-byte words, vector q of chunk ch gathering
+       * word q of the chunk's 16 rows. */
+      const __m512i rows = _mm512_mullo_epi32(
+          _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+          _mm512_set1_epi32((int)(bin / 4)));
+      for (uint32_t ch = 0; ch < nch; ch++) {
+        const int8_t *base = src + (size_t)16 * ch * bin;
+        __m512i sum = _mm512_setzero_si512();
+        for (uint32_t q = 0; q < nq; q++) {
+          __m512i v = _mm512_i32gather_epi32(_mm512_add_epi32(rows, _mm512_set1_epi32((int)q)),
+                                             base, 4);
+          _mm512_store_si512(dst + ((size_t)ch * nq + q) * 64, v);
+          sum = _mm512_dpbusd_epi32(sum, ones, v);
+        }
+        _mm512_store_si512(corr + 16 * ch, _mm512_mullo_epi32(sum, _mm512_set1_epi32(-128)));
+      }
+      continue;
     }
+    for (uint32_t ch = 0; ch < nch; ch++)
+      for (uint32_t q = 0; q < nq; q++)
+        for (uint32_t l = 0; l < 16; l++)
+          for (uint32_t t = 0; t < 4; t++) {
+            uint32_t o = 16 * ch + l, c = 4 * q + t;
+            dst[(((size_t)ch * nq + q) * 16 + l) * 4 + t] =
+                o < bout && c < bin ? (uint8_t)src[(size_t)o * bin + c] : 0;
+          }
     for (uint32_t o = 0; o < nch * 16; o++) {
       int32_t sum = 0;
       if (o < bout)
@@ -197,14 +215,17 @@ VNNI_TARGET INLINE void vnni_body(vta_fsim *sim, const fsim_insn *in, uint32_t b
     }
 }
 
-/* The default 1x16x16 shape: an ACC element is one 16-lane vector. Consecutive micro-ops that
- * accumulate into the same element (a blocked GEMM kernel summing over input blocks) keep it in
- * a register instead of a store and reload per micro-op; ACC and OUT are written when the
- * destination changes. Nothing else in a GEMM reads ACC, so this is exact. */
-VNNI_TARGET static void vnni_gemm_1x16x16(vta_fsim *sim, const fsim_insn *in) {
+/* The Bx16x16 shapes (the default B = 1, BATCH 2 and 4): an ACC element is B 16-lane vectors.
+ * Consecutive micro-ops that accumulate into the same element (a blocked GEMM kernel summing
+ * over input blocks) keep it in registers instead of a store and reload per micro-op; ACC and
+ * OUT are written when the destination changes. Nothing else in a GEMM reads ACC, so this is
+ * exact. The four weight vectors of a micro-op are loaded once for its B input rows. */
+VNNI_TARGET static inline __attribute__((always_inline)) void
+vnni_gemm_bx16x16(vta_fsim *sim, const fsim_insn *in, const uint32_t batch) {
   const vta_uop *uop = sim->uop;
   int32_t *cur = NULL;
-  __m512i v = _mm512_setzero_si512();
+  __m512i v[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                  _mm512_setzero_si512()};
   for (uint32_t i = 0; i < in->iter_out; i++)
     for (uint32_t j = 0; j < in->iter_in; j++) {
       uint64_t dd = (uint64_t)i * in->dst_out + (uint64_t)j * in->dst_in;
@@ -212,35 +233,46 @@ VNNI_TARGET static void vnni_gemm_1x16x16(vta_fsim *sim, const fsim_insn *in) {
       uint64_t wd = (uint64_t)i * in->wgt_out + (uint64_t)j * in->wgt_in;
       for (uint32_t k = in->uop_bgn; k < in->uop_end; k++) {
         const vta_uop u = uop[k];
-        const uint8_t *x = sim->inp_k + (u.src + sd) * 16;
+        const uint8_t *x = sim->inp_k + (u.src + sd) * 16 * batch;
         const uint8_t *w = sim->wgt_k + (u.wgt + wd) * 256;
-        __m512i t0 = _mm512_load_si512(sim->wgt_corr + (u.wgt + wd) * 16);
-        __m512i t1 = _mm512_setzero_si512();
-        t0 = _mm512_dpbusd_epi32(t0, _mm512_set1_epi32(load32(x)), _mm512_load_si512(w));
-        t1 = _mm512_dpbusd_epi32(t1, _mm512_set1_epi32(load32(x + 4)), _mm512_load_si512(w + 64));
-        t0 = _mm512_dpbusd_epi32(t0, _mm512_set1_epi32(load32(x + 8)), _mm512_load_si512(w + 128));
-        t1 = _mm512_dpbusd_epi32(t1, _mm512_set1_epi32(load32(x + 12)), _mm512_load_si512(w + 192));
-        int32_t *a = sim->acc + (u.dst + dd) * 16;
+        const __m512i corr = _mm512_load_si512(sim->wgt_corr + (u.wgt + wd) * 16);
+        const __m512i w0 = _mm512_load_si512(w), w1 = _mm512_load_si512(w + 64);
+        const __m512i w2 = _mm512_load_si512(w + 128), w3 = _mm512_load_si512(w + 192);
+        int32_t *a = sim->acc + (u.dst + dd) * 16 * batch;
         if (a != cur) {
-          if (cur) {
-            _mm512_storeu_si512(cur, v);
-            _mm_storeu_si128((__m128i *)(sim->out + (cur - sim->acc)), _mm512_cvtepi32_epi8(v));
+          for (uint32_t b = 0; b < batch && cur; b++) {
+            _mm512_storeu_si512(cur + 16 * b, v[b]);
+            _mm_storeu_si128((__m128i *)(sim->out + (cur - sim->acc) + 16 * b),
+                             _mm512_cvtepi32_epi8(v[b]));
           }
           cur = a;
-          v = _mm512_loadu_si512(a);
+          for (uint32_t b = 0; b < batch; b++) v[b] = _mm512_loadu_si512(a + 16 * b);
         }
-        v = _mm512_add_epi32(v, _mm512_add_epi32(t0, t1));
+        for (uint32_t b = 0; b < batch; b++) {
+          const uint8_t *xb = x + 16 * b;
+          __m512i t0 = _mm512_dpbusd_epi32(corr, _mm512_set1_epi32(load32(xb)), w0);
+          __m512i t1 = _mm512_dpbusd_epi32(_mm512_setzero_si512(),
+                                           _mm512_set1_epi32(load32(xb + 4)), w1);
+          t0 = _mm512_dpbusd_epi32(t0, _mm512_set1_epi32(load32(xb + 8)), w2);
+          t1 = _mm512_dpbusd_epi32(t1, _mm512_set1_epi32(load32(xb + 12)), w3);
+          v[b] = _mm512_add_epi32(v[b], _mm512_add_epi32(t0, t1));
+        }
       }
     }
-  if (cur) {
-    _mm512_storeu_si512(cur, v);
-    _mm_storeu_si128((__m128i *)(sim->out + (cur - sim->acc)), _mm512_cvtepi32_epi8(v));
+  for (uint32_t b = 0; b < batch && cur; b++) {
+    _mm512_storeu_si512(cur + 16 * b, v[b]);
+    _mm_storeu_si128((__m128i *)(sim->out + (cur - sim->acc) + 16 * b),
+                     _mm512_cvtepi32_epi8(v[b]));
   }
 }
 
 VNNI_TARGET static void vnni_gemm(vta_fsim *sim, const fsim_insn *in) {
-  if (sim->batch == 1 && sim->block_in == 16 && sim->block_out == 16)
-    vnni_gemm_1x16x16(sim, in);
+  if (sim->block_in == 16 && sim->block_out == 16 && sim->batch == 1)
+    vnni_gemm_bx16x16(sim, in, 1);
+  else if (sim->block_in == 16 && sim->block_out == 16 && sim->batch == 2)
+    vnni_gemm_bx16x16(sim, in, 2);
+  else if (sim->block_in == 16 && sim->block_out == 16 && sim->batch == 4)
+    vnni_gemm_bx16x16(sim, in, 4);
   else
     vnni_body(sim, in, sim->batch, vnni_nq(sim), vnni_nch(sim), sim->block_out);
 }

@@ -126,9 +126,16 @@ struct Dram : sc_module {
   static int prio(int client) { return client == 0 ? 0 : (client == 2 ? 1 : 2); }
   void arbitrate(struct Timing *t);
   bool final_times(struct Timing *t);
-  size_t find(int client, uint32_t req, uint32_t k) const {
-    for (size_t q = hist.size(); q-- > 0;)
-      if (hist[q].client == client && hist[q].req == req && hist[q].k == k) return q;
+  // The index of a client's burst in hist (each is there once). A client walks its bursts in
+  // order, so the search starts at the one it found last and goes forward a little before it
+  // falls back to scanning everything (hist moves when old bursts are dropped or re-picked).
+  size_t hint[4] = {0, 0, 0, 0};
+  size_t find(int client, uint32_t req, uint32_t k) {
+    const size_t n = hist.size();
+    for (size_t q = hint[client], end = std::min(n, hint[client] + 32); q < end; q++)
+      if (hist[q].client == client && hist[q].req == req && hist[q].k == k) return hint[client] = q;
+    for (size_t q = n; q-- > 0;)
+      if (hist[q].client == client && hist[q].req == req && hist[q].k == k) return hint[client] = q;
     return size_t(-1);
   }
   // Every burst before hist[idx] on the data channel is settled.
@@ -159,6 +166,7 @@ struct Dram : sc_module {
     hist.clear();
     settled_upto = 0;
     std::fill(std::begin(req_id), std::end(req_id), 0);
+    std::fill(std::begin(hint), std::end(hint), 0);
     aw_free = w_free = 0;
   }
   void b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay);
@@ -788,12 +796,15 @@ struct Load : Mod {
     CmdQ &q = c.q[VTA_MOD_LOAD];
     const uint32_t depth = c.par->load_ahead ? c.par->load_ahead : 1;
     if (jobs.size() != depth + 2) jobs.resize(depth + 2);
-    cyc prev_last_addr = 0;
+    // vta_burst_gen's cmd_ready is !active: the module accepts its next LOAD in the cycle after
+    // the arbiter took the previous one's last burst (its Timing::last_addr), or the cycle after
+    // the previous acceptance when that one sent no burst.
+    cyc next_accept = 0;
     for (size_t e = 0; e < c.nmod[VTA_MOD_LOAD]; e++) {
       uint32_t i = q_get(c, q, e);
       if (c.abort) return;
       const vta_sc_insn &in = c.job->insns[i];
-      cyc t = std::max(q.avail[e], prev_last_addr + 1);
+      cyc t = std::max(q.avail[e], next_accept);
       // vta_fifo's in_ready is registered: a full queue takes again the cycle after a pop.
       if (e >= depth) {
         while (takes.size() <= e - depth && !c.abort) wait_ev(c, ev_take);
@@ -818,7 +829,7 @@ struct Load : Mod {
       jb.ready = ready;
       issue_reads(in, t, jb.rq);
       if (c.abort) return;
-      prev_last_addr = jb.rq.last_addr;
+      next_accept = jb.rq.data ? jb.rq.last_addr : t + 1;
       issued = e + 1;
       ev_job.notify();
     }
@@ -836,10 +847,13 @@ struct Load : Mod {
       // Cycles the instruction waited for its token while the module had nothing to do.
       cyc idle_from = std::max(jb.ready, k.busy_until);
       if (jb.accept > idle_from) k.stall += jb.accept - idle_from;
+      // The sequencer takes the instruction (and frees its queue entry for the address side)
+      // before it walks the beats: walk() may return long after, once the data channel ahead
+      // of its bursts has settled.
+      takes.push_back(std::max(jb.accept + 1, prev_done));
+      ev_take.notify();
       DmaOut o = walk(in, jb.accept, prev_done, jb.rq);
       if (c.abort) return;
-      takes.push_back(o.take);
-      ev_take.notify();
       prev_done = o.done;
       k.stall += o.wait;
       busy(c, VTA_MOD_LOAD, i, jb.accept, o.done);

@@ -2,7 +2,8 @@
  * that exercise their edges: GEMM row remainders (M not a multiple of the micro-kernel's rows)
  * and masked column strips, im2col padding and strides, depthwise convolution with stride 1, 2
  * (even-lane shuffle) and 3 (scalar gather), dilation, asymmetric padding, outputs narrower
- * than a vector, grouped and 1-D convolutions, batches; fused Relu/Clip/HardSwish epilogues;
+ * than a vector, grouped and 1-D convolutions, batches, direct stride-1 convolutions (row
+ * panels and remainders, strips across row ends, dilation, 5x5, 1x7, 7x1, groups); fused Relu/Clip/HardSwish epilogues;
  * Gemm with every transpose combination; broadcasting elementwise code.
  *
  * Each case is a one-node graph written in the text form with random constants, compiled
@@ -239,6 +240,17 @@ static const conv_case conv_cases[] = {
     {1, 3, 9, 9, 3, 3, 3, 1, 1, 1, 1, 2, 0, 0, 1, 3, 1, 0, ""},          /* depthwise, pads on two sides */
     {1, 2, 1, 17, 3, 1, 3, 1, 2, 1, 1, 0, 1, 0, 1, 1, 1, 1, ""},         /* 1-D */
     {1, 3, 1, 33, 3, 1, 5, 1, 1, 1, 1, 0, 2, 0, 2, 3, 0, 1, ""},         /* 1-D depthwise */
+    /* direct (stride 1): row panels of 8 and a remainder, strips across row ends, masked end */
+    {1, 16, 40, 40, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, "Clip6"},
+    {1, 5, 12, 30, 9, 3, 3, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 0, ""},       /* direct, no padding */
+    {1, 3, 10, 17, 10, 3, 3, 1, 1, 1, 1, 0, 2, 2, 0, 1, 0, 0, "Relu"},  /* direct, one-sided pads */
+    {1, 8, 30, 30, 12, 3, 3, 1, 1, 5, 5, 5, 5, 5, 5, 1, 1, 0, "Relu"},  /* direct, dilated 5 (M-LSD large) */
+    {2, 6, 14, 14, 9, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 0, ""},       /* direct 5x5, batch 2 */
+    {1, 4, 9, 21, 8, 1, 7, 1, 1, 1, 1, 0, 3, 0, 3, 1, 1, 0, ""},        /* direct 1x7 */
+    {1, 4, 21, 9, 8, 7, 1, 1, 1, 1, 1, 3, 0, 3, 0, 1, 1, 0, ""},        /* direct 7x1 */
+    {1, 6, 13, 13, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 0, "HardSwish"}, /* direct, 2 groups of 5 */
+    {1, 4, 6, 1, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, ""},         /* 1 wide: im2col by the cost rule */
+    {1, 3, 1, 40, 4, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1, 1, ""},        /* 1-D direct */
 };
 
 static void conv_all(void) {

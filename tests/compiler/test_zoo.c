@@ -18,6 +18,7 @@
 #include "compiler/compiler.h"
 #include "compiler/accel/partition.h"
 #include "host/calib.h"
+#include "host/cli_run.h"
 #include "host/model.h"
 #include "host/npy.h"
 #include "vta/config.h"
@@ -270,6 +271,69 @@ static void test_zoo_silero_legacy_matches_onnxruntime(void **state) {
   check_graph("silero_legacy", in, 4, "tests/data/zoo/silero_legacy_speech", outs, 3);
 }
 
+/* Both Silero models through the runtime library and the command line, as a user times them:
+ * `vta bench model` with every input named and sr fixed at compile time (--const-input; the
+ * runtime takes float32 inputs only), its first output checked against onnxruntime's
+ * (--reference, "verified":true). The mistakes a user makes are refused by name: a value the
+ * declared int64 does not hold, an input left out, one the model does not have, an int64
+ * input left to run time. */
+static void test_zoo_silero_through_the_runtime(void **state) {
+  (void)state;
+  assert_true(fetched(".cache/models/silero_v5.onnx"));
+  assert_true(fetched(".cache/models/silero_legacy.onnx"));
+  const char *v5 = ".cache/models/silero_v5.onnx", *v4 = ".cache/models/silero_legacy.onnx";
+  const char *chunk = "tests/data/zoo/vad_chunk.npy";
+  cli_result r;
+  CLI_RUN(&r, "bench", "model", v5, "--input", chunk, "--input", "state=tests/data/zoo/vad_state.npy",
+          "--const-input", "sr=16000", "--reference", "tests/data/zoo/silero_v5_speech/output.npy", "--no-ort",
+          "--repeat", "1");
+  CLI_ASSERT_STATUS(&r, 0);
+  CLI_ASSERT_CONTAINS(r.out, "\"verified\":true}");
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "model", v4, "--input", "input=tests/data/zoo/vad_chunk.npy", "--input",
+          "h=tests/data/zoo/vad_hc.npy", "--input", "c=tests/data/zoo/vad_hc.npy", "--const-input", "sr=16000",
+          "--reference", "tests/data/zoo/silero_legacy_speech/output.npy", "--no-ort", "--repeat", "1");
+  CLI_ASSERT_STATUS(&r, 0);
+  CLI_ASSERT_CONTAINS(r.out, "\"verified\":true}");
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "model", v4, "--input", chunk, "--input", "h=tests/data/zoo/vad_hc.npy", "--input",
+          "c=tests/data/zoo/vad_hc.npy", "--const-input", "sr=16000.5", "--no-ort");
+  CLI_ASSERT_STATUS(&r, 1);
+  CLI_ASSERT_CONTAINS(r.err, "graph input 'sr' is declared i64; the value fixed for it (f64) has element 0 = 16000.5");
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "model", v4, "--input", chunk, "--input", "h=tests/data/zoo/vad_hc.npy",
+          "--const-input", "sr=16000", "--no-ort");
+  CLI_ASSERT_STATUS(&r, 1);
+  CLI_ASSERT_CONTAINS(r.err, "input 'c' (float32, 2x1x64) is not given");
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "model", v4, "--input", chunk, "--input", "hx=tests/data/zoo/vad_hc.npy",
+          "--const-input", "sr=16000", "--no-ort");
+  CLI_ASSERT_STATUS(&r, 1);
+  CLI_ASSERT_CONTAINS(r.err, "has no input 'hx' (its inputs: input, h, c)");
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "model", v4, "--input", chunk, "--input", "h=tests/data/zoo/vad_hc.npy", "--input",
+          "c=tests/data/zoo/vad_hc.npy", "--no-ort");
+  CLI_ASSERT_STATUS(&r, 1);
+  CLI_ASSERT_CONTAINS(r.err, "input 'sr' is i64");
+  CLI_ASSERT_CONTAINS(r.err, "--const-input NAME=VALUE");
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "model", v4, "--input", chunk, "--const-input", "sr");
+  CLI_ASSERT_STATUS(&r, 2);
+  CLI_ASSERT_CONTAINS(r.err, "--const-input 'sr' is not NAME=VALUE");
+  cli_result_free(&r);
+  /* vta compile fixes it the same way: the bundle has three float32 inputs. */
+  CLI_RUN(&r, "compile", v4, "--const-input", "sr=16000", "--shape", "input=1,512", "-o", "build/test_zoo_silero.vtab");
+  CLI_ASSERT_STATUS(&r, 0);
+  cli_result_free(&r);
+  vta_error err = {0};
+  vta_model *m = vta_model_open("build/test_zoo_silero.vtab", &err);
+  if (!m) fail_msg("%s", err.msg);
+  assert_int_equal(vta_model_n_inputs(m), 3);
+  assert_int_equal(vta_model_find_input(m, "sr"), -1);
+  vta_model_destroy(m);
+  remove("build/test_zoo_silero.vtab");
+}
+
 /* The two reference models of test_models.c, measured by the zoo's bar too. */
 static void test_zoo_blazeface_matches_onnxruntime(void **state) {
   (void)state;
@@ -372,6 +436,7 @@ int main(void) {
       cmocka_unit_test(test_zoo_oww_hey_jarvis_matches_onnxruntime),
       cmocka_unit_test(test_zoo_silero_v5_matches_onnxruntime),
       cmocka_unit_test(test_zoo_silero_legacy_matches_onnxruntime),
+      cmocka_unit_test(test_zoo_silero_through_the_runtime),
       cmocka_unit_test(test_zoo_blazeface_matches_onnxruntime),
       cmocka_unit_test(test_zoo_ppocr_cls_matches_onnxruntime),
       cmocka_unit_test(test_zoo_ppocr_det_int8_on_fsim),

@@ -21,6 +21,7 @@
 static const char *const k_configs[] = {
     NULL, /* the default 1x16x16 */
     "configs/batch4.json",
+    "{\"LOG_BATCH\": 1}", /* 2x16x16: the batch-2 case of vnni_gemm_bx16x16 */
     "configs/block32.json",
     "configs/block8.json",
     "configs/block4.json",

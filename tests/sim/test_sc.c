@@ -75,6 +75,7 @@ static double compare(const char *config, const char *options, uint64_t programs
   int verbose = env_u64("VTA_SC_VERBOSE", 0) != 0;
   int calibrating = getenv("VTA_SC_ONLY_CONFIG") != NULL;
   double worst = 0, sum = 0, secs[2] = {0, 0};
+  uint64_t worst_seed = first;
   uint64_t cyc[2] = {0, 0};
   for (uint64_t s = first; s < first + programs; s++) {
     cp_program p[2];
@@ -117,6 +118,7 @@ static double compare(const char *config, const char *options, uint64_t programs
                config, options ? options : "", (unsigned long long)s, p[0].count,
                (unsigned long long)st[1].cycles, (unsigned long long)st[0].cycles, 100 * e,
                100 * SC_TOLERANCE);
+    if (fabs(e) > worst) worst_seed = s;
     worst = fmax(worst, fabs(e));
     sum += fabs(e);
     cyc[0] += st[0].cycles;
@@ -126,17 +128,17 @@ static double compare(const char *config, const char *options, uint64_t programs
       vta_mem_free(mem[k], p[k].data);
     }
   }
-  printf("%s %s: %llu programs, mean |error| %.3f %%, worst %.3f %%, total cycles rtl %llu sc "
-         "%llu\n",
+  printf("%s %s: %llu programs, mean |error| %.3f %%, worst %.3f %% (seed %llu), total cycles "
+         "rtl %llu sc %llu\n",
          config, options ? options : "", (unsigned long long)programs,
-         programs ? 100 * sum / programs : 0.0,
-         100 * worst, (unsigned long long)cyc[0], (unsigned long long)cyc[1]);
+         programs ? 100 * sum / programs : 0.0, 100 * worst, (unsigned long long)worst_seed,
+         (unsigned long long)cyc[0], (unsigned long long)cyc[1]);
   /* The calibration line of scripts/sc-calibrate.sh. */
   printf("RANDOM {\"bench\":\"random\",\"layer\":\"%llu programs\",\"rtl_cycles\":%llu,"
          "\"sc_cycles\":%llu,\"mean_abs_error\":%.6f,\"worst_abs_error\":%.6f,"
-         "\"rtl_seconds\":%.6f,\"sc_seconds\":%.6f}\n",
+         "\"worst_seed\":%llu,\"rtl_seconds\":%.6f,\"sc_seconds\":%.6f}\n",
          (unsigned long long)programs, (unsigned long long)cyc[0], (unsigned long long)cyc[1],
-         programs ? sum / programs : 0.0, worst, secs[0], secs[1]);
+         programs ? sum / programs : 0.0, worst, (unsigned long long)worst_seed, secs[0], secs[1]);
   vta_sc_destroy(sc);
   vta_rtl_destroy(rtl);
   for (int k = 0; k < 2; k++) vta_mem_destroy(mem[k]);
