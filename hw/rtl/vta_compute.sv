@@ -277,6 +277,18 @@ module vta_compute
   logic [LogAccDepth-1:0] run_dhi_q [2];
   logic [LogAccDepth-1:0] run_slo_q [2];
   logic [LogAccDepth-1:0] run_shi_q [2];
+  // Of the instruction each unit issued before that one, while its last micro-ops may still be
+  // on their way to ACC (prev_live_q[p][0]: this cycle, [1]: the next): a unit takes its next
+  // instruction in the cycle it issues the last micro-op of the one before, so for two more
+  // cycles the run_* footprint no longer covers every micro-op the unit has in flight.
+  logic                prev_ok_q [2];
+  logic                prev_nop_q [2];
+  logic                prev_src_q [2];
+  logic [LogAccDepth-1:0] prev_dlo_q [2];
+  logic [LogAccDepth-1:0] prev_dhi_q [2];
+  logic [LogAccDepth-1:0] prev_slo_q [2];
+  logic [LogAccDepth-1:0] prev_shi_q [2];
+  logic [1:0]          prev_live_q [2];
 
   vta_uop_fp u_fp (
     .clk_i,
@@ -378,12 +390,27 @@ module vta_compute
   assign run_last[1]  = a_last;
   assign unit         = is_alu;  // 0: the GEMM unit, 1: the ALU
   assign own_free     = !run_issue[unit] || run_last[unit];
-  assign compat = fp_ok_q && run_ok_q[!unit] &&
-                  (fp_nop_q || run_nop_q[!unit] ||
-                   ((fp_dlo_q[BankW] != run_dlo_q[!unit][BankW]) &&
-                    (!run_src_q[!unit] ||
-                     apart(fp_dlo_q, fp_dhi_q, run_slo_q[!unit], run_shi_q[!unit])) &&
-                    (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit], run_dhi_q[!unit]))));
+  // The instruction in D against one footprint of the other unit: both known, and either one
+  // without micro-ops or destinations in different banks and neither reading what the other
+  // writes.
+  function automatic logic compat_with(logic ok, logic nop, logic src,
+                                       logic [LogAccDepth-1:0] dlo, logic [LogAccDepth-1:0] dhi,
+                                       logic [LogAccDepth-1:0] slo, logic [LogAccDepth-1:0] shi);
+    compat_with = fp_ok_q && ok &&
+                  (fp_nop_q || nop ||
+                   ((fp_dlo_q[BankW] != dlo[BankW]) && (!src || apart(fp_dlo_q, fp_dhi_q, slo, shi)) &&
+                    (!fp_src_q || apart(fp_slo_q, fp_shi_q, dlo, dhi))));
+  endfunction
+  // Against the other unit's instruction and, while its micro-ops may still be in flight, the
+  // one before it (without this an ALU instruction could start beside an empty GEMM and read
+  // ACC entries the GEMM before that had not written yet).
+  assign compat = compat_with(run_ok_q[!unit], run_nop_q[!unit], run_src_q[!unit],
+                              run_dlo_q[!unit], run_dhi_q[!unit], run_slo_q[!unit],
+                              run_shi_q[!unit]) &&
+                  (!prev_live_q[!unit][0] ||
+                   compat_with(prev_ok_q[!unit], prev_nop_q[!unit], prev_src_q[!unit],
+                               prev_dlo_q[!unit], prev_dhi_q[!unit], prev_slo_q[!unit],
+                               prev_shi_q[!unit]));
   // An instruction that may touch the other unit's elements starts only once the other unit's
   // last micro-op has written ACC (C3) before its own first read (C1): three cycles after that
   // last micro-op issued, so no forwarding between the units is needed.
@@ -452,6 +479,41 @@ module vta_compute
       run_ok_q[unit] <= fp_ok_q;
     end
   end
+  // The footprint a unit's new instruction replaces stays live for the cycles in which the
+  // replaced one's micro-ops may still be before C3 (its last issued this cycle or the one
+  // before). Should it replace a footprint that is itself still live next cycle (two
+  // instructions taken within two cycles), the two are not merged: the kept one is marked
+  // unknown, so the other unit waits those cycles out (sim/sc mirrors this rule).
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      for (int p = 0; p < 2; p++) begin
+        prev_live_q[p] <= '0;
+        prev_ok_q[p]   <= 1'b0;
+      end
+    end else begin
+      for (int p = 0; p < 2; p++) begin
+        if (can_uop && unit == 1'(p)) begin
+          prev_live_q[p] <= {run_last[p], run_last[p] | run_tail_q[p][0] | prev_live_q[p][1]};
+          prev_ok_q[p]   <= run_ok_q[p] && !prev_live_q[p][1];
+        end else begin
+          prev_live_q[p] <= {1'b0, prev_live_q[p][1]};
+        end
+      end
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    for (int p = 0; p < 2; p++) begin
+      if (can_uop && unit == 1'(p)) begin
+        prev_nop_q[p] <= run_nop_q[p];
+        prev_src_q[p] <= run_src_q[p];
+        prev_dlo_q[p] <= run_dlo_q[p];
+        prev_dhi_q[p] <= run_dhi_q[p];
+        prev_slo_q[p] <= run_slo_q[p];
+        prev_shi_q[p] <= run_shi_q[p];
+      end
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     if (can_uop) begin
       run_nop_q[unit] <= fp_nop_q;

@@ -869,6 +869,11 @@ struct Load : Mod {
 };
 
 // ---- compute (vta_compute): decode register, GEMM unit and ALU side by side, retire queue ----
+struct Footprint {
+  bool ok = false, nop = false, src = false;
+  uint64_t dlo = 0, dhi = 0, slo = 0, shi = 0;
+};
+
 struct Unit {
   bool any = false;
   cyc last = 0;  // the cycle of the last micro-op issued
@@ -876,11 +881,10 @@ struct Unit {
   uint64_t dlo = 0, dhi = 0, slo = 0, shi = 0;
   uint32_t bgn = 0, end = 0;
   std::deque<std::pair<cyc, cyc>> wins;  // result-write windows of recent instructions
-};
-
-struct Footprint {
-  bool ok = false, nop = false, src = false;
-  uint64_t dlo = 0, dhi = 0, slo = 0, shi = 0;
+  // The footprint of the instruction before this one, live up to and including prev_until
+  // while its last micro-ops may still be on their way to ACC (vta_compute's prev_*_q).
+  Footprint prev;
+  cyc prev_until = 0;
 };
 
 struct Compute : Mod {
@@ -960,7 +964,8 @@ struct Compute : Mod {
   static bool apart(uint64_t lo_a, uint64_t hi_a, uint64_t lo_b, uint64_t hi_b) {
     return hi_a < lo_b || hi_b < lo_a;
   }
-  bool compat(const Footprint &f, const Unit &o) const {
+  // o: the other unit's instruction (Unit) or the one before it (Footprint).
+  template <class O> bool compat(const Footprint &f, const O &o) const {
     int bank = ctx->cfg->log_depth[VTA_MEM_ACC] - 1;
     if (!f.ok || !o.ok) return false;
     if (f.nop || o.nop) return true;
@@ -1009,6 +1014,9 @@ struct Compute : Mod {
         // micro-op (plus the RTL's interlock when its pipeline is deeper than two stages).
         cyc other_ready = unit[!u].last + par.interlock;
         if (unit[!u].any && other_ready > t && !compat(f, unit[!u])) t = other_ready;
+        // And with the one before it while that one's last micro-ops may be in flight.
+        if (unit[!u].any && unit[!u].prev_until >= t && !compat(f, unit[!u].prev))
+          t = unit[!u].prev_until + 1;
       } else if (is_load && !empty && in.mem_type == VTA_MEM_UOP) {
         uint64_t lo = in.sram_base, hi = lo + uint64_t(in.x_pad_0) + in.x_size + in.x_pad_1;
         for (int p = 0; p < 2; p++)
@@ -1041,6 +1049,22 @@ struct Compute : Mod {
                            : uint64_t(in.uop_end - in.uop_bgn) * in.iter_out * in.iter_in;
         cyc span = n ? n * per_uop[u] : 1;
         Unit &un = unit[u];
+        if (un.any) {
+          // The footprint this instruction replaces stays live while the replaced one's last
+          // micro-op, issued at un.last (<= fire), is within two cycles; one still live from
+          // before is not merged but makes the kept footprint unknown (vta_compute).
+          bool old_live = un.prev_until >= fire + 1;
+          Footprint a;
+          a.ok = un.ok && !old_live;
+          a.nop = un.nop;
+          a.src = un.src;
+          a.dlo = un.dlo;
+          a.dhi = un.dhi;
+          a.slo = un.slo;
+          a.shi = un.shi;
+          un.prev = a;
+          un.prev_until = std::max<cyc>(un.last + 2, old_live ? fire + 1 : 0);
+        }
         un.any = true;
         un.last = fire + span;
         un.ok = f.ok;
