@@ -55,38 +55,38 @@ enum {
   X(CONV_TRANSPOSE, "ConvTranspose", VTA_OPK_OTHER, core, 1)       \
   X(GEMM, "Gemm", VTA_OPK_OTHER, core, 1)                          \
   X(MATMUL, "MatMul", VTA_OPK_OTHER, core, 1)                      \
-  X(ADD, "Add", VTA_OPK_BINARY, core, 1)                           \
-  X(SUB, "Sub", VTA_OPK_BINARY, core, 1)                           \
-  X(MUL, "Mul", VTA_OPK_BINARY, core, 1)                           \
-  X(DIV, "Div", VTA_OPK_BINARY, core, 1)                           \
-  X(POW, "Pow", VTA_OPK_BINARY, core, 1)                           \
-  X(MAX, "Max", VTA_OPK_BINARY, core, 1)                           \
-  X(MIN, "Min", VTA_OPK_BINARY, core, 1)                           \
-  X(PRELU, "PRelu", VTA_OPK_BINARY, core, 1)                       \
-  X(RELU, "Relu", VTA_OPK_UNARY, core, 1)                          \
-  X(LEAKY_RELU, "LeakyRelu", VTA_OPK_UNARY, core, 1)               \
-  X(CLIP, "Clip", VTA_OPK_UNARY, core, 1)                          \
-  X(SIGMOID, "Sigmoid", VTA_OPK_UNARY, core, 1)                    \
-  X(HARD_SIGMOID, "HardSigmoid", VTA_OPK_UNARY, core, 1)           \
-  X(HARD_SWISH, "HardSwish", VTA_OPK_UNARY, core, 1)               \
-  X(TANH, "Tanh", VTA_OPK_UNARY, core, 1)                          \
-  X(EXP, "Exp", VTA_OPK_UNARY, core, 1)                            \
-  X(LOG, "Log", VTA_OPK_UNARY, core, 1)                            \
-  X(SQRT, "Sqrt", VTA_OPK_UNARY, core, 1)                          \
-  X(NEG, "Neg", VTA_OPK_UNARY, core, 1)                            \
-  X(ABS, "Abs", VTA_OPK_UNARY, core, 1)                            \
-  X(RECIPROCAL, "Reciprocal", VTA_OPK_UNARY, core, 1)              \
-  X(FLOOR, "Floor", VTA_OPK_UNARY, core, 1)                        \
-  X(CEIL, "Ceil", VTA_OPK_UNARY, core, 1)                          \
-  X(ELU, "Elu", VTA_OPK_UNARY, core, 0)                            \
-  X(SELU, "Selu", VTA_OPK_UNARY, core, 0)                          \
-  X(SOFTPLUS, "Softplus", VTA_OPK_UNARY, core, 0)                  \
-  X(SOFTSIGN, "Softsign", VTA_OPK_UNARY, core, 0)                  \
-  X(IDENTITY, "Identity", VTA_OPK_UNARY, core, 1)                  \
-  X(MAXPOOL, "MaxPool", VTA_OPK_OTHER, core, 1)                    \
-  X(AVGPOOL, "AveragePool", VTA_OPK_OTHER, core, 1)                \
-  X(GLOBAL_AVGPOOL, "GlobalAveragePool", VTA_OPK_OTHER, core, 1)   \
-  X(GLOBAL_MAXPOOL, "GlobalMaxPool", VTA_OPK_OTHER, core, 1)       \
+  X(ADD, "Add", VTA_OPK_BINARY, binary, 1)                         \
+  X(SUB, "Sub", VTA_OPK_BINARY, binary, 1)                         \
+  X(MUL, "Mul", VTA_OPK_BINARY, binary, 1)                         \
+  X(DIV, "Div", VTA_OPK_BINARY, binary, 1)                         \
+  X(POW, "Pow", VTA_OPK_BINARY, binary, 1)                         \
+  X(MAX, "Max", VTA_OPK_BINARY, binary, 1)                         \
+  X(MIN, "Min", VTA_OPK_BINARY, binary, 1)                         \
+  X(PRELU, "PRelu", VTA_OPK_BINARY, binary, 1)                     \
+  X(RELU, "Relu", VTA_OPK_UNARY, unary, 1)                         \
+  X(LEAKY_RELU, "LeakyRelu", VTA_OPK_UNARY, unary, 1)              \
+  X(CLIP, "Clip", VTA_OPK_UNARY, unary, 1)                         \
+  X(SIGMOID, "Sigmoid", VTA_OPK_UNARY, unary, 1)                   \
+  X(HARD_SIGMOID, "HardSigmoid", VTA_OPK_UNARY, unary, 1)          \
+  X(HARD_SWISH, "HardSwish", VTA_OPK_UNARY, unary, 1)              \
+  X(TANH, "Tanh", VTA_OPK_UNARY, unary, 1)                         \
+  X(EXP, "Exp", VTA_OPK_UNARY, unary, 1)                           \
+  X(LOG, "Log", VTA_OPK_UNARY, unary, 1)                           \
+  X(SQRT, "Sqrt", VTA_OPK_UNARY, unary, 1)                         \
+  X(NEG, "Neg", VTA_OPK_UNARY, unary, 1)                           \
+  X(ABS, "Abs", VTA_OPK_UNARY, unary, 1)                           \
+  X(RECIPROCAL, "Reciprocal", VTA_OPK_UNARY, unary, 1)             \
+  X(FLOOR, "Floor", VTA_OPK_UNARY, unary, 1)                       \
+  X(CEIL, "Ceil", VTA_OPK_UNARY, unary, 1)                         \
+  X(ELU, "Elu", VTA_OPK_UNARY, unary, 0)                           \
+  X(SELU, "Selu", VTA_OPK_UNARY, unary, 0)                         \
+  X(SOFTPLUS, "Softplus", VTA_OPK_UNARY, unary, 0)                 \
+  X(SOFTSIGN, "Softsign", VTA_OPK_UNARY, unary, 0)                 \
+  X(IDENTITY, "Identity", VTA_OPK_UNARY, unary, 1)                 \
+  X(MAXPOOL, "MaxPool", VTA_OPK_OTHER, pool, 1)                    \
+  X(AVGPOOL, "AveragePool", VTA_OPK_OTHER, pool, 1)                \
+  X(GLOBAL_AVGPOOL, "GlobalAveragePool", VTA_OPK_OTHER, pool, 1)   \
+  X(GLOBAL_MAXPOOL, "GlobalMaxPool", VTA_OPK_OTHER, pool, 1)       \
   X(SOFTMAX, "Softmax", VTA_OPK_OTHER, core, 1)                    \
   X(CONCAT, "Concat", VTA_OPK_OTHER, core, 1)                      \
   X(RESHAPE, "Reshape", VTA_OPK_OTHER, core, 1)                    \
@@ -506,6 +506,38 @@ void vta_op_set_out(vta_graph *g, int i, int k, vta_dtype t, int rank, const int
  * for a form the compiler refuses; returns -1. */
 int vta_op_error(const vta_graph *g, int i, vta_error *err, vta_status status, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The elements of a constant float32/float64 tensor as floats: the count, or -1 when v is not
+ * one or has more than max elements. */
+int vta_const_floats(const vta_gvalue *v, float *out, int max);
+/* Set an attribute of node i (0, or -1 with VTA_ERR_NOMEM in err). */
+int vta_op_set_ints(vta_graph *g, int i, vta_error *err, const char *name, int n, const int64_t *v);
+int vta_op_set_int(vta_graph *g, int i, vta_error *err, const char *name, int64_t v);
+int vta_op_set_float(vta_graph *g, int i, vta_error *err, const char *name, float v);
+/* Moves node i's constant integer input k (at most 64 elements) into the INTS attribute name
+ * and removes the input; an absent input is an error when required. An input computed from
+ * the model's inputs is refused (VTA_ERR_UNSUPPORTED) by name. */
+int vta_op_input_to_ints(vta_graph *g, int i, vta_error *err, int k, const char *name, int required);
+/* Drops the node's trailing absent inputs. */
+void vta_node_trim_inputs(vta_node *nd);
+/* axis in [-rank, rank) made non-negative in *out, or an error naming node i. */
+int vta_op_axis(const vta_graph *g, int i, vta_error *err, int64_t axis, int rank, int64_t *out);
+/* Row-major strides of v, and the multi-index of its element i. */
+void vta_value_strides(const vta_gvalue *v, int64_t *s);
+void vta_value_unravel(const vta_gvalue *v, int64_t i, int64_t *idx);
+/* 0 when v (input k of node i) is present with a known shape, else an error naming the node
+ * ("input k is missing", "the shape of input k ('name') is unknown"; VTA_ERR_INVALID). */
+int vta_op_need_shape(const vta_graph *g, int i, vta_error *err, const vta_gvalue *v, int k);
+/* Numpy's broadcast of a's and b's shapes (right-aligned; a dimension of 1 stretches) into
+ * *rank and dims, or an error naming node i, a and b and the dimension that differs. */
+int vta_op_broadcast(const vta_graph *g, int i, vta_error *err, const vta_gvalue *a, const vta_gvalue *b,
+                     int *rank, int64_t *dims);
+/* The window of a convolution or pooling node i over input x (rank 3 or 4: N, C, spatial):
+ * checks strides, dilations, pads (and output_padding, output_shape for a transposed
+ * convolution) against kernel, resolves auto_pad and ceil_mode, writes them all as explicit
+ * attributes (kernel_shape, strides, dilations, pads) and sets out_sp to the output's spatial
+ * dimensions. */
+int vta_op_window(vta_graph *g, int i, vta_error *err, const vta_gvalue *x, const int64_t *kernel,
+                  int transpose, int64_t *out_sp);
 /* The elements of a constant integer tensor (int64/int32) as int64: the count, or -1 when v is
  * not one or has more than max elements. */
 int vta_const_ints(const vta_gvalue *v, int64_t *out, int max);

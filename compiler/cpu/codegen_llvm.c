@@ -40,7 +40,7 @@ static LLVMValueRef accum(cg *c) { return cg_slot(c, c->f32); }
 
 /* A math function of one or two floats: the intrinsic's vector form for vectors, except libm
  * functions (no vector form), which are called once per lane. */
-static LLVMValueRef callf(cg *c, const char *name, int n, LLVMValueRef x, LLVMValueRef y) {
+LLVMValueRef cg_fcall(cg *c, const char *name, int n, LLVMValueRef x, LLVMValueRef y) {
   LLVMValueRef a[2] = {x, y};
   if (!c->vec) return cg_call(c, name, c->f32, n, a);
   size_t len = strlen(name);
@@ -58,97 +58,22 @@ static LLVMValueRef callf(cg *c, const char *name, int n, LLVMValueRef x, LLVMVa
   }
   return v;
 }
-static LLVMValueRef call1(cg *c, const char *name, LLVMValueRef x) { return callf(c, name, 1, x, NULL); }
-static LLVMValueRef call2(cg *c, const char *name, LLVMValueRef x, LLVMValueRef y) {
-  return callf(c, name, 2, x, y);
-}
-static LLVMValueRef fmax_(cg *c, LLVMValueRef a, LLVMValueRef b) {
+LLVMValueRef cg_fmax(cg *c, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, a, b, ""), a, b, "");
 }
-static LLVMValueRef fmin_(cg *c, LLVMValueRef a, LLVMValueRef b) {
+LLVMValueRef cg_fmin(cg *c, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, a, b, ""), a, b, "");
 }
-static LLVMValueRef clampf(cg *c, LLVMValueRef x, double lo, double hi) {
+LLVMValueRef cg_fclamp(cg *c, LLVMValueRef x, double lo, double hi) {
   if (lo > -INFINITY) x = fmax_(c, x, F(c, lo));
   if (hi < INFINITY) x = fmin_(c, x, F(c, hi));
   return x;
 }
 
-static float attr_f(int n, const vta_attr *a, const char *name, float d) {
+float cg_attr_f(int n, const vta_attr *a, const char *name, float d) {
   for (int i = 0; i < n; i++)
     if (strcmp(a[i].name, name) == 0) return a[i].kind == VTA_ATTR_FLOAT ? a[i].f : (float)a[i].i;
   return d;
-}
-
-/* ---- elementwise operations, on scalars or (while c->vec is set) vectors ---- */
-
-static LLVMValueRef unary(cg *c, vta_gop op, int na, const vta_attr *at, LLVMValueRef x) {
-  LLVMBuilderRef b = c->b;
-  switch (op) {
-  case VTA_GOP_RELU: return fmax_(c, x, F(c, 0));
-  case VTA_GOP_LEAKY_RELU: {
-    LLVMValueRef neg = LLVMBuildFMul(b, x, F(c, attr_f(na, at, "alpha", 0.01f)), "");
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, x, F(c, 0), ""), x, neg, "");
-  }
-  case VTA_GOP_CLIP:
-    return clampf(c, x, attr_f(na, at, "min", -INFINITY), attr_f(na, at, "max", INFINITY));
-  case VTA_GOP_SIGMOID: {
-    LLVMValueRef e = call1(c, "llvm.exp.f32", LLVMBuildFNeg(b, x, ""));
-    return LLVMBuildFDiv(b, F(c, 1), LLVMBuildFAdd(b, F(c, 1), e, ""), "");
-  }
-  case VTA_GOP_HARD_SIGMOID: {
-    LLVMValueRef y = LLVMBuildFAdd(b, LLVMBuildFMul(b, x, F(c, attr_f(na, at, "alpha", 0.2f)), ""),
-                                   F(c, attr_f(na, at, "beta", 0.5f)), "");
-    return clampf(c, y, 0, 1);
-  }
-  case VTA_GOP_HARD_SWISH: {
-    LLVMValueRef y = LLVMBuildFAdd(b, LLVMBuildFMul(b, x, F(c, 1.0f / 6.0f), ""), F(c, 0.5), "");
-    return LLVMBuildFMul(b, x, clampf(c, y, 0, 1), "");
-  }
-  case VTA_GOP_TANH: return call1(c, "tanhf", x);
-  case VTA_GOP_EXP: return call1(c, "llvm.exp.f32", x);
-  case VTA_GOP_LOG: return call1(c, "llvm.log.f32", x);
-  case VTA_GOP_SQRT: return call1(c, "llvm.sqrt.f32", x);
-  case VTA_GOP_NEG: return LLVMBuildFNeg(b, x, "");
-  case VTA_GOP_ABS: return call1(c, "llvm.fabs.f32", x);
-  case VTA_GOP_RECIPROCAL: return LLVMBuildFDiv(b, F(c, 1), x, "");
-  case VTA_GOP_FLOOR: return call1(c, "llvm.floor.f32", x);
-  case VTA_GOP_CEIL: return call1(c, "llvm.ceil.f32", x);
-  case VTA_GOP_ELU: {
-    LLVMValueRef e = LLVMBuildFSub(b, call1(c, "llvm.exp.f32", x), F(c, 1), "");
-    e = LLVMBuildFMul(b, e, F(c, attr_f(na, at, "alpha", 1.0f)), "");
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, x, F(c, 0), ""), x, e, "");
-  }
-  case VTA_GOP_SELU: {
-    float al = attr_f(na, at, "alpha", 1.67326319217681884765625f);
-    float ga = attr_f(na, at, "gamma", 1.05070102214813232421875f);
-    LLVMValueRef e = LLVMBuildFSub(b, LLVMBuildFMul(b, call1(c, "llvm.exp.f32", x), F(c, al), ""), F(c, al), "");
-    LLVMValueRef y = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, F(c, 0), ""), x, e, "");
-    return LLVMBuildFMul(b, y, F(c, ga), "");
-  }
-  case VTA_GOP_SOFTPLUS:
-    return call1(c, "llvm.log.f32", LLVMBuildFAdd(b, call1(c, "llvm.exp.f32", x), F(c, 1), ""));
-  case VTA_GOP_SOFTSIGN:
-    return LLVMBuildFDiv(b, x, LLVMBuildFAdd(b, F(c, 1), call1(c, "llvm.fabs.f32", x), ""), "");
-  default: return x; /* IDENTITY */
-  }
-}
-
-static LLVMValueRef binary(cg *c, vta_gop op, LLVMValueRef a, LLVMValueRef x) {
-  LLVMBuilderRef b = c->b;
-  switch (op) {
-  case VTA_GOP_ADD: return LLVMBuildFAdd(b, a, x, "");
-  case VTA_GOP_SUB: return LLVMBuildFSub(b, a, x, "");
-  case VTA_GOP_MUL: return LLVMBuildFMul(b, a, x, "");
-  case VTA_GOP_DIV: return LLVMBuildFDiv(b, a, x, "");
-  case VTA_GOP_POW: return call2(c, "llvm.pow.f32", a, x);
-  case VTA_GOP_MAX: return call2(c, "llvm.maxnum.f32", a, x);
-  case VTA_GOP_MIN: return call2(c, "llvm.minnum.f32", a, x);
-  case VTA_GOP_PRELU:
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a, F(c, 0), ""),
-                           LLVMBuildFMul(b, a, x, ""), a, "");
-  default: return a;
-  }
 }
 
 /* ---- argument bookkeeping ---- */
@@ -170,11 +95,11 @@ static LLVMValueRef apply_epilogue(cg *c, LLVMValueRef x, int first, int ea, ope
     if (e->arg >= 0) {
       if (k >= first) {
         LLVMValueRef y = rd(c, ea, ctx);
-        x = e->arg_left ? binary(c, e->op, y, x) : binary(c, e->op, x, y);
+        x = e->arg_left ? cg_binary_step(c, e->op, y, x) : cg_binary_step(c, e->op, x, y);
       }
       ea++;
     } else if (k >= first) {
-      x = unary(c, e->op, e->n_attrs, e->attrs, x);
+      x = cg_unary_step(c, e->op, e->n_attrs, e->attrs, x);
     }
   }
   return x;
@@ -194,9 +119,7 @@ static LLVMValueRef pw_read(cg *c, int k, void *vctx) {
   return p->mask ? cg_vmload(c, p->opp[k], at, p->mask) : cg_vload(c, p->opp[k], at);
 }
 
-/* with_main: compute the node's own op on its inputs, then the epilogue from step `first`;
- * otherwise read the output back and apply the epilogue from `first` in place. */
-static void emit_pointwise(cg *c, int with_main, int first) {
+void cg_emit_pointwise(cg *c, int with_main, int first) {
   const vta_node *nd = c->nd;
   const vta_gvalue *o = V(c, nd->out[0]);
   int nops = 0, opv[CG_MAX_ARGS];
@@ -265,9 +188,9 @@ static void emit_pointwise(cg *c, int with_main, int first) {
     if (with_main) {
       LLVMValueRef a = pw_read(c, 0, &px);
       if (vta_op_kind(nd->op) == VTA_OPK_BINARY)
-        x = binary(c, nd->op, a, pw_read(c, 1, &px));
+        x = cg_binary_step(c, nd->op, a, pw_read(c, 1, &px));
       else
-        x = unary(c, nd->op, nd->n_attrs, nd->attrs, a);
+        x = cg_unary_step(c, nd->op, nd->n_attrs, nd->attrs, a);
     } else {
       x = pw_read(c, 0, &px);
     }
@@ -284,6 +207,7 @@ static void emit_pointwise(cg *c, int with_main, int first) {
   }
   cg_loop_close(c, &lj);
   for (int d = cr - 1; d >= 0; d--) loop_close(c, &lp[d]);
+  c->epi_done = nd->n_epi;
 }
 
 /* Leading epilogue steps a kernel can apply as a clamp: Relu and Clip. Returns how many. */
@@ -618,92 +542,6 @@ static void emit_resize(cg *c) {
   for (int d = r - 1; d >= 0; d--) loop_close(c, &lp[d]);
 }
 
-static void emit_pool(cg *c) {
-  const vta_node *nd = c->nd;
-  int is_max = nd->op == VTA_GOP_MAXPOOL || nd->op == VTA_GOP_GLOBAL_MAXPOOL;
-  const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
-  int64_t nc = x->dims[0] * x->dims[1];
-  LLVMValueRef X = in_p(c, 0), O = out_p(c);
-  if (nd->op == VTA_GOP_GLOBAL_AVGPOOL || nd->op == VTA_GOP_GLOBAL_MAXPOOL) {
-    int64_t plane = vta_value_count(x) / (nc ? nc : 1);
-    LLVMValueRef acc = accum(c);
-    loop_t l1, l2;
-    LLVMValueRef i = loop_open(c, &l1, C(c, 0), C(c, nc));
-    LLVMBuildStore(c->b, F(c, is_max ? -INFINITY : 0), acc);
-    LLVMValueRef j = loop_open(c, &l2, C(c, 0), C(c, plane));
-    LLVMValueRef v = load(c, X, add(c, mul(c, i, plane), j));
-    LLVMValueRef a = LLVMBuildLoad2(c->b, c->f32, acc, "");
-    LLVMBuildStore(c->b, is_max ? fmax_(c, a, v) : LLVMBuildFAdd(c->b, a, v, ""), acc);
-    loop_close(c, &l2);
-    LLVMValueRef r = LLVMBuildLoad2(c->b, c->f32, acc, "");
-    if (!is_max) r = LLVMBuildFDiv(c->b, r, F(c, (double)plane), "");
-    store(c, r, O, i);
-    loop_close(c, &l1);
-    return;
-  }
-  int two = x->rank == 4;
-  int64_t H = two ? x->dims[2] : 1, W = x->dims[two ? 3 : 2];
-  int64_t OH = two ? o->dims[2] : 1, OW = o->dims[two ? 3 : 2];
-  int64_t ks[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
-  vta_node_ints(nd, "kernel_shape", ks, 2);
-  vta_node_ints(nd, "strides", st, 2);
-  vta_node_ints(nd, "dilations", dl, 2);
-  vta_node_ints(nd, "pads", pd, 4);
-  int64_t KH = two ? ks[0] : 1, KW = two ? ks[1] : ks[0], SH = two ? st[0] : 1, SW = two ? st[1] : st[0];
-  int64_t DH = two ? dl[0] : 1, DW = two ? dl[1] : dl[0], PT = two ? pd[0] : 0, PL = two ? pd[1] : pd[0];
-  int64_t PB = two ? pd[2] : 0, PR = two ? pd[3] : pd[1];
-  int include_pad = (int)vta_node_int(nd, "count_include_pad", 0);
-  LLVMValueRef acc = accum(c), cnt = accum(c);
-  loop_t l1, l2, l3, l4, l5;
-  LLVMValueRef i = loop_open(c, &l1, C(c, 0), C(c, nc));
-  LLVMValueRef oh = loop_open(c, &l2, C(c, 0), C(c, OH));
-  LLVMValueRef ow = loop_open(c, &l3, C(c, 0), C(c, OW));
-  LLVMBuildStore(c->b, F(c, is_max ? -INFINITY : 0), acc);
-  LLVMBuildStore(c->b, F(c, 0), cnt);
-  LLVMValueRef kh = loop_open(c, &l4, C(c, 0), C(c, KH));
-  LLVMValueRef ih = add(c, LLVMBuildNSWSub(c->b, mul(c, oh, SH), C(c, PT), ""), mul(c, kh, DH));
-  LLVMValueRef kw = loop_open(c, &l5, C(c, 0), C(c, KW));
-  LLVMValueRef iw = add(c, LLVMBuildNSWSub(c->b, mul(c, ow, SW), C(c, PL), ""), mul(c, kw, DW));
-  LLVMValueRef ok = LLVMBuildAnd(c->b, LLVMBuildICmp(c->b, LLVMIntULT, ih, C(c, H), ""),
-                                 LLVMBuildICmp(c->b, LLVMIntULT, iw, C(c, W), ""), "");
-  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "in");
-  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "next");
-  LLVMBuildCondBr(c->b, ok, yes, next);
-  LLVMPositionBuilderAtEnd(c->b, yes);
-  LLVMValueRef v = load(c, X, add(c, mul(c, i, H * W), add(c, mul(c, ih, W), iw)));
-  LLVMValueRef a = LLVMBuildLoad2(c->b, c->f32, acc, "");
-  LLVMBuildStore(c->b, is_max ? fmax_(c, a, v) : LLVMBuildFAdd(c->b, a, v, ""), acc);
-  LLVMBuildStore(c->b, LLVMBuildFAdd(c->b, LLVMBuildLoad2(c->b, c->f32, cnt, ""), F(c, 1), ""), cnt);
-  LLVMBuildBr(c->b, next);
-  LLVMPositionBuilderAtEnd(c->b, next);
-  loop_close(c, &l5);
-  loop_close(c, &l4);
-  LLVMValueRef r = LLVMBuildLoad2(c->b, c->f32, acc, "");
-  if (!is_max) {
-    LLVMValueRef div;
-    if (include_pad) {
-      /* The window clipped to the padded input (matters only with ceil_mode). */
-      LLVMValueRef h0 = LLVMBuildNSWSub(c->b, mul(c, oh, SH), C(c, PT), "");
-      LLVMValueRef w0 = LLVMBuildNSWSub(c->b, mul(c, ow, SW), C(c, PL), "");
-      LLVMValueRef h1 = add(c, h0, C(c, (KH - 1) * DH + 1)), w1 = add(c, w0, C(c, (KW - 1) * DW + 1));
-      LLVMValueRef hmax = C(c, H + PB), wmax = C(c, W + PR);
-      h1 = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, h1, hmax, ""), hmax, h1, "");
-      w1 = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, w1, wmax, ""), wmax, w1, "");
-      LLVMValueRef hn = LLVMBuildSDiv(c->b, LLVMBuildNSWSub(c->b, LLVMBuildNSWSub(c->b, h1, h0, ""), C(c, 1), ""), C(c, DH), "");
-      LLVMValueRef wn = LLVMBuildSDiv(c->b, LLVMBuildNSWSub(c->b, LLVMBuildNSWSub(c->b, w1, w0, ""), C(c, 1), ""), C(c, DW), "");
-      LLVMValueRef n = LLVMBuildNSWMul(c->b, add(c, hn, C(c, 1)), add(c, wn, C(c, 1)), "");
-      div = LLVMBuildSIToFP(c->b, n, c->f32, "");
-    } else {
-      div = LLVMBuildLoad2(c->b, c->f32, cnt, "");
-    }
-    r = LLVMBuildFDiv(c->b, r, div, "");
-  }
-  store(c, r, O, add(c, mul(c, i, OH * OW), add(c, mul(c, oh, OW), ow)));
-  loop_close(c, &l3);
-  loop_close(c, &l2);
-  loop_close(c, &l1);
-}
-
 static void emit_softmax(cg *c) {
   const vta_node *nd = c->nd;
   const vta_gvalue *x = V(c, nd->in[0]);
@@ -741,41 +579,6 @@ static void emit_softmax(cg *c) {
   loop_close(c, &lo);
 }
 
-/* ---- Pow and Clip on element types other than float32, Clip with run-time bounds ----
- *
- * Integer powers (Pow(int64, int64), Pow(float, int32), Pow(int32, float)), integer or
- * float16/float64 clipping and a Clip whose bound the model computes go through
- * op_elementwise.c's scalar walk in double: exact for
- * integers up to 2^53, converted to the output's type at the end. The vectorised float32 path
- * above stays the one models spend their time in. */
-
-static int typed_fallback(const vta_graph *g, int i) {
-  const vta_node *nd = &g->nodes[i];
-  if ((nd->op != VTA_GOP_POW && nd->op != VTA_GOP_CLIP) || nd->n_epi || nd->n_out != 1) return 0;
-  /* A Clip bound computed at run time is read by the scalar walk, whatever the type. */
-  int all_f32 = g->values[nd->out[0]].dtype == VTA_DT_F32 && !(nd->op == VTA_GOP_CLIP && nd->n_in > 1);
-  for (int k = 0; k < nd->n_in; k++) {
-    if (nd->in[k] < 0) continue;
-    vta_dtype t = g->values[nd->in[k]].dtype;
-    if (t == VTA_DT_BOOL) return 0;
-    all_f32 &= t == VTA_DT_F32;
-  }
-  return !all_f32;
-}
-
-static LLVMValueRef typed_scalar(cg *c, const vta_node *nd, LLVMValueRef *x) {
-  if (nd->op == VTA_GOP_POW) return cg_call_f64(c, "llvm.pow.f64", 2, x);
-  LLVMValueRef v = x[0];
-  float lo = vta_node_float(nd, "min", -INFINITY), hi = vta_node_float(nd, "max", INFINITY);
-  LLVMValueRef l = cg_f64(c, lo), h = cg_f64(c, hi);
-  /* Bounds given at run time: the present inputs follow x in order (absent ones skipped). */
-  int k = 1;
-  if (nd->n_in > 1 && nd->in[1] >= 0) l = x[k++];
-  if (nd->n_in > 2 && nd->in[2] >= 0) h = x[k++];
-  v = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, v, l, ""), l, v, "");
-  return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, v, h, ""), h, v, "");
-}
-
 /* ---- per-node driver ---- */
 
 int vta_codegen_supports(vta_gop op) {
@@ -796,7 +599,6 @@ int vta_codegen_supports_node(const vta_graph *g, int i) {
   if (fam) return fam->supports ? fam->supports(g, i) : 1;
   int q = cg_qop_supports(g, i);
   if (q >= 0) return q;
-  if (typed_fallback(g, i)) return 1;
   int all_f32 = 1, same = 1;
   vta_dtype t = g->values[nd->out[0]].dtype;
   for (int k = 0; k < nd->n_in; k++)
@@ -809,7 +611,7 @@ int vta_codegen_supports_node(const vta_graph *g, int i) {
   /* Data movement copies any element type. */
   switch (nd->op) {
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-  case VTA_GOP_IDENTITY: case VTA_GOP_TRANSPOSE: case VTA_GOP_CONCAT: case VTA_GOP_SLICE:
+  case VTA_GOP_TRANSPOSE: case VTA_GOP_CONCAT: case VTA_GOP_SLICE:
     return same && nd->n_epi == 0;
   case VTA_GOP_PAD:
     return same && nd->n_epi == 0 && (t == VTA_DT_F32 || vta_node_float(nd, "value", 0.0f) == 0.0f);
@@ -892,25 +694,19 @@ static int emit_node(cg *c, int i) {
   cg_begin_function(c, body);
   float lo = -INFINITY, hi = INFINITY;
   int done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
-  int pointwise_done = 0;
+  c->epi_done = done;
   c->et = elt_of(c, V(c, nd->out[0])->dtype);
   const vta_op_family *fam = vta_op_family_of(nd->op);
   if (fam) {
     if (fam->emit(c)) return -1;
-  } else if (typed_fallback(c->g, i)) {
-    if (ew_emit(c, typed_scalar)) return -1;
-    pointwise_done = 1;
   } else if (cg_emit_qop(c)) {
     /* A DequantizeLinear's float output may carry fused epilogue steps. */
-    pointwise_done = nd->op != VTA_GOP_DEQUANTIZE_LINEAR;
+    if (nd->op != VTA_GOP_DEQUANTIZE_LINEAR) c->epi_done = nd->n_epi;
   } else switch (nd->op) {
   case VTA_GOP_CONV: cg_emit_conv(c, lo, hi); break;
   case VTA_GOP_CONV_TRANSPOSE: cg_emit_conv_transpose(c); break;
   case VTA_GOP_GEMM: cg_emit_gemm(c, lo, hi); break;
   case VTA_GOP_MATMUL: cg_emit_matmul(c, lo, hi); break;
-  case VTA_GOP_MAXPOOL: case VTA_GOP_AVGPOOL: case VTA_GOP_GLOBAL_AVGPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
-    emit_pool(c);
-    break;
   case VTA_GOP_SOFTMAX: emit_softmax(c); break;
   case VTA_GOP_CONCAT: emit_concat(c); break;
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
@@ -920,16 +716,13 @@ static int emit_node(cg *c, int i) {
   case VTA_GOP_PAD: emit_pad(c); break;
   case VTA_GOP_SLICE: emit_slice(c); break;
   case VTA_GOP_RESIZE: emit_resize(c); break;
-  default:
-    if (vta_op_kind(nd->op) == VTA_OPK_OTHER) {
-      char w[300];
-      return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: no CPU code generator for %s",
-                           vta_node_describe(c->g, i, w, sizeof w), vta_op_name(nd->op));
-    }
-    emit_pointwise(c, 1, 0);
-    pointwise_done = 1;
+  default: {
+    char w[300];
+    return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: no CPU code generator for %s",
+                         vta_node_describe(c->g, i, w, sizeof w), vta_op_name(nd->op));
   }
-  if (nd->n_epi > done && !pointwise_done) emit_pointwise(c, 0, done);
+  }
+  if (nd->n_epi > c->epi_done) cg_emit_pointwise(c, 0, c->epi_done);
   cg_end_function(c);
   /* The exported wrapper: void vta_kN(void **args). */
   LLVMTypeRef wt = LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), &c->vptr, 1, 0);

@@ -409,7 +409,7 @@ static void emit_qadd(cg *c) {
   cg_loop_close(c, &l);
 }
 
-static void emit_imaxpool(cg *c) {
+void cg_emit_imaxpool(cg *c) {
   const vta_node *nd = c->nd;
   const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
   int two = x->rank == 4, global = nd->op == VTA_GOP_GLOBAL_MAXPOOL;
@@ -501,11 +501,6 @@ int cg_emit_qop(cg *c) {
     emit_imatmul(c, 0, 1, -1, -1, 1, &e);
     return 1;
   case VTA_GOP_QADD: emit_qadd(c); return 1;
-  case VTA_GOP_MAXPOOL:
-  case VTA_GOP_GLOBAL_MAXPOOL:
-    if (V(c, nd->in[0])->dtype == VTA_DT_F32) return 0;
-    emit_imaxpool(c);
-    return 1;
   default: return 0;
   }
 #undef IN_OR
@@ -515,7 +510,6 @@ int cg_emit_qop(cg *c) {
  * plus the data-movement operators, which copy any element type). */
 int cg_qop_supports(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
-  const vta_gvalue *x = nd->n_in > 0 && nd->in[0] >= 0 ? &g->values[nd->in[0]] : NULL;
   switch (nd->op) {
   case VTA_GOP_DEQUANTIZE_LINEAR:
     return 1; /* its float output may carry epilogue steps */
@@ -523,8 +517,6 @@ int cg_qop_supports(const vta_graph *g, int i) {
   case VTA_GOP_QLINEAR_CONV: case VTA_GOP_QCONV: case VTA_GOP_MATMUL_INTEGER:
   case VTA_GOP_QLINEAR_MATMUL: case VTA_GOP_QDENSE: case VTA_GOP_QADD:
     return nd->n_epi == 0;
-  case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
-    return x && (x->dtype == VTA_DT_F32 || ((x->dtype == VTA_DT_I8 || x->dtype == VTA_DT_U8) && nd->n_epi == 0));
   default:
     return -1; /* not decided here */
   }

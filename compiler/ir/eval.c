@@ -15,17 +15,16 @@
 
 static double get(const vta_gvalue *v, int64_t i) { return vta_elem_get(v, i); }
 static void put(vta_gvalue *v, int64_t i, double x) { vta_elem_put(v, i, x); }
-static int is_int(vta_dtype t) { return t != VTA_DT_F32 && t != VTA_DT_F64; }
 
 static int is_evaluable(vta_gop op) {
   switch (op) {
   case VTA_GOP_CONCAT:
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-  case VTA_GOP_IDENTITY: case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE:
+  case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE:
   case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR:
     return 1;
   default:
-    return vta_op_kind(op) != VTA_OPK_OTHER;
+    return 0;
   }
 }
 
@@ -66,69 +65,6 @@ static void unravel(int64_t i, const vta_gvalue *v, int64_t *idx) {
   }
 }
 
-static double unary(const vta_node *nd, vta_gop op, double x) {
-  float a;
-  switch (op) {
-  case VTA_GOP_RELU: return x > 0 ? x : 0;
-  case VTA_GOP_LEAKY_RELU: a = vta_node_float(nd, "alpha", 0.01f); return x >= 0 ? x : a * x;
-  case VTA_GOP_CLIP: {
-    double lo = vta_node_float(nd, "min", -INFINITY), hi = vta_node_float(nd, "max", INFINITY);
-    return x < lo ? lo : x > hi ? hi : x;
-  }
-  case VTA_GOP_SIGMOID: return 1 / (1 + exp(-x));
-  case VTA_GOP_HARD_SIGMOID: {
-    double y = vta_node_float(nd, "alpha", 0.2f) * x + vta_node_float(nd, "beta", 0.5f);
-    return y < 0 ? 0 : y > 1 ? 1 : y;
-  }
-  case VTA_GOP_HARD_SWISH: {
-    double y = x / 6 + 0.5;
-    return x * (y < 0 ? 0 : y > 1 ? 1 : y);
-  }
-  case VTA_GOP_TANH: return tanh(x);
-  case VTA_GOP_EXP: return exp(x);
-  case VTA_GOP_LOG: return log(x);
-  case VTA_GOP_SQRT: return sqrt(x);
-  case VTA_GOP_NEG: return -x;
-  case VTA_GOP_ABS: return fabs(x);
-  case VTA_GOP_RECIPROCAL: return 1 / x;
-  case VTA_GOP_FLOOR: return floor(x);
-  case VTA_GOP_CEIL: return ceil(x);
-  case VTA_GOP_ELU: a = vta_node_float(nd, "alpha", 1.0f); return x >= 0 ? x : a * (exp(x) - 1);
-  case VTA_GOP_SELU: {
-    double al = vta_node_float(nd, "alpha", 1.67326319217681884765625f);
-    double ga = vta_node_float(nd, "gamma", 1.05070102214813232421875f);
-    return x > 0 ? ga * x : ga * (al * exp(x) - al);
-  }
-  case VTA_GOP_SOFTPLUS: return log(exp(x) + 1);
-  case VTA_GOP_SOFTSIGN: return x / (1 + fabs(x));
-  default: return x; /* IDENTITY */
-  }
-}
-
-static double binary(vta_gop op, double a, double b, int ints) {
-  switch (op) {
-  case VTA_GOP_ADD: return a + b;
-  case VTA_GOP_SUB: return a - b;
-  case VTA_GOP_MUL: return a * b;
-  case VTA_GOP_DIV: return ints ? (b != 0 ? trunc(a / b) : 0) : a / b;
-  case VTA_GOP_POW: return pow(a, b);
-  case VTA_GOP_MAX: return a > b ? a : b;
-  case VTA_GOP_MIN: return a < b ? a : b;
-  case VTA_GOP_PRELU: return a < 0 ? a * b : a;
-  default: return 0;
-  }
-}
-
-/* Offset into v for output multi-index idx (numpy broadcasting, right-aligned). */
-static int64_t bcast_offset(const vta_gvalue *v, const int64_t *vs, const int64_t *idx, int orank) {
-  int64_t off = 0;
-  for (int d = 0; d < v->rank; d++) {
-    int od = d + orank - v->rank;
-    if (v->dims[d] != 1) off += idx[od] * vs[d];
-  }
-  return off;
-}
-
 int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   vta_node *nd = &g->nodes[i];
   vta_gvalue *o = &g->values[nd->out[0]];
@@ -145,7 +81,6 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   strides_of(o, os);
   switch (nd->op) {
   case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-  case VTA_GOP_IDENTITY:
     memcpy(o->data, x->data, vta_value_bytes(o)); /* the same type and element count */
     return 0;
   case VTA_GOP_TRANSPOSE: {
@@ -214,20 +149,7 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
     return 0;
   }
   default:
-    break;
+    return vta_error_set(err, VTA_ERR_INVALID, "internal error: node %d (%s) has no reference", i,
+                         vta_op_name(nd->op));
   }
-  if (vta_op_kind(nd->op) == VTA_OPK_UNARY) {
-    for (int64_t k = 0; k < n; k++) put(o, k, unary(nd, nd->op, get(x, k)));
-    return 0;
-  }
-  const vta_gvalue *b = &g->values[nd->in[1]];
-  int64_t bs[VTA_MAX_RANK];
-  strides_of(b, bs);
-  for (int64_t k = 0; k < n; k++) {
-    unravel(k, o, idx);
-    double a = get(x, bcast_offset(x, xs, idx, o->rank));
-    double c = get(b, bcast_offset(b, bs, idx, o->rank));
-    put(o, k, binary(nd->op, a, c, is_int(o->dtype)));
-  }
-  return 0;
 }

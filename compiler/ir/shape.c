@@ -60,178 +60,39 @@ static void set_out(ctx *c, int k, vta_dtype t, int rank, const int64_t *dims) {
   for (int d = 0; d < rank; d++) v->dims[d] = dims[d];
 }
 
-/* Elements of a constant integer tensor as int64 (count, or -1 if not an integer constant). */
-static int const_ints(const vta_gvalue *v, int64_t *out, int max) {
-  if (!v || !v->data || (v->dtype != VTA_DT_I64 && v->dtype != VTA_DT_I32)) return -1;
-  int64_t n = vta_value_count(v);
-  if (n > max) return -1;
-  for (int64_t i = 0; i < n; i++)
-    out[i] = v->dtype == VTA_DT_I64 ? ((int64_t *)v->data)[i] : ((int32_t *)v->data)[i];
-  return (int)n;
-}
-static int const_floats(const vta_gvalue *v, float *out, int max) {
-  if (!v || !v->data) return -1;
-  int64_t n = vta_value_count(v);
-  if (n > max) return -1;
-  for (int64_t i = 0; i < n; i++) {
-    switch (v->dtype) {
-    case VTA_DT_F32: out[i] = ((float *)v->data)[i]; break;
-    case VTA_DT_F64: out[i] = (float)((double *)v->data)[i]; break;
-    default: return -1;
-    }
-  }
-  return (int)n;
-}
+static int const_ints(const vta_gvalue *v, int64_t *out, int max) { return vta_const_ints(v, out, max); }
+static int const_floats(const vta_gvalue *v, float *out, int max) { return vta_const_floats(v, out, max); }
 
 static int set_ints(ctx *c, const char *name, int n, const int64_t *v) {
-  if (vta_attrs_set_ints(&c->nd->n_attrs, &c->nd->attrs, name, n, v))
-    return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
-  return 0;
+  return vta_op_set_ints(c->g, c->i, c->err, name, n, v);
 }
-static int set_int(ctx *c, const char *name, int64_t v) {
-  if (vta_attrs_set_int(&c->nd->n_attrs, &c->nd->attrs, name, v))
-    return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
-  return 0;
-}
+static int set_int(ctx *c, const char *name, int64_t v) { return vta_op_set_int(c->g, c->i, c->err, name, v); }
 static int set_string(ctx *c, const char *name, const char *v) {
   if (vta_attrs_set_string(&c->nd->n_attrs, &c->nd->attrs, name, v))
     return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
   return 0;
 }
-static int set_float(ctx *c, const char *name, float v) {
-  if (vta_attrs_set_float(&c->nd->n_attrs, &c->nd->attrs, name, v))
-    return vta_error_set(c->err, VTA_ERR_NOMEM, "out of memory");
-  return 0;
-}
+static int set_float(ctx *c, const char *name, float v) { return vta_op_set_float(c->g, c->i, c->err, name, v); }
 
 /* Moves constant input k into an INTS attribute (then drops the input and any after it). */
 static int input_to_ints(ctx *c, int k, const char *name, int required) {
-  if (k >= c->nd->n_in) {
-    if (required) return bad(c, "input %d (%s) is missing", k, name);
-    return 0;
-  }
-  vta_gvalue *v = IN(c, k);
-  if (v) {
-    int64_t vals[64];
-    int n = const_ints(v, vals, 64);
-    if (n < 0)
-      return not_constant(c, "input %d (%s) must be a constant integer tensor known at compile time "
-                 "(value '%s' is computed from the model's inputs)", k, name, v->name);
-    if (set_ints(c, name, n, vals)) return -1;
-  } else if (required) {
-    return bad(c, "input %d (%s) is missing", k, name);
-  }
-  c->nd->in[k] = -1;
-  return 0;
+  return vta_op_input_to_ints(c->g, c->i, c->err, k, name, required);
 }
 
-static void trim_inputs(vta_node *nd) {
-  while (nd->n_in > 0 && nd->in[nd->n_in - 1] < 0) nd->n_in--;
-}
+static void trim_inputs(vta_node *nd) { vta_node_trim_inputs(nd); }
 
-static int norm_axis(ctx *c, int64_t axis, int rank, int64_t *out) {
-  if (axis < -rank || axis >= rank)
-    return bad(c, "axis %" PRId64 " is out of range for rank %d", axis, rank);
-  *out = axis < 0 ? axis + rank : axis;
-  return 0;
-}
+static int norm_axis(ctx *c, int64_t axis, int rank, int64_t *out) { return vta_op_axis(c->g, c->i, c->err, axis, rank, out); }
 
-static int need_rank(ctx *c, const vta_gvalue *v, int k) {
-  if (!v) return bad(c, "input %d is missing", k);
-  if (v->rank < 0) return bad(c, "the shape of input %d ('%s') is unknown", k, v->name);
-  return 0;
-}
+static int need_rank(ctx *c, const vta_gvalue *v, int k) { return vta_op_need_shape(c->g, c->i, c->err, v, k); }
 
 static int broadcast(ctx *c, const vta_gvalue *a, const vta_gvalue *b, int *rank, int64_t *dims) {
-  int r = a->rank > b->rank ? a->rank : b->rank;
-  for (int d = 0; d < r; d++) {
-    int ia = d - (r - a->rank), ib = d - (r - b->rank);
-    int64_t da = ia >= 0 ? a->dims[ia] : 1, db = ib >= 0 ? b->dims[ib] : 1;
-    if (da != db && da != 1 && db != 1)
-      return bad(c, "shapes of '%s' and '%s' do not broadcast (dimension %d: %" PRId64
-                 " vs %" PRId64 ")", a->name, b->name, d, da, db);
-    dims[d] = da == 1 ? db : da;
-  }
-  *rank = r;
-  return 0;
+  return vta_op_broadcast(c->g, c->i, c->err, a, b, rank, dims);
 }
 
-/* Conv / pools: explicit kernel_shape, strides, dilations, pads; returns spatial output. */
+/* Conv / pools: explicit kernel_shape, strides, dilations, pads (ir/opkit.c). */
 static int spatial_params(ctx *c, const vta_gvalue *x, const int64_t *kernel, int transpose,
                           int64_t *out_sp) {
-  int nsp = x->rank - 2;
-  int64_t strides[VTA_MAX_RANK], dil[VTA_MAX_RANK], pads[2 * VTA_MAX_RANK], opad[VTA_MAX_RANK];
-  for (int d = 0; d < nsp; d++) strides[d] = dil[d] = 1, pads[d] = pads[d + nsp] = 0, opad[d] = 0;
-  int n;
-  if ((n = vta_node_ints(c->nd, "strides", strides, nsp)) >= 0 && n != nsp)
-    return bad(c, "strides has %d values, expected %d", n, nsp);
-  if ((n = vta_node_ints(c->nd, "dilations", dil, nsp)) >= 0 && n != nsp)
-    return bad(c, "dilations has %d values, expected %d", n, nsp);
-  if ((n = vta_node_ints(c->nd, "pads", pads, 2 * nsp)) >= 0 && n != 2 * nsp)
-    return bad(c, "pads has %d values, expected %d", n, 2 * nsp);
-  if (transpose && (n = vta_node_ints(c->nd, "output_padding", opad, nsp)) >= 0 && n != nsp)
-    return bad(c, "output_padding has %d values, expected %d", n, nsp);
-  for (int d = 0; d < nsp; d++) {
-    if (strides[d] < 1 || dil[d] < 1 || kernel[d] < 1)
-      return bad(c, "strides, dilations and kernel sizes must be positive");
-    if (pads[d] < 0 || pads[d + nsp] < 0) return bad(c, "negative pads are not supported");
-  }
-  const char *ap = vta_node_string(c->nd, "auto_pad", "NOTSET");
-  int ceil_mode = (int)vta_node_int(c->nd, "ceil_mode", 0);
-  int64_t oshape[VTA_MAX_RANK];
-  int has_oshape = transpose && vta_node_ints(c->nd, "output_shape", oshape, nsp) >= 0;
-  if (has_oshape && vta_node_ints(c->nd, "output_shape", oshape, nsp) != nsp) {
-    /* output_shape may include N and C */
-    int64_t full[VTA_MAX_RANK];
-    int cnt = vta_node_ints(c->nd, "output_shape", full, VTA_MAX_RANK);
-    if (cnt != nsp + 2) return bad(c, "output_shape has %d values, expected %d", cnt, nsp);
-    for (int d = 0; d < nsp; d++) oshape[d] = full[d + 2];
-  }
-  for (int d = 0; d < nsp; d++) {
-    int64_t in = x->dims[d + 2], ek = (kernel[d] - 1) * dil[d] + 1;
-    if (transpose) {
-      if (has_oshape || strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
-        int64_t target = has_oshape ? oshape[d] : in * strides[d];
-        int64_t total = strides[d] * (in - 1) + opad[d] + ek - target;
-        if (total < 0) total = 0;
-        if (strcmp(ap, "SAME_UPPER") == 0) {
-          pads[d] = total / 2;
-          pads[d + nsp] = total - total / 2;
-        } else {
-          pads[d] = total - total / 2;
-          pads[d + nsp] = total / 2;
-        }
-      }
-      /* With output_shape the output has exactly that size: when it exceeds the natural size
-       * (total padding clamped at 0 above), the extra positions receive only the bias. */
-      out_sp[d] = has_oshape ? oshape[d] : strides[d] * (in - 1) + opad[d] + ek - pads[d] - pads[d + nsp];
-    } else {
-      if (strcmp(ap, "VALID") == 0) {
-        pads[d] = pads[d + nsp] = 0;
-      } else if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
-        int64_t o = (in + strides[d] - 1) / strides[d];
-        int64_t total = (o - 1) * strides[d] + ek - in;
-        if (total < 0) total = 0;
-        pads[d] = strcmp(ap, "SAME_UPPER") == 0 ? total / 2 : total - total / 2;
-        pads[d + nsp] = total - pads[d];
-      } else if (strcmp(ap, "NOTSET") != 0) {
-        return bad(c, "auto_pad '%s' is not one of NOTSET, VALID, SAME_UPPER, SAME_LOWER", ap);
-      }
-      int64_t span = in + pads[d] + pads[d + nsp] - ek;
-      if (span < 0) return bad(c, "the kernel (%" PRId64 ") is larger than the padded input (%" PRId64 ")", ek, in + pads[d] + pads[d + nsp]);
-      out_sp[d] = (ceil_mode ? (span + strides[d] - 1) / strides[d] : span / strides[d]) + 1;
-      /* The last window must start inside the input or its left padding (as onnxruntime). */
-      if (ceil_mode && (out_sp[d] - 1) * strides[d] >= in + pads[d]) out_sp[d]--;
-    }
-    if (out_sp[d] < 1) return bad(c, "spatial dimension %d of the output would be empty", d);
-  }
-  vta_node_remove_attr(c->nd, "auto_pad");
-  vta_node_remove_attr(c->nd, "output_shape");
-  if (set_ints(c, "kernel_shape", nsp, kernel) || set_ints(c, "strides", nsp, strides) ||
-      set_ints(c, "dilations", nsp, dil) || set_ints(c, "pads", 2 * nsp, pads))
-    return -1;
-  if (transpose && set_ints(c, "output_padding", nsp, opad)) return -1;
-  return 0;
+  return vta_op_window(c->g, c->i, c->err, x, kernel, transpose, out_sp);
 }
 
 /* Convolutions read x, w and the bias b at input positions xi, wi, bi (-1: none); the output
@@ -265,28 +126,6 @@ static int infer_conv_at(ctx *c, int transpose, int xi, int wi, int bi, int ot) 
   int64_t dims[VTA_MAX_RANK] = {x->dims[0], m};
   if (spatial_params(c, x, kernel, transpose, dims + 2)) return -1;
   set_out(c, 0, ot >= 0 ? (vta_dtype)ot : x->dtype, x->rank, dims);
-  return 0;
-}
-
-static int infer_pool(ctx *c) {
-  vta_gvalue *x = IN(c, 0);
-  if (need_rank(c, x, 0)) return -1;
-  if (x->rank < 3) return bad(c, "pooling needs an input of rank 3 or more");
-  if (c->nd->n_out > 1) return unsupported(c, "MaxPool's Indices output");
-  int64_t dims[VTA_MAX_RANK] = {x->dims[0], x->dims[1]};
-  if (c->nd->op == VTA_GOP_GLOBAL_AVGPOOL || c->nd->op == VTA_GOP_GLOBAL_MAXPOOL) {
-    for (int d = 2; d < x->rank; d++) dims[d] = 1;
-    set_out(c, 0, x->dtype, x->rank, dims);
-    return 0;
-  }
-  if (x->rank > 4) return unsupported(c, "pooling over more than 2 spatial dimensions");
-  int64_t kernel[VTA_MAX_RANK];
-  if (vta_node_ints(c->nd, "kernel_shape", kernel, VTA_MAX_RANK) != x->rank - 2)
-    return bad(c, "attribute kernel_shape is missing or has the wrong length");
-  if (c->nd->op == VTA_GOP_MAXPOOL && vta_node_int(c->nd, "storage_order", 0) != 0)
-    return unsupported(c, "storage_order=1");
-  if (spatial_params(c, x, kernel, 0, dims + 2)) return -1;
-  set_out(c, 0, x->dtype, x->rank, dims);
   return 0;
 }
 
@@ -621,55 +460,6 @@ static int infer_resize(ctx *c) {
   return 0;
 }
 
-static int infer_elementwise(ctx *c) {
-  vta_gvalue *a = IN(c, 0);
-  if (need_rank(c, a, 0)) return -1;
-  if (vta_op_kind(c->nd->op) == VTA_OPK_UNARY) {
-    if (c->nd->op == VTA_GOP_CLIP && c->g->opset >= 11) {
-      float v[1];
-      for (int k = 1; k <= 2 && k < c->nd->n_in; k++) {
-        vta_gvalue *bv = IN(c, k);
-        if (!bv) continue;
-        if (a->dtype == VTA_DT_BOOL) return unsupported(c, "Clip on bool data");
-        if (bv->dtype != a->dtype)
-          return bad(c, "Clip's %s is %s, its data %s", k == 1 ? "min" : "max", vta_dtype_name(bv->dtype),
-                     vta_dtype_name(a->dtype));
-        if (vta_value_count(bv) != 1)
-          return bad(c, "Clip's %s has %lld elements; it must be a scalar", k == 1 ? "min" : "max",
-                     (long long)vta_value_count(bv));
-        /* A bound computed at run time (openWakeWord's melspectrogram clips at its maximum
-         * minus 80 dB) stays an input: the scalar code of codegen_llvm.c reads it. */
-        if (!bv->data) continue;
-        /* Integer bounds are kept as float attributes: exact for every 16-bit value and for
-         * the bounds models use; others are refused rather than rounded. */
-        double x = vta_elem_get(bv, 0);
-        v[0] = (float)x;
-        if ((double)v[0] != x && !isnan(x))
-          return bad(c, "Clip's %s %.17g is not exactly a float32; integer bounds must be", k == 1 ? "min" : "max", x);
-        if (set_float(c, k == 1 ? "min" : "max", v[0])) return -1;
-        c->nd->in[k] = -1;
-      }
-      trim_inputs(c->nd);
-    }
-    if (c->nd->n_in != 1 && !(c->nd->op == VTA_GOP_CLIP && c->nd->n_in <= 3))
-      return bad(c, "expects one input, has %d", c->nd->n_in);
-    set_out(c, 0, a->dtype, a->rank, a->dims);
-    return 0;
-  }
-  vta_gvalue *b = IN(c, 1);
-  if (need_rank(c, b, 1)) return -1;
-  if (c->nd->n_in != 2) return bad(c, "expects two inputs, has %d", c->nd->n_in);
-  if (a->dtype != b->dtype && c->nd->op != VTA_GOP_POW)
-    return bad(c, "input types differ (%s and %s)", vta_dtype_name(a->dtype), vta_dtype_name(b->dtype));
-  int r;
-  int64_t dims[VTA_MAX_RANK];
-  if (broadcast(c, a, b, &r, dims)) return -1;
-  if (c->nd->op == VTA_GOP_PRELU && (r != a->rank || memcmp(dims, a->dims, sizeof(int64_t) * (size_t)r)))
-    return bad(c, "PRelu's slope must broadcast to the input's shape");
-  set_out(c, 0, a->dtype, r, dims);
-  return 0;
-}
-
 /* ---- quantized operators ---- */
 
 static int is_q8(vta_dtype t) { return t == VTA_DT_I8 || t == VTA_DT_U8; }
@@ -848,10 +638,6 @@ static int infer_node(ctx *c) {
   case VTA_GOP_CONV_TRANSPOSE: return infer_conv(c, 1);
   case VTA_GOP_GEMM: return infer_gemm(c);
   case VTA_GOP_MATMUL: return infer_matmul(c);
-  case VTA_GOP_MAXPOOL:
-  case VTA_GOP_AVGPOOL:
-  case VTA_GOP_GLOBAL_AVGPOOL:
-  case VTA_GOP_GLOBAL_MAXPOOL: return infer_pool(c);
   case VTA_GOP_SOFTMAX: {
     vta_gvalue *x = IN(c, 0);
     if (need_rank(c, x, 0)) return -1;
@@ -875,6 +661,8 @@ static int infer_node(ctx *c) {
     /* Upsample (opset 9, removed in 10) is Resize-10: scales as input 1, asymmetric
      * coordinates, nearest rounding down. It becomes that Resize. */
     if (c->g->opset >= 10) return bad(c, "Upsample was removed in opset 10 (this model is opset %d); use Resize", c->g->opset);
+    /* Checked before the node becomes a Resize, so that the error names an Upsample. */
+    if (need_rank(c, IN(c, 0), 0)) return -1;
     if (set_string(c, "coordinate_transformation_mode", "asymmetric") || set_string(c, "nearest_mode", "floor"))
       return -1;
     nd->op = VTA_GOP_RESIZE;
@@ -917,7 +705,6 @@ static int infer_node(ctx *c) {
     return 0;
   }
   default:
-    if (vta_op_kind(nd->op) != VTA_OPK_OTHER) return infer_elementwise(c);
     return unsupported(c, "shape inference for this operator");
   }
 }
