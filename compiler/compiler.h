@@ -87,17 +87,17 @@ enum {
   X(AVGPOOL, "AveragePool", VTA_OPK_OTHER, pool, 1)                \
   X(GLOBAL_AVGPOOL, "GlobalAveragePool", VTA_OPK_OTHER, pool, 1)   \
   X(GLOBAL_MAXPOOL, "GlobalMaxPool", VTA_OPK_OTHER, pool, 1)       \
-  X(SOFTMAX, "Softmax", VTA_OPK_OTHER, core, 1)                    \
-  X(CONCAT, "Concat", VTA_OPK_OTHER, core, 1)                      \
-  X(RESHAPE, "Reshape", VTA_OPK_OTHER, core, 1)                    \
-  X(FLATTEN, "Flatten", VTA_OPK_OTHER, core, 1)                    \
-  X(TRANSPOSE, "Transpose", VTA_OPK_OTHER, core, 1)                \
-  X(SQUEEZE, "Squeeze", VTA_OPK_OTHER, core, 1)                    \
-  X(UNSQUEEZE, "Unsqueeze", VTA_OPK_OTHER, core, 1)                \
-  X(PAD, "Pad", VTA_OPK_OTHER, core, 1)                            \
-  X(SLICE, "Slice", VTA_OPK_OTHER, core, 1)                        \
-  X(RESIZE, "Resize", VTA_OPK_OTHER, core, 1)                      \
-  X(UPSAMPLE, "Upsample", VTA_OPK_OTHER, core, 1)                  \
+  X(SOFTMAX, "Softmax", VTA_OPK_OTHER, softmax, 1)                 \
+  X(CONCAT, "Concat", VTA_OPK_OTHER, movement, 1)                  \
+  X(RESHAPE, "Reshape", VTA_OPK_OTHER, movement, 1)                \
+  X(FLATTEN, "Flatten", VTA_OPK_OTHER, movement, 1)                \
+  X(TRANSPOSE, "Transpose", VTA_OPK_OTHER, movement, 1)            \
+  X(SQUEEZE, "Squeeze", VTA_OPK_OTHER, movement, 1)                \
+  X(UNSQUEEZE, "Unsqueeze", VTA_OPK_OTHER, movement, 1)            \
+  X(PAD, "Pad", VTA_OPK_OTHER, movement, 1)                        \
+  X(SLICE, "Slice", VTA_OPK_OTHER, movement, 1)                    \
+  X(RESIZE, "Resize", VTA_OPK_OTHER, resize, 1)                    \
+  X(UPSAMPLE, "Upsample", VTA_OPK_OTHER, resize, 1)                \
   X(BATCHNORM, "BatchNormalization", VTA_OPK_OTHER, core, 0)       \
   X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER, shapecalc, 1) \
   X(SHAPE, "Shape", VTA_OPK_OTHER, shapecalc, 1)                   \
@@ -437,7 +437,8 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err);
  *   eval      the reference: computes node i's outputs from constant inputs, in plain C (the
  *             outputs' storage is already allocated, zeroed, with the inferred shape);
  *   supports  1 if the code generator handles node i's element types and attribute values;
- *   emit      generates the body of node c->nd's kernel (struct cg: cpu/codegen_llvm.h). */
+ *   emit      generates the body of node c->nd's kernel (struct cg: cpu/codegen_llvm.h);
+ *   folds     optional: 1 for the operators whose nodes eval folds (NULL: all of them). */
 struct cg;
 typedef struct vta_op_family {
   const char *file;
@@ -445,6 +446,7 @@ typedef struct vta_op_family {
   int (*eval)(vta_graph *g, int i, vta_error *err);
   int (*supports)(const vta_graph *g, int i);
   int (*emit)(struct cg *c);
+  int (*folds)(vta_gop op);
 } vta_op_family;
 
 /* The family of op (NULL for `core`), its name ("core", "reduce"), and the claimed column. */

@@ -102,6 +102,13 @@ void cg_tstore(cg *c, LLVMValueRef v, LLVMValueRef p, vta_dtype t, LLVMValueRef 
 LLVMValueRef cg_to_f64(cg *c, LLVMValueRef v, vta_dtype t);
 LLVMValueRef cg_from_f64(cg *c, LLVMValueRef v, vta_dtype t);
 
+/* ---- what a node's code takes (codegen_llvm.c) ---- */
+/* 1 when every input and output of node i is float32, what most of the code is written for. */
+int cg_node_f32(const vta_graph *g, int i);
+/* 1 when node i's inputs have its output's element type and it has no fused steps: an
+ * operator that only moves elements can then move them in that type. */
+int cg_node_moves(const vta_graph *g, int i);
+
 /* ---- the elementwise walk and the fused epilogue (codegen_llvm.c) ---- */
 /* The vectorised float32 walk over node c->nd's output, broadcasting its operands: with_main
  * computes the node's own operation (the unary or binary family's step) on its inputs and

@@ -85,15 +85,7 @@ static int pow_scalar_walk(const vta_graph *g, int i) {
   return g->nodes[i].op == VTA_GOP_POW && ew_scalar_walk(g, i, 0);
 }
 
-static int binary_supports(const vta_graph *g, int i) {
-  const vta_node *nd = &g->nodes[i];
-  if (pow_scalar_walk(g, i)) return 1;
-  int all_f32 = 1;
-  for (int k = 0; k < nd->n_in; k++)
-    if (nd->in[k] >= 0) all_f32 &= g->values[nd->in[k]].dtype == VTA_DT_F32;
-  for (int k = 0; k < nd->n_out; k++) all_f32 &= g->values[nd->out[k]].dtype == VTA_DT_F32;
-  return all_f32;
-}
+static int binary_supports(const vta_graph *g, int i) { return pow_scalar_walk(g, i) || cg_node_f32(g, i); }
 
 static int binary_emit(cg *c) {
   if (pow_scalar_walk(c->g, c->node)) return ew_emit(c, pow_scalar);
@@ -101,4 +93,5 @@ static int binary_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_binary = {"op_binary.c", binary_infer, binary_eval, binary_supports, binary_emit};
+const vta_op_family vta_family_binary = {"op_binary.c", binary_infer, binary_eval,
+                                         binary_supports, binary_emit, NULL};

@@ -48,11 +48,7 @@ static int pool_supports(const vta_graph *g, int i) {
   const vta_gvalue *x = nd->n_in > 0 && nd->in[0] >= 0 ? &g->values[nd->in[0]] : NULL;
   if (max_pool(nd->op))
     return x && (x->dtype == VTA_DT_F32 || ((x->dtype == VTA_DT_I8 || x->dtype == VTA_DT_U8) && nd->n_epi == 0));
-  int all_f32 = 1;
-  for (int k = 0; k < nd->n_in; k++)
-    if (nd->in[k] >= 0) all_f32 &= g->values[nd->in[k]].dtype == VTA_DT_F32;
-  for (int k = 0; k < nd->n_out; k++) all_f32 &= g->values[nd->out[k]].dtype == VTA_DT_F32;
-  return all_f32;
+  return cg_node_f32(g, i);
 }
 
 static void pool_f32(cg *c) {
@@ -151,4 +147,4 @@ static int pool_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_pool = {"op_pool.c", pool_infer, NULL, pool_supports, pool_emit};
+const vta_op_family vta_family_pool = {"op_pool.c", pool_infer, NULL, pool_supports, pool_emit, NULL};

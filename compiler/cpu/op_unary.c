@@ -189,19 +189,9 @@ static int clip_scalar_walk(const vta_graph *g, int i) {
 }
 
 static int unary_supports(const vta_graph *g, int i) {
-  const vta_node *nd = &g->nodes[i];
-  if (clip_scalar_walk(g, i)) return 1;
-  vta_dtype t = g->values[nd->out[0]].dtype;
-  int all_f32 = t == VTA_DT_F32, same = 1;
-  for (int k = 0; k < nd->n_in; k++)
-    if (nd->in[k] >= 0) {
-      all_f32 &= g->values[nd->in[k]].dtype == VTA_DT_F32;
-      same &= g->values[nd->in[k]].dtype == t;
-    }
-  for (int k = 1; k < nd->n_out; k++) all_f32 &= g->values[nd->out[k]].dtype == VTA_DT_F32;
-  if (all_f32) return 1;
+  if (clip_scalar_walk(g, i) || cg_node_f32(g, i)) return 1;
   /* Identity copies any element type. */
-  return nd->op == VTA_GOP_IDENTITY && same && nd->n_epi == 0;
+  return g->nodes[i].op == VTA_GOP_IDENTITY && cg_node_moves(g, i);
 }
 
 static int unary_emit(cg *c) {
@@ -210,4 +200,5 @@ static int unary_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_unary = {"op_unary.c", unary_infer, unary_eval, unary_supports, unary_emit};
+const vta_op_family vta_family_unary = {"op_unary.c", unary_infer, unary_eval,
+                                        unary_supports, unary_emit, NULL};

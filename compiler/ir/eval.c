@@ -8,8 +8,6 @@
  * node of that kind stays in the graph and runs through the generated code.
  */
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "compiler/compiler.h"
 
@@ -18,9 +16,6 @@ static void put(vta_gvalue *v, int64_t i, double x) { vta_elem_put(v, i, x); }
 
 static int is_evaluable(vta_gop op) {
   switch (op) {
-  case VTA_GOP_CONCAT:
-  case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-  case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE:
   case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR:
     return 1;
   default:
@@ -31,7 +26,7 @@ static int is_evaluable(vta_gop op) {
 int vta_eval_can(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   const vta_op_family *fam = vta_op_family_of(nd->op);
-  if (fam ? !fam->eval : !is_evaluable(nd->op)) return 0;
+  if (fam ? !fam->eval || (fam->folds && !fam->folds(nd->op)) : !is_evaluable(nd->op)) return 0;
   /* Several outputs only where the reference writes every one (Split of a constant, TopK);
    * the other families' references write their first output only. */
   int multi = nd->op == VTA_GOP_SPLIT || nd->op == VTA_GOP_TOPK;
@@ -50,21 +45,6 @@ int vta_eval_can(const vta_graph *g, int i) {
   return 1;
 }
 
-/* Row-major strides of a value. */
-static void strides_of(const vta_gvalue *v, int64_t *s) {
-  int64_t acc = 1;
-  for (int d = v->rank - 1; d >= 0; d--) {
-    s[d] = acc;
-    acc *= v->dims[d];
-  }
-}
-static void unravel(int64_t i, const vta_gvalue *v, int64_t *idx) {
-  for (int d = v->rank - 1; d >= 0; d--) {
-    idx[d] = v->dims[d] ? i % v->dims[d] : 0;
-    i = v->dims[d] ? i / v->dims[d] : 0;
-  }
-}
-
 int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   vta_node *nd = &g->nodes[i];
   vta_gvalue *o = &g->values[nd->out[0]];
@@ -74,55 +54,10 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
     if (vta_value_set_const(ok, shape.dtype, shape.rank, shape.dims))
       return vta_error_set(err, VTA_ERR_NOMEM, "out of memory folding node %d", i);
   }
-  int64_t n = vta_value_count(o), idx[VTA_MAX_RANK], xs[VTA_MAX_RANK], os[VTA_MAX_RANK];
+  int64_t n = vta_value_count(o), idx[VTA_MAX_RANK];
   const vta_op_family *fam = vta_op_family_of(nd->op);
   if (fam) return fam->eval(g, i, err);
-  if (x) strides_of(x, xs);
-  strides_of(o, os);
   switch (nd->op) {
-  case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-    memcpy(o->data, x->data, vta_value_bytes(o)); /* the same type and element count */
-    return 0;
-  case VTA_GOP_TRANSPOSE: {
-    int64_t perm[VTA_MAX_RANK];
-    vta_node_ints(nd, "perm", perm, VTA_MAX_RANK);
-    for (int64_t k = 0; k < n; k++) {
-      unravel(k, o, idx);
-      int64_t off = 0;
-      for (int d = 0; d < o->rank; d++) off += idx[d] * xs[perm[d]];
-      put(o, k, get(x, off));
-    }
-    return 0;
-  }
-  case VTA_GOP_SLICE: {
-    int64_t st[VTA_MAX_RANK], sp[VTA_MAX_RANK];
-    vta_node_ints(nd, "starts", st, VTA_MAX_RANK);
-    vta_node_ints(nd, "steps", sp, VTA_MAX_RANK);
-    for (int64_t k = 0; k < n; k++) {
-      unravel(k, o, idx);
-      int64_t off = 0;
-      for (int d = 0; d < o->rank; d++) off += (st[d] + idx[d] * sp[d]) * xs[d];
-      put(o, k, get(x, off));
-    }
-    return 0;
-  }
-  case VTA_GOP_CONCAT: {
-    int64_t axis = vta_node_int(nd, "axis", 0), base = 0;
-    for (int a = 0; a < nd->n_in; a++) {
-      const vta_gvalue *v = &g->values[nd->in[a]];
-      int64_t vs[VTA_MAX_RANK], m = vta_value_count(v);
-      strides_of(v, vs);
-      for (int64_t k = 0; k < m; k++) {
-        unravel(k, v, idx);
-        idx[axis] += base;
-        int64_t off = 0;
-        for (int d = 0; d < o->rank; d++) off += idx[d] * os[d];
-        put(o, off, get(v, k));
-      }
-      base += v->dims[axis];
-    }
-    return 0;
-  }
   case VTA_GOP_QUANTIZE_LINEAR:
   case VTA_GOP_DEQUANTIZE_LINEAR: {
     /* As the generated code: float32 arithmetic, round half to even, saturation. */
@@ -132,7 +67,7 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err) {
     for (int64_t k = 0; k < n; k++) {
       int64_t ch = 0;
       if (per) {
-        unravel(k, o, idx);
+        vta_value_unravel(o, k, idx);
         ch = idx[axis];
       }
       float s = ((const float *)sc->data)[ch];
