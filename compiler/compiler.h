@@ -51,10 +51,10 @@ enum {
  * (through the family), the conformance claims and the docs' operator table
  * (`vta info --operators`, docs/operators.md) all come from this table. */
 #define VTA_GOPS(X) \
-  X(CONV, "Conv", VTA_OPK_OTHER, core, 1)                          \
-  X(CONV_TRANSPOSE, "ConvTranspose", VTA_OPK_OTHER, core, 1)       \
-  X(GEMM, "Gemm", VTA_OPK_OTHER, core, 1)                          \
-  X(MATMUL, "MatMul", VTA_OPK_OTHER, core, 1)                      \
+  X(CONV, "Conv", VTA_OPK_OTHER, conv, 1)                          \
+  X(CONV_TRANSPOSE, "ConvTranspose", VTA_OPK_OTHER, conv, 1)       \
+  X(GEMM, "Gemm", VTA_OPK_OTHER, conv, 1)                          \
+  X(MATMUL, "MatMul", VTA_OPK_OTHER, conv, 1)                      \
   X(ADD, "Add", VTA_OPK_BINARY, binary, 1)                         \
   X(SUB, "Sub", VTA_OPK_BINARY, binary, 1)                         \
   X(MUL, "Mul", VTA_OPK_BINARY, binary, 1)                         \
@@ -508,6 +508,12 @@ void vta_op_set_out(vta_graph *g, int i, int k, vta_dtype t, int rank, const int
  * for a form the compiler refuses; returns -1. */
 int vta_op_error(const vta_graph *g, int i, vta_error *err, vta_status status, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The conv family's shape rules (cpu/op_conv.c), which the quantized convolutions and matrix
+ * products share: a convolution (transpose: a transposed one) reading x, w and the bias at
+ * inputs xi, wi, bi (-1: none), and a matrix product of inputs ai and bi (numpy's matmul: the
+ * batch dimensions broadcast); the output's element type is ot, or with ot -1 x's (a's). */
+int vta_conv_shape(vta_graph *g, int i, vta_error *err, int transpose, int xi, int wi, int bi, int ot);
+int vta_matmul_shape(vta_graph *g, int i, vta_error *err, int ai, int bi, int ot);
 /* The elements of a constant float32/float64 tensor as floats: the count, or -1 when v is not
  * one or has more than max elements. */
 int vta_const_floats(const vta_gvalue *v, float *out, int max);

@@ -208,29 +208,6 @@ void cg_emit_pointwise(cg *c, int with_main, int first) {
   c->epi_done = nd->n_epi;
 }
 
-/* Leading epilogue steps a kernel can apply as a clamp: Relu and Clip. Returns how many. */
-static int lead_clamp(const vta_node *nd, float *lo, float *hi) {
-  *lo = -INFINITY;
-  *hi = INFINITY;
-  int k = 0;
-  for (; k < nd->n_epi; k++) {
-    const vta_epilogue *e = &nd->epi[k];
-    float l, h;
-    if (e->op == VTA_GOP_RELU) {
-      l = 0, h = INFINITY;
-    } else if (e->op == VTA_GOP_CLIP) {
-      l = attr_f(e->n_attrs, e->attrs, "min", -INFINITY);
-      h = attr_f(e->n_attrs, e->attrs, "max", INFINITY);
-    } else {
-      break;
-    }
-    /* clamp(clamp(x, lo, hi), l, h) == clamp(x, max(lo, l), min(hi, h)) when they overlap. */
-    float nl = *lo > l ? *lo : l, nh = *hi < h ? *hi : h;
-    if (nl > nh) break;
-    *lo = nl, *hi = nh;
-  }
-  return k;
-}
 
 /* The LLVM type data movement moves a node's elements in (c->et while it is emitted: f32, or
  * the integer type of the same size), so that it works on any element type. */
@@ -318,14 +295,6 @@ int vta_kernel_args(const vta_graph *g, int i, int *values, int cap) {
 
 void vta_kernel_name(int node, char *buf, size_t size) { snprintf(buf, size, "vta_k%d", node); }
 
-/* Can the node's kernel apply leading Relu/Clip steps itself? */
-static int takes_clamp(const vta_node *nd) {
-  if (nd->op == VTA_GOP_CONV || nd->op == VTA_GOP_MATMUL) return 1;
-  if (nd->op != VTA_GOP_GEMM) return 0;
-  int ta = (int)vta_node_int(nd, "transA", 0), tb = (int)vta_node_int(nd, "transB", 0);
-  int with_c = nd->n_in > 2 && nd->in[2] >= 0 && vta_node_float(nd, "beta", 1.0f) != 0.0f;
-  return !with_c && !(ta && tb);
-}
 
 static int emit_node(cg *c, int i) {
   const vta_node *nd = &c->g->nodes[i];
@@ -356,9 +325,7 @@ static int emit_node(cg *c, int i) {
     c->argp[k] = LLVMGetParam(body, (unsigned)k);
   }
   cg_begin_function(c, body);
-  float lo = -INFINITY, hi = INFINITY;
-  int done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
-  c->epi_done = done;
+  c->epi_done = 0;
   c->et = elt_of(c, V(c, nd->out[0])->dtype);
   const vta_op_family *fam = vta_op_family_of(nd->op);
   if (fam) {
@@ -366,16 +333,10 @@ static int emit_node(cg *c, int i) {
   } else if (cg_emit_qop(c)) {
     /* A DequantizeLinear's float output may carry fused epilogue steps. */
     if (nd->op != VTA_GOP_DEQUANTIZE_LINEAR) c->epi_done = nd->n_epi;
-  } else switch (nd->op) {
-  case VTA_GOP_CONV: cg_emit_conv(c, lo, hi); break;
-  case VTA_GOP_CONV_TRANSPOSE: cg_emit_conv_transpose(c); break;
-  case VTA_GOP_GEMM: cg_emit_gemm(c, lo, hi); break;
-  case VTA_GOP_MATMUL: cg_emit_matmul(c, lo, hi); break;
-  default: {
+  } else {
     char w[300];
     return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: no CPU code generator for %s",
                          vta_node_describe(c->g, i, w, sizeof w), vta_op_name(nd->op));
-  }
   }
   if (nd->n_epi > c->epi_done) cg_emit_pointwise(c, 0, c->epi_done);
   cg_end_function(c);

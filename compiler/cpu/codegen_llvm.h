@@ -199,12 +199,7 @@ void cg_emit_imaxpool(cg *c);
  * types), -1 when it is not one of them. */
 int cg_qop_supports(const vta_graph *g, int i);
 
-/* The emitters of codegen_conv.c, for the node c->nd (lo, hi: the fused clamp), and the floats
- * of the module's scratch buffer node i needs (vw: the vector width). */
-void cg_emit_conv(cg *c, float lo, float hi);
-void cg_emit_conv_transpose(cg *c);
-void cg_emit_gemm(cg *c, float lo, float hi);
-void cg_emit_matmul(cg *c, float lo, float hi);
+/* The floats of the module's scratch buffer node i needs (vw: the vector width; op_conv.c). */
 int64_t cg_scratch_need(const vta_graph *g, int i, int vw);
 
 #endif

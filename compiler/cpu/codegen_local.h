@@ -1,4 +1,4 @@
-/* codegen_local.h - short names shared by the node emitters of codegen_llvm.c, codegen_conv.c
+/* codegen_local.h - short names shared by the node emitters of codegen_llvm.c, op_conv.c
  * and the operator families (private to compiler/cpu): the builders of codegen_builders.c and
  * codegen_llvm.c under the names the emitters use, a node's arguments, and broadcast strides. */
 #ifndef VTA_COMPILER_CPU_CODEGEN_LOCAL_H

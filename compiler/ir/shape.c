@@ -67,100 +67,6 @@ static int norm_axis(ctx *c, int64_t axis, int rank, int64_t *out) { return vta_
 
 static int need_rank(ctx *c, const vta_gvalue *v, int k) { return vta_op_need_shape(c->g, c->i, c->err, v, k); }
 
-static int broadcast(ctx *c, const vta_gvalue *a, const vta_gvalue *b, int *rank, int64_t *dims) {
-  return vta_op_broadcast(c->g, c->i, c->err, a, b, rank, dims);
-}
-
-/* Conv / pools: explicit kernel_shape, strides, dilations, pads (ir/opkit.c). */
-static int spatial_params(ctx *c, const vta_gvalue *x, const int64_t *kernel, int transpose,
-                          int64_t *out_sp) {
-  return vta_op_window(c->g, c->i, c->err, x, kernel, transpose, out_sp);
-}
-
-/* Convolutions read x, w and the bias b at input positions xi, wi, bi (-1: none); the output
- * has element type ot (-1: x's). */
-static int infer_conv_at(ctx *c, int transpose, int xi, int wi, int bi, int ot);
-static int infer_conv(ctx *c, int transpose) { return infer_conv_at(c, transpose, 0, 1, 2, -1); }
-static int infer_conv_at(ctx *c, int transpose, int xi, int wi, int bi, int ot) {
-  vta_gvalue *x = IN(c, xi), *w = IN(c, wi), *b = bi >= 0 ? IN(c, bi) : NULL;
-  if (need_rank(c, x, 0) || need_rank(c, w, 1)) return -1;
-  if (x->rank < 3 || w->rank != x->rank)
-    return bad(c, "input rank %d and weight rank %d do not make a convolution", x->rank, w->rank);
-  if (x->rank > 4) return unsupported(c, "a convolution with more than 2 spatial dimensions");
-  int64_t group = vta_node_int(c->nd, "group", 1);
-  if (group < 1 || x->dims[1] % group) return bad(c, "group %" PRId64 " does not divide the %" PRId64 " input channels", group, x->dims[1]);
-  int64_t m = transpose ? w->dims[1] * group : w->dims[0];
-  if (!transpose && (w->dims[1] * group != x->dims[1] || w->dims[0] % group))
-    return bad(c, "weight shape [%" PRId64 ",%" PRId64 ",...] does not match %" PRId64 " input channels in %" PRId64 " groups", w->dims[0], w->dims[1], x->dims[1], group);
-  if (transpose && w->dims[0] != x->dims[1])
-    return bad(c, "weight has %" PRId64 " input channels, the input %" PRId64, w->dims[0], x->dims[1]);
-  if (b && (b->rank != 1 || b->dims[0] != m))
-    return bad(c, "bias must have %" PRId64 " elements", m);
-  int64_t kernel[VTA_MAX_RANK], ks[VTA_MAX_RANK];
-  for (int d = 0; d < x->rank - 2; d++) kernel[d] = w->dims[d + 2];
-  int n = vta_node_ints(c->nd, "kernel_shape", ks, VTA_MAX_RANK);
-  if (n >= 0) {
-    if (n != x->rank - 2) return bad(c, "kernel_shape has %d values", n);
-    for (int d = 0; d < n; d++)
-      if (ks[d] != kernel[d]) return bad(c, "kernel_shape does not match the weight's shape");
-  }
-  if (set_int(c, "group", group)) return -1;
-  int64_t dims[VTA_MAX_RANK] = {x->dims[0], m};
-  if (spatial_params(c, x, kernel, transpose, dims + 2)) return -1;
-  set_out(c, 0, ot >= 0 ? (vta_dtype)ot : x->dtype, x->rank, dims);
-  return 0;
-}
-
-static int infer_matmul_at(ctx *c, int ai, int bi, int ot);
-static int infer_matmul(ctx *c) { return infer_matmul_at(c, 0, 1, -1); }
-static int infer_matmul_at(ctx *c, int ai, int bi, int ot) {
-  vta_gvalue *a = IN(c, ai), *b = IN(c, bi);
-  if (need_rank(c, a, 0) || need_rank(c, b, 1)) return -1;
-  if (a->rank < 1 || b->rank < 1) return bad(c, "MatMul of a scalar");
-  int64_t ad[VTA_MAX_RANK + 1], bd[VTA_MAX_RANK + 1];
-  int ar = a->rank, br = b->rank;
-  memcpy(ad, a->dims, sizeof(int64_t) * (size_t)ar);
-  memcpy(bd, b->dims, sizeof(int64_t) * (size_t)br);
-  if (ar == 1) ad[1] = ad[0], ad[0] = 1, ar = 2;
-  if (br == 1) bd[1] = 1, br = 2;
-  if (ad[ar - 1] != bd[br - 2])
-    return bad(c, "inner dimensions differ (%" PRId64 " vs %" PRId64 ")", ad[ar - 1], bd[br - 2]);
-  vta_gvalue ba = {.rank = ar - 2}, bb = {.rank = br - 2};
-  ba.name = a->name;
-  bb.name = b->name;
-  memcpy(ba.dims, ad, sizeof(int64_t) * (size_t)(ar - 2));
-  memcpy(bb.dims, bd, sizeof(int64_t) * (size_t)(br - 2));
-  int r;
-  int64_t dims[VTA_MAX_RANK + 2];
-  if (broadcast(c, &ba, &bb, &r, dims)) return -1;
-  int out_r = r;
-  if (a->rank > 1) dims[out_r++] = ad[ar - 2];
-  if (b->rank > 1) dims[out_r++] = bd[br - 1];
-  if (out_r > VTA_MAX_RANK) return bad(c, "result rank too large");
-  set_out(c, 0, ot >= 0 ? (vta_dtype)ot : a->dtype, out_r, dims);
-  return 0;
-}
-
-static int infer_gemm(ctx *c) {
-  vta_gvalue *a = IN(c, 0), *b = IN(c, 1), *cc = IN(c, 2);
-  if (need_rank(c, a, 0) || need_rank(c, b, 1)) return -1;
-  if (a->rank != 2 || b->rank != 2) return bad(c, "Gemm needs 2-D inputs");
-  int ta = (int)vta_node_int(c->nd, "transA", 0), tb = (int)vta_node_int(c->nd, "transB", 0);
-  int64_t m = ta ? a->dims[1] : a->dims[0], k = ta ? a->dims[0] : a->dims[1];
-  int64_t k2 = tb ? b->dims[1] : b->dims[0], n = tb ? b->dims[0] : b->dims[1];
-  if (k != k2) return bad(c, "inner dimensions differ (%" PRId64 " vs %" PRId64 ")", k, k2);
-  int64_t dims[2] = {m, n};
-  if (cc) {
-    vta_gvalue o = {.rank = 2, .dims = {m, n}, .name = "Y"};
-    int r;
-    int64_t bd[VTA_MAX_RANK];
-    if (need_rank(c, cc, 2) || broadcast(c, &o, cc, &r, bd)) return -1;
-    if (r != 2 || bd[0] != m || bd[1] != n) return bad(c, "C does not broadcast to [M,N]");
-  }
-  set_out(c, 0, a->dtype, 2, dims);
-  return 0;
-}
-
 /* ---- quantized operators ---- */
 
 static int is_q8(vta_dtype t) { return t == VTA_DT_I8 || t == VTA_DT_U8; }
@@ -245,7 +151,7 @@ static int infer_qlinear_conv(ctx *c) {
     return yz ? -1 : bad(c, "y_zero_point is missing");
   vta_gvalue *b = IN(c, 8);
   if (b && b->dtype != VTA_DT_I32) return bad(c, "the bias must be int32");
-  return infer_conv_at(c, 0, 0, 3, 8, yz->dtype);
+  return vta_conv_shape(c->g, c->i, c->err, 0, 0, 3, 8, yz->dtype);
 }
 
 static int infer_conv_integer(ctx *c) {
@@ -253,7 +159,7 @@ static int infer_conv_integer(ctx *c) {
     return -1;
   int64_t m = IN(c, 1)->rank > 0 ? IN(c, 1)->dims[0] : 1;
   if (zp_match(c, 2, 0, 1) || zp_match(c, 3, 1, m)) return -1;
-  return infer_conv_at(c, 0, 0, 1, -1, VTA_DT_I32);
+  return vta_conv_shape(c->g, c->i, c->err, 0, 0, 1, -1, VTA_DT_I32);
 }
 
 static int infer_qlinear_matmul(ctx *c) {
@@ -266,7 +172,7 @@ static int infer_qlinear_matmul(ctx *c) {
       zp_match(c, 5, 3, n) || q_param(c, 6, "y_scale", 0, 1) || q_param(c, 7, "y_zero_point", 1, 1))
     return -1;
   if (!IN(c, 2) || !IN(c, 5) || !IN(c, 7)) return bad(c, "a zero point is missing");
-  return infer_matmul_at(c, 0, 3, IN(c, 7)->dtype);
+  return vta_matmul_shape(c->g, c->i, c->err, 0, 3, IN(c, 7)->dtype);
 }
 
 static int infer_matmul_integer(ctx *c) {
@@ -274,7 +180,7 @@ static int infer_matmul_integer(ctx *c) {
   if (need_rank(c, IN(c, 0), 0) || need_rank(c, b, 1) || need_type(c, 0, 0) || need_type(c, 1, 0))
     return -1;
   if (zp_match(c, 2, 0, 1) || zp_match(c, 3, 1, b->dims[b->rank - 1])) return -1;
-  return infer_matmul_at(c, 0, 1, VTA_DT_I32);
+  return vta_matmul_shape(c->g, c->i, c->err, 0, 1, VTA_DT_I32);
 }
 
 /* shift, lo, hi and the mul input (3) of QConv/QDense/QAdd; nmul: multipliers expected. */
@@ -294,7 +200,7 @@ static int infer_qconv(ctx *c) {
   vta_gvalue *w = IN(c, 1), *b = IN(c, 2);
   if (need_rank(c, IN(c, 0), 0) || need_rank(c, w, 1) || need_type(c, 0, 1) || need_type(c, 1, 1)) return -1;
   if (b && b->dtype != VTA_DT_I32) return bad(c, "the bias must be int32");
-  if (infer_conv_at(c, 0, 0, 1, 2, VTA_DT_I8)) return -1;
+  if (vta_conv_shape(c->g, c->i, c->err, 0, 0, 1, 2, VTA_DT_I8)) return -1;
   return requant_attrs(c, w->dims[0]);
 }
 
@@ -335,10 +241,6 @@ static int infer_node(ctx *c) {
   const vta_op_family *fam = vta_op_family_of(nd->op);
   if (fam) return fam->infer(c->g, c->i, c->err);
   switch (nd->op) {
-  case VTA_GOP_CONV: return infer_conv(c, 0);
-  case VTA_GOP_CONV_TRANSPOSE: return infer_conv(c, 1);
-  case VTA_GOP_GEMM: return infer_gemm(c);
-  case VTA_GOP_MATMUL: return infer_matmul(c);
   case VTA_GOP_BATCHNORM: {
     vta_gvalue *x = IN(c, 0);
     if (need_rank(c, x, 0)) return -1;
