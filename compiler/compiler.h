@@ -42,9 +42,9 @@ enum {
 
 /* The operator table, written once. X(enum suffix, ONNX op_type, kind, family, claimed):
  *   family   where the operator's shape rule, reference (compile-time evaluation) and CPU code
- *            generator live: `core` = the shared walkers (ir/shape.c, ir/eval.c,
- *            cpu/codegen_llvm.c, cpu/qops_codegen.c); any other F = compiler/cpu/op_F.c,
- *            which defines vta_family_F (see "Operator families" below);
+ *            generator live: F = compiler/cpu/op_F.c, which defines vta_family_F (see
+ *            "Operator families" below); `core` = no family: a shape rule in ir/shape.c and
+ *            no reference or code (Dropout, BatchNormalization: docs/operators.md says why);
  *   claimed  1: every node test of the operator in libonnx-testdata that compiles passes, and
  *            at least one does (tests/compiler/test_conformance.c enforces it).
  * The importer's dispatch (vta_op_lookup), shape inference, evaluation and code generation
@@ -104,15 +104,15 @@ enum {
   X(CAST, "Cast", VTA_OPK_OTHER, cast, 1)                          \
   X(GATHER, "Gather", VTA_OPK_OTHER, gather, 1)                      \
   X(DROPOUT, "Dropout", VTA_OPK_OTHER, core, 1)                    \
-  X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER, core, 1)     \
-  X(DEQUANTIZE_LINEAR, "DequantizeLinear", VTA_OPK_OTHER, core, 1) \
-  X(QLINEAR_CONV, "QLinearConv", VTA_OPK_OTHER, core, 1)           \
-  X(QLINEAR_MATMUL, "QLinearMatMul", VTA_OPK_OTHER, core, 1)       \
-  X(CONV_INTEGER, "ConvInteger", VTA_OPK_OTHER, core, 1)           \
-  X(MATMUL_INTEGER, "MatMulInteger", VTA_OPK_OTHER, core, 1)       \
-  X(QCONV, "QConv", VTA_OPK_OTHER, core, 0)                        \
-  X(QDENSE, "QDense", VTA_OPK_OTHER, core, 0)                      \
-  X(QADD, "QAdd", VTA_OPK_OTHER, core, 0)                          \
+  X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER, quant, 1)    \
+  X(DEQUANTIZE_LINEAR, "DequantizeLinear", VTA_OPK_OTHER, quant, 1) \
+  X(QLINEAR_CONV, "QLinearConv", VTA_OPK_OTHER, quant, 1)          \
+  X(QLINEAR_MATMUL, "QLinearMatMul", VTA_OPK_OTHER, quant, 1)      \
+  X(CONV_INTEGER, "ConvInteger", VTA_OPK_OTHER, quant, 1)          \
+  X(MATMUL_INTEGER, "MatMulInteger", VTA_OPK_OTHER, quant, 1)      \
+  X(QCONV, "QConv", VTA_OPK_OTHER, quant, 0)                       \
+  X(QDENSE, "QDense", VTA_OPK_OTHER, quant, 0)                     \
+  X(QADD, "QAdd", VTA_OPK_OTHER, quant, 0)                         \
   X(REDUCE_MEAN, "ReduceMean", VTA_OPK_OTHER, reduce, 1)           \
   X(REDUCE_SUM, "ReduceSum", VTA_OPK_OTHER, reduce, 1)             \
   X(REDUCE_MAX, "ReduceMax", VTA_OPK_OTHER, reduce, 1)             \
@@ -426,10 +426,11 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err);
 /* Operator families (compiler/cpu/op_<family>.c; helpers in ir/opkit.c)                      */
 
 /* One family of operators in one file: its shape rule, its reference and its code generator
- * side by side, found through the family column of VTA_GOPS. A family's slots replace the
- * shared walkers' handling of its operators; a NULL slot means the family has no such part
- * (an operator without eval is never folded at compile time; without emit it has no CPU
- * code, which vta_codegen_supports reports).
+ * side by side, found through the family column of VTA_GOPS. Shape inference (ir/shape.c),
+ * constant folding (ir/eval.c) and code generation (cpu/codegen_llvm.c) hand each node to its
+ * family's slots; a NULL slot means the family has no such part (an operator without eval is
+ * never folded at compile time; without emit it has no CPU code, which vta_codegen_supports
+ * reports).
  *
  *   infer     checks node i's inputs and attributes, writes canonical attributes (defaults made
  *             explicit, negative axes resolved, constant parameter inputs turned into
@@ -438,6 +439,8 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err);
  *             outputs' storage is already allocated, zeroed, with the inferred shape);
  *   supports  1 if the code generator handles node i's element types and attribute values;
  *   emit      generates the body of node c->nd's kernel (struct cg: cpu/codegen_llvm.h);
+ *             it counts the fused epilogue steps it applied itself in c->epi_done, and the
+ *             driver runs the rest over the output (cg_emit_pointwise);
  *   folds     optional: 1 for the operators whose nodes eval folds (NULL: all of them). */
 struct cg;
 typedef struct vta_op_family {

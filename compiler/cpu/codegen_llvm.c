@@ -1,5 +1,6 @@
 /* codegen_llvm.c - CPU code generation with the LLVM C API: one wrapper function per graph
- * node, a few shared vector kernels (codegen_kernels.c), one optimised module per graph.
+ * node, whose body the node's operator family emits (compiler/cpu/op_<family>.c), the
+ * vectorised elementwise walk that runs fused epilogues, one optimised module per graph.
  *
  * The design idea: compile time must stay proportional to the number of distinct operations,
  * not to the size of the network, and the heavy operators must still run near the machine's
@@ -16,8 +17,9 @@
  * A kernel is "void vta_k<N>(void **args)" (see compiler.h for the argument order); it calls
  * an internal body whose pointer parameters are noalias, so after inlining LLVM knows the
  * buffers do not overlap. Leading Relu/Clip epilogue steps are applied by the GEMM and
- * depthwise kernels to the registers before the store; the remaining steps run in one
- * vectorised pass over the (cache-warm) output.
+ * depthwise kernels to the registers before the store (op_conv.c); the remaining steps run in
+ * one vectorised pass over the (cache-warm) output (cg_emit_pointwise, with the unary and
+ * binary families' steps).
  */
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
@@ -222,25 +224,17 @@ static LLVMTypeRef elt_of(cg *c, vta_dtype t) {
 
 /* ---- per-node driver ---- */
 
+/* The code is the families': the core operators (BatchNormalization, Dropout) have none. */
 int vta_codegen_supports(vta_gop op) {
   const vta_op_family *fam = vta_op_family_of(op);
-  if (fam) return fam->emit != NULL;
-  switch (op) {
-  case VTA_GOP_BATCHNORM: case VTA_GOP_DROPOUT:
-    return 0;
-  default:
-    return 1;
-  }
+  return fam && fam->emit != NULL;
 }
 
 int vta_codegen_supports_node(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   if (!vta_codegen_supports(nd->op)) return 0;
   const vta_op_family *fam = vta_op_family_of(nd->op);
-  if (fam) return fam->supports ? fam->supports(g, i) : 1;
-  int q = cg_qop_supports(g, i);
-  if (q >= 0) return q;
-  return cg_node_f32(g, i);
+  return fam->supports ? fam->supports(g, i) : 1;
 }
 
 int cg_node_f32(const vta_graph *g, int i) {
@@ -328,16 +322,12 @@ static int emit_node(cg *c, int i) {
   c->epi_done = 0;
   c->et = elt_of(c, V(c, nd->out[0])->dtype);
   const vta_op_family *fam = vta_op_family_of(nd->op);
-  if (fam) {
-    if (fam->emit(c)) return -1;
-  } else if (cg_emit_qop(c)) {
-    /* A DequantizeLinear's float output may carry fused epilogue steps. */
-    if (nd->op != VTA_GOP_DEQUANTIZE_LINEAR) c->epi_done = nd->n_epi;
-  } else {
+  if (!fam || !fam->emit) {
     char w[300];
     return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: no CPU code generator for %s",
                          vta_node_describe(c->g, i, w, sizeof w), vta_op_name(nd->op));
   }
+  if (fam->emit(c)) return -1;
   if (nd->n_epi > c->epi_done) cg_emit_pointwise(c, 0, c->epi_done);
   cg_end_function(c);
   /* The exported wrapper: void vta_kN(void **args). */

@@ -189,15 +189,10 @@ void cg_call_dconv(cg *c, const cg_conv *k, LLVMValueRef X, LLVMValueRef W, LLVM
 void cg_call_pconv(cg *c, LLVMValueRef X, LLVMValueRef W, LLVMValueRef bias, LLVMValueRef O, int64_t cin,
                    int64_t m, int64_t p, float lo, float hi);
 
-/* ---- the integer operators (qops_codegen.c) ---- */
+/* ---- the integer operators (op_quant.c) ---- */
 
-/* Emits node c->nd if it is an integer operator (QuantizeLinear ... QAdd): returns 1, else 0. */
-int cg_emit_qop(cg *c);
-/* Max pooling (global or not) of int8 or uint8 data, in int32 (the pooling family's). */
+/* Max pooling (global or not) of int8 or uint8 data, in int32 (for the pooling family). */
 void cg_emit_imaxpool(cg *c);
-/* 1 or 0 when node i is an operator of qops_codegen.c (with or without supported element
- * types), -1 when it is not one of them. */
-int cg_qop_supports(const vta_graph *g, int i);
 
 /* The floats of the module's scratch buffer node i needs (vw: the vector width; op_conv.c). */
 int64_t cg_scratch_need(const vta_graph *g, int i, int vw);

@@ -1,5 +1,5 @@
-/* codegen_local.h - short names shared by the node emitters of codegen_llvm.c, op_conv.c
- * and the operator families (private to compiler/cpu): the builders of codegen_builders.c and
+/* codegen_local.h - short names shared by the node emitters of codegen_llvm.c and the operator
+ * families, op_*.c (private to compiler/cpu): the builders of codegen_builders.c and
  * codegen_llvm.c under the names the emitters use, a node's arguments, and broadcast strides. */
 #ifndef VTA_COMPILER_CPU_CODEGEN_LOCAL_H
 #define VTA_COMPILER_CPU_CODEGEN_LOCAL_H

@@ -5,8 +5,7 @@
  * ir/opkit.c: strides, dilations, pads, auto_pad, ceil_mode), so a pool's attributes are as
  * explicit as a Conv's after it; the code is one scalar loop nest per output element over
  * the window clipped to the input, in float32, and max pooling of int8/uint8 data (what
- * quantized models feed it) runs in int32 with the integer operators' kernel
- * (qops_codegen.c).
+ * quantized models feed it) runs in int32 with the integer operators' kernel (op_quant.c).
  */
 #include <math.h>
 
