@@ -42,77 +42,77 @@ enum {
 
 /* The operator table, written once. X(enum suffix, ONNX op_type, kind, family, claimed):
  *   family   where the operator's shape rule, reference (compile-time evaluation) and CPU code
- *            generator live: `core` = the shared walkers (ir/shape.c, ir/eval.c,
- *            cpu/codegen_llvm.c, cpu/qops_codegen.c); any other F = compiler/cpu/op_F.c,
- *            which defines vta_family_F (see "Operator families" below);
+ *            generator live: F = compiler/cpu/op_F.c, which defines vta_family_F (see
+ *            "Operator families" below); `core` = no family: a shape rule in ir/shape.c and
+ *            no reference or code (Dropout, BatchNormalization: docs/operators.md says why);
  *   claimed  1: every node test of the operator in libonnx-testdata that compiles passes, and
  *            at least one does (tests/compiler/test_conformance.c enforces it).
  * The importer's dispatch (vta_op_lookup), shape inference, evaluation and code generation
  * (through the family), the conformance claims and the docs' operator table
  * (`vta info --operators`, docs/operators.md) all come from this table. */
 #define VTA_GOPS(X) \
-  X(CONV, "Conv", VTA_OPK_OTHER, core, 1)                          \
-  X(CONV_TRANSPOSE, "ConvTranspose", VTA_OPK_OTHER, core, 1)       \
-  X(GEMM, "Gemm", VTA_OPK_OTHER, core, 1)                          \
-  X(MATMUL, "MatMul", VTA_OPK_OTHER, core, 1)                      \
-  X(ADD, "Add", VTA_OPK_BINARY, core, 1)                           \
-  X(SUB, "Sub", VTA_OPK_BINARY, core, 1)                           \
-  X(MUL, "Mul", VTA_OPK_BINARY, core, 1)                           \
-  X(DIV, "Div", VTA_OPK_BINARY, core, 1)                           \
-  X(POW, "Pow", VTA_OPK_BINARY, core, 1)                           \
-  X(MAX, "Max", VTA_OPK_BINARY, core, 1)                           \
-  X(MIN, "Min", VTA_OPK_BINARY, core, 1)                           \
-  X(PRELU, "PRelu", VTA_OPK_BINARY, core, 1)                       \
-  X(RELU, "Relu", VTA_OPK_UNARY, core, 1)                          \
-  X(LEAKY_RELU, "LeakyRelu", VTA_OPK_UNARY, core, 1)               \
-  X(CLIP, "Clip", VTA_OPK_UNARY, core, 1)                          \
-  X(SIGMOID, "Sigmoid", VTA_OPK_UNARY, core, 1)                    \
-  X(HARD_SIGMOID, "HardSigmoid", VTA_OPK_UNARY, core, 1)           \
-  X(HARD_SWISH, "HardSwish", VTA_OPK_UNARY, core, 1)               \
-  X(TANH, "Tanh", VTA_OPK_UNARY, core, 1)                          \
-  X(EXP, "Exp", VTA_OPK_UNARY, core, 1)                            \
-  X(LOG, "Log", VTA_OPK_UNARY, core, 1)                            \
-  X(SQRT, "Sqrt", VTA_OPK_UNARY, core, 1)                          \
-  X(NEG, "Neg", VTA_OPK_UNARY, core, 1)                            \
-  X(ABS, "Abs", VTA_OPK_UNARY, core, 1)                            \
-  X(RECIPROCAL, "Reciprocal", VTA_OPK_UNARY, core, 1)              \
-  X(FLOOR, "Floor", VTA_OPK_UNARY, core, 1)                        \
-  X(CEIL, "Ceil", VTA_OPK_UNARY, core, 1)                          \
-  X(ELU, "Elu", VTA_OPK_UNARY, core, 0)                            \
-  X(SELU, "Selu", VTA_OPK_UNARY, core, 0)                          \
-  X(SOFTPLUS, "Softplus", VTA_OPK_UNARY, core, 0)                  \
-  X(SOFTSIGN, "Softsign", VTA_OPK_UNARY, core, 0)                  \
-  X(IDENTITY, "Identity", VTA_OPK_UNARY, core, 1)                  \
-  X(MAXPOOL, "MaxPool", VTA_OPK_OTHER, core, 1)                    \
-  X(AVGPOOL, "AveragePool", VTA_OPK_OTHER, core, 1)                \
-  X(GLOBAL_AVGPOOL, "GlobalAveragePool", VTA_OPK_OTHER, core, 1)   \
-  X(GLOBAL_MAXPOOL, "GlobalMaxPool", VTA_OPK_OTHER, core, 1)       \
-  X(SOFTMAX, "Softmax", VTA_OPK_OTHER, core, 1)                    \
-  X(CONCAT, "Concat", VTA_OPK_OTHER, core, 1)                      \
-  X(RESHAPE, "Reshape", VTA_OPK_OTHER, core, 1)                    \
-  X(FLATTEN, "Flatten", VTA_OPK_OTHER, core, 1)                    \
-  X(TRANSPOSE, "Transpose", VTA_OPK_OTHER, core, 1)                \
-  X(SQUEEZE, "Squeeze", VTA_OPK_OTHER, core, 1)                    \
-  X(UNSQUEEZE, "Unsqueeze", VTA_OPK_OTHER, core, 1)                \
-  X(PAD, "Pad", VTA_OPK_OTHER, core, 1)                            \
-  X(SLICE, "Slice", VTA_OPK_OTHER, core, 1)                        \
-  X(RESIZE, "Resize", VTA_OPK_OTHER, core, 1)                      \
-  X(UPSAMPLE, "Upsample", VTA_OPK_OTHER, core, 1)                  \
+  X(CONV, "Conv", VTA_OPK_OTHER, conv, 1)                          \
+  X(CONV_TRANSPOSE, "ConvTranspose", VTA_OPK_OTHER, conv, 1)       \
+  X(GEMM, "Gemm", VTA_OPK_OTHER, conv, 1)                          \
+  X(MATMUL, "MatMul", VTA_OPK_OTHER, conv, 1)                      \
+  X(ADD, "Add", VTA_OPK_BINARY, binary, 1)                         \
+  X(SUB, "Sub", VTA_OPK_BINARY, binary, 1)                         \
+  X(MUL, "Mul", VTA_OPK_BINARY, binary, 1)                         \
+  X(DIV, "Div", VTA_OPK_BINARY, binary, 1)                         \
+  X(POW, "Pow", VTA_OPK_BINARY, binary, 1)                         \
+  X(MAX, "Max", VTA_OPK_BINARY, binary, 1)                         \
+  X(MIN, "Min", VTA_OPK_BINARY, binary, 1)                         \
+  X(PRELU, "PRelu", VTA_OPK_BINARY, binary, 1)                     \
+  X(RELU, "Relu", VTA_OPK_UNARY, unary, 1)                         \
+  X(LEAKY_RELU, "LeakyRelu", VTA_OPK_UNARY, unary, 1)              \
+  X(CLIP, "Clip", VTA_OPK_UNARY, unary, 1)                         \
+  X(SIGMOID, "Sigmoid", VTA_OPK_UNARY, unary, 1)                   \
+  X(HARD_SIGMOID, "HardSigmoid", VTA_OPK_UNARY, unary, 1)          \
+  X(HARD_SWISH, "HardSwish", VTA_OPK_UNARY, unary, 1)              \
+  X(TANH, "Tanh", VTA_OPK_UNARY, unary, 1)                         \
+  X(EXP, "Exp", VTA_OPK_UNARY, unary, 1)                           \
+  X(LOG, "Log", VTA_OPK_UNARY, unary, 1)                           \
+  X(SQRT, "Sqrt", VTA_OPK_UNARY, unary, 1)                         \
+  X(NEG, "Neg", VTA_OPK_UNARY, unary, 1)                           \
+  X(ABS, "Abs", VTA_OPK_UNARY, unary, 1)                           \
+  X(RECIPROCAL, "Reciprocal", VTA_OPK_UNARY, unary, 1)             \
+  X(FLOOR, "Floor", VTA_OPK_UNARY, unary, 1)                       \
+  X(CEIL, "Ceil", VTA_OPK_UNARY, unary, 1)                         \
+  X(ELU, "Elu", VTA_OPK_UNARY, unary, 0)                           \
+  X(SELU, "Selu", VTA_OPK_UNARY, unary, 0)                         \
+  X(SOFTPLUS, "Softplus", VTA_OPK_UNARY, unary, 0)                 \
+  X(SOFTSIGN, "Softsign", VTA_OPK_UNARY, unary, 0)                 \
+  X(IDENTITY, "Identity", VTA_OPK_UNARY, unary, 1)                 \
+  X(MAXPOOL, "MaxPool", VTA_OPK_OTHER, pool, 1)                    \
+  X(AVGPOOL, "AveragePool", VTA_OPK_OTHER, pool, 1)                \
+  X(GLOBAL_AVGPOOL, "GlobalAveragePool", VTA_OPK_OTHER, pool, 1)   \
+  X(GLOBAL_MAXPOOL, "GlobalMaxPool", VTA_OPK_OTHER, pool, 1)       \
+  X(SOFTMAX, "Softmax", VTA_OPK_OTHER, softmax, 1)                 \
+  X(CONCAT, "Concat", VTA_OPK_OTHER, movement, 1)                  \
+  X(RESHAPE, "Reshape", VTA_OPK_OTHER, movement, 1)                \
+  X(FLATTEN, "Flatten", VTA_OPK_OTHER, movement, 1)                \
+  X(TRANSPOSE, "Transpose", VTA_OPK_OTHER, movement, 1)            \
+  X(SQUEEZE, "Squeeze", VTA_OPK_OTHER, movement, 1)                \
+  X(UNSQUEEZE, "Unsqueeze", VTA_OPK_OTHER, movement, 1)            \
+  X(PAD, "Pad", VTA_OPK_OTHER, movement, 1)                        \
+  X(SLICE, "Slice", VTA_OPK_OTHER, movement, 1)                    \
+  X(RESIZE, "Resize", VTA_OPK_OTHER, resize, 1)                    \
+  X(UPSAMPLE, "Upsample", VTA_OPK_OTHER, resize, 1)                \
   X(BATCHNORM, "BatchNormalization", VTA_OPK_OTHER, core, 0)       \
   X(CONSTANT_OF_SHAPE, "ConstantOfShape", VTA_OPK_OTHER, shapecalc, 1) \
   X(SHAPE, "Shape", VTA_OPK_OTHER, shapecalc, 1)                   \
   X(CAST, "Cast", VTA_OPK_OTHER, cast, 1)                          \
   X(GATHER, "Gather", VTA_OPK_OTHER, gather, 1)                      \
   X(DROPOUT, "Dropout", VTA_OPK_OTHER, core, 1)                    \
-  X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER, core, 1)     \
-  X(DEQUANTIZE_LINEAR, "DequantizeLinear", VTA_OPK_OTHER, core, 1) \
-  X(QLINEAR_CONV, "QLinearConv", VTA_OPK_OTHER, core, 1)           \
-  X(QLINEAR_MATMUL, "QLinearMatMul", VTA_OPK_OTHER, core, 1)       \
-  X(CONV_INTEGER, "ConvInteger", VTA_OPK_OTHER, core, 1)           \
-  X(MATMUL_INTEGER, "MatMulInteger", VTA_OPK_OTHER, core, 1)       \
-  X(QCONV, "QConv", VTA_OPK_OTHER, core, 0)                        \
-  X(QDENSE, "QDense", VTA_OPK_OTHER, core, 0)                      \
-  X(QADD, "QAdd", VTA_OPK_OTHER, core, 0)                          \
+  X(QUANTIZE_LINEAR, "QuantizeLinear", VTA_OPK_OTHER, quant, 1)    \
+  X(DEQUANTIZE_LINEAR, "DequantizeLinear", VTA_OPK_OTHER, quant, 1) \
+  X(QLINEAR_CONV, "QLinearConv", VTA_OPK_OTHER, quant, 1)          \
+  X(QLINEAR_MATMUL, "QLinearMatMul", VTA_OPK_OTHER, quant, 1)      \
+  X(CONV_INTEGER, "ConvInteger", VTA_OPK_OTHER, quant, 1)          \
+  X(MATMUL_INTEGER, "MatMulInteger", VTA_OPK_OTHER, quant, 1)      \
+  X(QCONV, "QConv", VTA_OPK_OTHER, quant, 0)                       \
+  X(QDENSE, "QDense", VTA_OPK_OTHER, quant, 0)                     \
+  X(QADD, "QAdd", VTA_OPK_OTHER, quant, 0)                         \
   X(REDUCE_MEAN, "ReduceMean", VTA_OPK_OTHER, reduce, 1)           \
   X(REDUCE_SUM, "ReduceSum", VTA_OPK_OTHER, reduce, 1)             \
   X(REDUCE_MAX, "ReduceMax", VTA_OPK_OTHER, reduce, 1)             \
@@ -426,10 +426,11 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err);
 /* Operator families (compiler/cpu/op_<family>.c; helpers in ir/opkit.c)                      */
 
 /* One family of operators in one file: its shape rule, its reference and its code generator
- * side by side, found through the family column of VTA_GOPS. A family's slots replace the
- * shared walkers' handling of its operators; a NULL slot means the family has no such part
- * (an operator without eval is never folded at compile time; without emit it has no CPU
- * code, which vta_codegen_supports reports).
+ * side by side, found through the family column of VTA_GOPS. Shape inference (ir/shape.c),
+ * constant folding (ir/eval.c) and code generation (cpu/codegen_llvm.c) hand each node to its
+ * family's slots; a NULL slot means the family has no such part (an operator without eval is
+ * never folded at compile time; without emit it has no CPU code, which vta_codegen_supports
+ * reports).
  *
  *   infer     checks node i's inputs and attributes, writes canonical attributes (defaults made
  *             explicit, negative axes resolved, constant parameter inputs turned into
@@ -437,7 +438,10 @@ int vta_eval_node(vta_graph *g, int i, vta_error *err);
  *   eval      the reference: computes node i's outputs from constant inputs, in plain C (the
  *             outputs' storage is already allocated, zeroed, with the inferred shape);
  *   supports  1 if the code generator handles node i's element types and attribute values;
- *   emit      generates the body of node c->nd's kernel (struct cg: cpu/codegen_llvm.h). */
+ *   emit      generates the body of node c->nd's kernel (struct cg: cpu/codegen_llvm.h);
+ *             it counts the fused epilogue steps it applied itself in c->epi_done, and the
+ *             driver runs the rest over the output (cg_emit_pointwise);
+ *   folds     optional: 1 for the operators whose nodes eval folds (NULL: all of them). */
 struct cg;
 typedef struct vta_op_family {
   const char *file;
@@ -445,6 +449,7 @@ typedef struct vta_op_family {
   int (*eval)(vta_graph *g, int i, vta_error *err);
   int (*supports)(const vta_graph *g, int i);
   int (*emit)(struct cg *c);
+  int (*folds)(vta_gop op);
 } vta_op_family;
 
 /* The family of op (NULL for `core`), its name ("core", "reduce"), and the claimed column. */
@@ -506,6 +511,44 @@ void vta_op_set_out(vta_graph *g, int i, int k, vta_dtype t, int rank, const int
  * for a form the compiler refuses; returns -1. */
 int vta_op_error(const vta_graph *g, int i, vta_error *err, vta_status status, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* The conv family's shape rules (cpu/op_conv.c), which the quantized convolutions and matrix
+ * products share: a convolution (transpose: a transposed one) reading x, w and the bias at
+ * inputs xi, wi, bi (-1: none), and a matrix product of inputs ai and bi (numpy's matmul: the
+ * batch dimensions broadcast); the output's element type is ot, or with ot -1 x's (a's). */
+int vta_conv_shape(vta_graph *g, int i, vta_error *err, int transpose, int xi, int wi, int bi, int ot);
+int vta_matmul_shape(vta_graph *g, int i, vta_error *err, int ai, int bi, int ot);
+/* The elements of a constant float32/float64 tensor as floats: the count, or -1 when v is not
+ * one or has more than max elements. */
+int vta_const_floats(const vta_gvalue *v, float *out, int max);
+/* Set an attribute of node i (0, or -1 with VTA_ERR_NOMEM in err). */
+int vta_op_set_ints(vta_graph *g, int i, vta_error *err, const char *name, int n, const int64_t *v);
+int vta_op_set_int(vta_graph *g, int i, vta_error *err, const char *name, int64_t v);
+int vta_op_set_float(vta_graph *g, int i, vta_error *err, const char *name, float v);
+/* Moves node i's constant integer input k (at most 64 elements) into the INTS attribute name
+ * and removes the input; an absent input is an error when required. An input computed from
+ * the model's inputs is refused (VTA_ERR_UNSUPPORTED) by name. */
+int vta_op_input_to_ints(vta_graph *g, int i, vta_error *err, int k, const char *name, int required);
+/* Drops the node's trailing absent inputs. */
+void vta_node_trim_inputs(vta_node *nd);
+/* axis in [-rank, rank) made non-negative in *out, or an error naming node i. */
+int vta_op_axis(const vta_graph *g, int i, vta_error *err, int64_t axis, int rank, int64_t *out);
+/* Row-major strides of v, and the multi-index of its element i. */
+void vta_value_strides(const vta_gvalue *v, int64_t *s);
+void vta_value_unravel(const vta_gvalue *v, int64_t i, int64_t *idx);
+/* 0 when v (input k of node i) is present with a known shape, else an error naming the node
+ * ("input k is missing", "the shape of input k ('name') is unknown"; VTA_ERR_INVALID). */
+int vta_op_need_shape(const vta_graph *g, int i, vta_error *err, const vta_gvalue *v, int k);
+/* Numpy's broadcast of a's and b's shapes (right-aligned; a dimension of 1 stretches) into
+ * *rank and dims, or an error naming node i, a and b and the dimension that differs. */
+int vta_op_broadcast(const vta_graph *g, int i, vta_error *err, const vta_gvalue *a, const vta_gvalue *b,
+                     int *rank, int64_t *dims);
+/* The window of a convolution or pooling node i over input x (rank 3 or 4: N, C, spatial):
+ * checks strides, dilations, pads (and output_padding, output_shape for a transposed
+ * convolution) against kernel, resolves auto_pad and ceil_mode, writes them all as explicit
+ * attributes (kernel_shape, strides, dilations, pads) and sets out_sp to the output's spatial
+ * dimensions. */
+int vta_op_window(vta_graph *g, int i, vta_error *err, const vta_gvalue *x, const int64_t *kernel,
+                  int transpose, int64_t *out_sp);
 /* The elements of a constant integer tensor (int64/int32) as int64: the count, or -1 when v is
  * not one or has more than max elements. */
 int vta_const_ints(const vta_gvalue *v, int64_t *out, int max);

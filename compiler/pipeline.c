@@ -102,7 +102,7 @@ void vta_op_table_markdown(FILE *f) {
     const char *fam = vta_op_family_name(op);
     char where[80];
     if (strcmp(fam, "core") == 0)
-      snprintf(where, sizeof where, "core (shared walkers)");
+      snprintf(where, sizeof where, "core: `compiler/ir/shape.c`, no family");
     else
       snprintf(where, sizeof where, "`compiler/cpu/op_%s.c`", fam);
     fprintf(f, "| %s | %s | %s | %s |\n", vta_op_name(op), where,

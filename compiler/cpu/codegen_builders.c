@@ -1,6 +1,6 @@
 /* codegen_builders.c - the LLVM IR building blocks every CPU code emitter shares
  * (codegen_llvm.c for the nodes, codegen_kernels.c for the GEMM/im2col/depthwise kernels,
- * qops_codegen.c for the int8 operators): constants, address arithmetic, counted loops and
+ * and the operator families' op_*.c): constants, address arithmetic, counted loops and
  * conditionals, stack slots, calls to intrinsics, target-width vectors with masks, and the
  * function scaffolding (entry block of stack slots, the shared kernels' attributes and
  * linkage).

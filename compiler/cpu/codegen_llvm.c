@@ -1,5 +1,6 @@
 /* codegen_llvm.c - CPU code generation with the LLVM C API: one wrapper function per graph
- * node, a few shared vector kernels (codegen_kernels.c), one optimised module per graph.
+ * node, whose body the node's operator family emits (compiler/cpu/op_<family>.c), the
+ * vectorised elementwise walk that runs fused epilogues, one optimised module per graph.
  *
  * The design idea: compile time must stay proportional to the number of distinct operations,
  * not to the size of the network, and the heavy operators must still run near the machine's
@@ -16,8 +17,9 @@
  * A kernel is "void vta_k<N>(void **args)" (see compiler.h for the argument order); it calls
  * an internal body whose pointer parameters are noalias, so after inlining LLVM knows the
  * buffers do not overlap. Leading Relu/Clip epilogue steps are applied by the GEMM and
- * depthwise kernels to the registers before the store; the remaining steps run in one
- * vectorised pass over the (cache-warm) output.
+ * depthwise kernels to the registers before the store (op_conv.c); the remaining steps run in
+ * one vectorised pass over the (cache-warm) output (cg_emit_pointwise, with the unary and
+ * binary families' steps).
  */
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
@@ -36,11 +38,9 @@
 #include "compiler/cpu/op_family.h"
 #include "vta/model.h"
 
-static LLVMValueRef accum(cg *c) { return cg_slot(c, c->f32); }
-
 /* A math function of one or two floats: the intrinsic's vector form for vectors, except libm
  * functions (no vector form), which are called once per lane. */
-static LLVMValueRef callf(cg *c, const char *name, int n, LLVMValueRef x, LLVMValueRef y) {
+LLVMValueRef cg_fcall(cg *c, const char *name, int n, LLVMValueRef x, LLVMValueRef y) {
   LLVMValueRef a[2] = {x, y};
   if (!c->vec) return cg_call(c, name, c->f32, n, a);
   size_t len = strlen(name);
@@ -58,97 +58,22 @@ static LLVMValueRef callf(cg *c, const char *name, int n, LLVMValueRef x, LLVMVa
   }
   return v;
 }
-static LLVMValueRef call1(cg *c, const char *name, LLVMValueRef x) { return callf(c, name, 1, x, NULL); }
-static LLVMValueRef call2(cg *c, const char *name, LLVMValueRef x, LLVMValueRef y) {
-  return callf(c, name, 2, x, y);
-}
-static LLVMValueRef fmax_(cg *c, LLVMValueRef a, LLVMValueRef b) {
+LLVMValueRef cg_fmax(cg *c, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, a, b, ""), a, b, "");
 }
-static LLVMValueRef fmin_(cg *c, LLVMValueRef a, LLVMValueRef b) {
+LLVMValueRef cg_fmin(cg *c, LLVMValueRef a, LLVMValueRef b) {
   return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, a, b, ""), a, b, "");
 }
-static LLVMValueRef clampf(cg *c, LLVMValueRef x, double lo, double hi) {
+LLVMValueRef cg_fclamp(cg *c, LLVMValueRef x, double lo, double hi) {
   if (lo > -INFINITY) x = fmax_(c, x, F(c, lo));
   if (hi < INFINITY) x = fmin_(c, x, F(c, hi));
   return x;
 }
 
-static float attr_f(int n, const vta_attr *a, const char *name, float d) {
+float cg_attr_f(int n, const vta_attr *a, const char *name, float d) {
   for (int i = 0; i < n; i++)
     if (strcmp(a[i].name, name) == 0) return a[i].kind == VTA_ATTR_FLOAT ? a[i].f : (float)a[i].i;
   return d;
-}
-
-/* ---- elementwise operations, on scalars or (while c->vec is set) vectors ---- */
-
-static LLVMValueRef unary(cg *c, vta_gop op, int na, const vta_attr *at, LLVMValueRef x) {
-  LLVMBuilderRef b = c->b;
-  switch (op) {
-  case VTA_GOP_RELU: return fmax_(c, x, F(c, 0));
-  case VTA_GOP_LEAKY_RELU: {
-    LLVMValueRef neg = LLVMBuildFMul(b, x, F(c, attr_f(na, at, "alpha", 0.01f)), "");
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, x, F(c, 0), ""), x, neg, "");
-  }
-  case VTA_GOP_CLIP:
-    return clampf(c, x, attr_f(na, at, "min", -INFINITY), attr_f(na, at, "max", INFINITY));
-  case VTA_GOP_SIGMOID: {
-    LLVMValueRef e = call1(c, "llvm.exp.f32", LLVMBuildFNeg(b, x, ""));
-    return LLVMBuildFDiv(b, F(c, 1), LLVMBuildFAdd(b, F(c, 1), e, ""), "");
-  }
-  case VTA_GOP_HARD_SIGMOID: {
-    LLVMValueRef y = LLVMBuildFAdd(b, LLVMBuildFMul(b, x, F(c, attr_f(na, at, "alpha", 0.2f)), ""),
-                                   F(c, attr_f(na, at, "beta", 0.5f)), "");
-    return clampf(c, y, 0, 1);
-  }
-  case VTA_GOP_HARD_SWISH: {
-    LLVMValueRef y = LLVMBuildFAdd(b, LLVMBuildFMul(b, x, F(c, 1.0f / 6.0f), ""), F(c, 0.5), "");
-    return LLVMBuildFMul(b, x, clampf(c, y, 0, 1), "");
-  }
-  case VTA_GOP_TANH: return call1(c, "tanhf", x);
-  case VTA_GOP_EXP: return call1(c, "llvm.exp.f32", x);
-  case VTA_GOP_LOG: return call1(c, "llvm.log.f32", x);
-  case VTA_GOP_SQRT: return call1(c, "llvm.sqrt.f32", x);
-  case VTA_GOP_NEG: return LLVMBuildFNeg(b, x, "");
-  case VTA_GOP_ABS: return call1(c, "llvm.fabs.f32", x);
-  case VTA_GOP_RECIPROCAL: return LLVMBuildFDiv(b, F(c, 1), x, "");
-  case VTA_GOP_FLOOR: return call1(c, "llvm.floor.f32", x);
-  case VTA_GOP_CEIL: return call1(c, "llvm.ceil.f32", x);
-  case VTA_GOP_ELU: {
-    LLVMValueRef e = LLVMBuildFSub(b, call1(c, "llvm.exp.f32", x), F(c, 1), "");
-    e = LLVMBuildFMul(b, e, F(c, attr_f(na, at, "alpha", 1.0f)), "");
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGE, x, F(c, 0), ""), x, e, "");
-  }
-  case VTA_GOP_SELU: {
-    float al = attr_f(na, at, "alpha", 1.67326319217681884765625f);
-    float ga = attr_f(na, at, "gamma", 1.05070102214813232421875f);
-    LLVMValueRef e = LLVMBuildFSub(b, LLVMBuildFMul(b, call1(c, "llvm.exp.f32", x), F(c, al), ""), F(c, al), "");
-    LLVMValueRef y = LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOGT, x, F(c, 0), ""), x, e, "");
-    return LLVMBuildFMul(b, y, F(c, ga), "");
-  }
-  case VTA_GOP_SOFTPLUS:
-    return call1(c, "llvm.log.f32", LLVMBuildFAdd(b, call1(c, "llvm.exp.f32", x), F(c, 1), ""));
-  case VTA_GOP_SOFTSIGN:
-    return LLVMBuildFDiv(b, x, LLVMBuildFAdd(b, F(c, 1), call1(c, "llvm.fabs.f32", x), ""), "");
-  default: return x; /* IDENTITY */
-  }
-}
-
-static LLVMValueRef binary(cg *c, vta_gop op, LLVMValueRef a, LLVMValueRef x) {
-  LLVMBuilderRef b = c->b;
-  switch (op) {
-  case VTA_GOP_ADD: return LLVMBuildFAdd(b, a, x, "");
-  case VTA_GOP_SUB: return LLVMBuildFSub(b, a, x, "");
-  case VTA_GOP_MUL: return LLVMBuildFMul(b, a, x, "");
-  case VTA_GOP_DIV: return LLVMBuildFDiv(b, a, x, "");
-  case VTA_GOP_POW: return call2(c, "llvm.pow.f32", a, x);
-  case VTA_GOP_MAX: return call2(c, "llvm.maxnum.f32", a, x);
-  case VTA_GOP_MIN: return call2(c, "llvm.minnum.f32", a, x);
-  case VTA_GOP_PRELU:
-    return LLVMBuildSelect(b, LLVMBuildFCmp(b, LLVMRealOLT, a, F(c, 0), ""),
-                           LLVMBuildFMul(b, a, x, ""), a, "");
-  default: return a;
-  }
 }
 
 /* ---- argument bookkeeping ---- */
@@ -170,11 +95,11 @@ static LLVMValueRef apply_epilogue(cg *c, LLVMValueRef x, int first, int ea, ope
     if (e->arg >= 0) {
       if (k >= first) {
         LLVMValueRef y = rd(c, ea, ctx);
-        x = e->arg_left ? binary(c, e->op, y, x) : binary(c, e->op, x, y);
+        x = e->arg_left ? cg_binary_step(c, e->op, y, x) : cg_binary_step(c, e->op, x, y);
       }
       ea++;
     } else if (k >= first) {
-      x = unary(c, e->op, e->n_attrs, e->attrs, x);
+      x = cg_unary_step(c, e->op, e->n_attrs, e->attrs, x);
     }
   }
   return x;
@@ -194,9 +119,7 @@ static LLVMValueRef pw_read(cg *c, int k, void *vctx) {
   return p->mask ? cg_vmload(c, p->opp[k], at, p->mask) : cg_vload(c, p->opp[k], at);
 }
 
-/* with_main: compute the node's own op on its inputs, then the epilogue from step `first`;
- * otherwise read the output back and apply the epilogue from `first` in place. */
-static void emit_pointwise(cg *c, int with_main, int first) {
+void cg_emit_pointwise(cg *c, int with_main, int first) {
   const vta_node *nd = c->nd;
   const vta_gvalue *o = V(c, nd->out[0]);
   int nops = 0, opv[CG_MAX_ARGS];
@@ -265,9 +188,9 @@ static void emit_pointwise(cg *c, int with_main, int first) {
     if (with_main) {
       LLVMValueRef a = pw_read(c, 0, &px);
       if (vta_op_kind(nd->op) == VTA_OPK_BINARY)
-        x = binary(c, nd->op, a, pw_read(c, 1, &px));
+        x = cg_binary_step(c, nd->op, a, pw_read(c, 1, &px));
       else
-        x = unary(c, nd->op, nd->n_attrs, nd->attrs, a);
+        x = cg_unary_step(c, nd->op, nd->n_attrs, nd->attrs, a);
     } else {
       x = pw_read(c, 0, &px);
     }
@@ -284,36 +207,12 @@ static void emit_pointwise(cg *c, int with_main, int first) {
   }
   cg_loop_close(c, &lj);
   for (int d = cr - 1; d >= 0; d--) loop_close(c, &lp[d]);
+  c->epi_done = nd->n_epi;
 }
 
-/* Leading epilogue steps a kernel can apply as a clamp: Relu and Clip. Returns how many. */
-static int lead_clamp(const vta_node *nd, float *lo, float *hi) {
-  *lo = -INFINITY;
-  *hi = INFINITY;
-  int k = 0;
-  for (; k < nd->n_epi; k++) {
-    const vta_epilogue *e = &nd->epi[k];
-    float l, h;
-    if (e->op == VTA_GOP_RELU) {
-      l = 0, h = INFINITY;
-    } else if (e->op == VTA_GOP_CLIP) {
-      l = attr_f(e->n_attrs, e->attrs, "min", -INFINITY);
-      h = attr_f(e->n_attrs, e->attrs, "max", INFINITY);
-    } else {
-      break;
-    }
-    /* clamp(clamp(x, lo, hi), l, h) == clamp(x, max(lo, l), min(hi, h)) when they overlap. */
-    float nl = *lo > l ? *lo : l, nh = *hi < h ? *hi : h;
-    if (nl > nh) break;
-    *lo = nl, *hi = nh;
-  }
-  return k;
-}
 
-/* ---- copies and data movement ---- */
-
-/* Data movement works on any element type: the node's output type (f32, or the integer type
- * of the same size) is c->et while the node is emitted, and these helpers use it. */
+/* The LLVM type data movement moves a node's elements in (c->et while it is emitted: f32, or
+ * the integer type of the same size), so that it works on any element type. */
 static LLVMTypeRef elt_of(cg *c, vta_dtype t) {
   switch (vta_dtype_size(t)) {
   case 1: return c->i8;
@@ -322,500 +221,38 @@ static LLVMTypeRef elt_of(cg *c, vta_dtype t) {
   default: return t == VTA_DT_F32 ? c->f32 : c->i32;
   }
 }
-static LLVMValueRef egep(cg *c, LLVMValueRef p, LLVMValueRef i) {
-  LLVMValueRef q = LLVMBuildBitCast(c->b, p, LLVMPointerType(c->et, 0), "");
-  return LLVMBuildInBoundsGEP2(c->b, c->et, q, &i, 1, "");
-}
-static LLVMValueRef eload(cg *c, LLVMValueRef p, LLVMValueRef i) {
-  return LLVMBuildLoad2(c->b, c->et, egep(c, p, i), "");
-}
-static void estore(cg *c, LLVMValueRef v, LLVMValueRef p, LLVMValueRef i) {
-  LLVMBuildStore(c->b, v, egep(c, p, i));
-}
-
-static void memcpy_f32(cg *c, LLVMValueRef dst, LLVMValueRef src, int64_t count) {
-  if (count <= 0) return;
-  int64_t esize = LLVMGetTypeKind(c->et) == LLVMFloatTypeKind ? 4 : (int64_t)LLVMGetIntTypeWidth(c->et) / 8;
-  LLVMValueRef a[4] = {LLVMBuildBitCast(c->b, dst, c->i8ptr, ""), LLVMBuildBitCast(c->b, src, c->i8ptr, ""),
-                       C(c, count * esize), LLVMConstInt(c->i1, 0, 0)};
-  cg_call(c, "llvm.memcpy.p0i8.p0i8.i64", LLVMVoidTypeInContext(c->ctx), 4, a);
-}
-
-static void emit_copy(cg *c) {
-  memcpy_f32(c, out_p(c), in_p(c, 0), vta_value_count(V(c, c->nd->out[0])));
-}
-
-static void row_strides(const vta_gvalue *v, int64_t *s) {
-  int64_t acc = 1;
-  for (int d = v->rank - 1; d >= 0; d--) s[d] = acc, acc *= v->dims[d];
-}
-
-/* Generic gather: out[idx] = in[sum_d f_d(idx_d)] where f_d(i) = base[d] + i * step[d]. */
-static void emit_affine(cg *c, const int64_t *base, const int64_t *step) {
-  const vta_gvalue *o = V(c, c->nd->out[0]);
-  int64_t os[VTA_MAX_RANK];
-  row_strides(o, os);
-  loop_t lp[VTA_MAX_RANK];
-  int64_t b0 = 0;
-  for (int d = 0; d < o->rank; d++) b0 += base[d];
-  LLVMValueRef io = C(c, b0), oo = C(c, 0);
-  for (int d = 0; d < o->rank; d++) {
-    LLVMValueRef i = loop_open(c, &lp[d], C(c, 0), C(c, o->dims[d]));
-    io = add(c, io, mul(c, i, step[d]));
-    oo = add(c, oo, mul(c, i, os[d]));
-  }
-  estore(c, eload(c, in_p(c, 0), io), out_p(c), oo);
-  for (int d = o->rank - 1; d >= 0; d--) loop_close(c, &lp[d]);
-}
-
-static void emit_transpose(cg *c) {
-  const vta_gvalue *x = V(c, c->nd->in[0]);
-  int64_t perm[VTA_MAX_RANK], xs[VTA_MAX_RANK], base[VTA_MAX_RANK] = {0}, step[VTA_MAX_RANK];
-  vta_node_ints(c->nd, "perm", perm, VTA_MAX_RANK);
-  row_strides(x, xs);
-  for (int d = 0; d < x->rank; d++) step[d] = xs[perm[d]];
-  emit_affine(c, base, step);
-}
-
-static void emit_slice(cg *c) {
-  const vta_gvalue *x = V(c, c->nd->in[0]);
-  int64_t st[VTA_MAX_RANK], sp[VTA_MAX_RANK], xs[VTA_MAX_RANK], base[VTA_MAX_RANK], step[VTA_MAX_RANK];
-  vta_node_ints(c->nd, "starts", st, VTA_MAX_RANK);
-  vta_node_ints(c->nd, "steps", sp, VTA_MAX_RANK);
-  row_strides(x, xs);
-  for (int d = 0; d < x->rank; d++) base[d] = st[d] * xs[d], step[d] = sp[d] * xs[d];
-  emit_affine(c, base, step);
-}
-
-static void emit_concat(cg *c) {
-  const vta_node *nd = c->nd;
-  const vta_gvalue *o = V(c, nd->out[0]);
-  int64_t axis = vta_node_int(nd, "axis", 0), inner = 1, outer = 1;
-  for (int d = 0; d < axis; d++) outer *= o->dims[d];
-  for (int d = (int)axis + 1; d < o->rank; d++) inner *= o->dims[d];
-  int64_t at = 0, orow = o->dims[axis] * inner;
-  for (int k = 0; k < nd->n_in; k++) {
-    const vta_gvalue *x = V(c, nd->in[k]);
-    int64_t row = x->dims[axis] * inner;
-    if (row && outer) {
-      loop_t l1;
-      LLVMValueRef i = loop_open(c, &l1, C(c, 0), C(c, outer));
-      memcpy_f32(c, egep(c, out_p(c), add(c, mul(c, i, orow), C(c, at * inner))),
-                 egep(c, in_p(c, k), mul(c, i, row)), row);
-      loop_close(c, &l1);
-    }
-    at += x->dims[axis];
-  }
-}
-
-static void emit_pad(cg *c) {
-  const vta_node *nd = c->nd;
-  const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
-  int64_t pads[2 * VTA_MAX_RANK], xs[VTA_MAX_RANK], os[VTA_MAX_RANK];
-  vta_node_ints(nd, "pads", pads, 2 * VTA_MAX_RANK);
-  row_strides(x, xs);
-  row_strides(o, os);
-  const char *mode = vta_node_string(nd, "mode", "constant");
-  int constant = strcmp(mode, "constant") == 0, reflect = strcmp(mode, "reflect") == 0;
-  int empty = vta_value_count(x) == 0;
-  loop_t lp[VTA_MAX_RANK];
-  LLVMValueRef io = C(c, 0), oo = C(c, 0), valid = LLVMConstInt(c->i1, 1, 0);
-  for (int d = 0; d < o->rank; d++) {
-    LLVMValueRef i = loop_open(c, &lp[d], C(c, 0), C(c, o->dims[d]));
-    oo = add(c, oo, mul(c, i, os[d]));
-    LLVMValueRef s = LLVMBuildNSWSub(c->b, i, C(c, pads[d]), "");
-    int64_t n = x->dims[d];
-    LLVMValueRef lo = LLVMBuildICmp(c->b, LLVMIntSLT, s, C(c, 0), "");
-    LLVMValueRef hi = LLVMBuildICmp(c->b, LLVMIntSGE, s, C(c, n), "");
-    if (constant) {
-      valid = LLVMBuildAnd(c->b, valid, LLVMBuildNot(c->b, LLVMBuildOr(c->b, lo, hi, ""), ""), "");
-      s = LLVMBuildSelect(c->b, lo, C(c, 0), s, "");
-      s = LLVMBuildSelect(c->b, hi, C(c, n > 0 ? n - 1 : 0), s, "");
-    } else if (reflect) {
-      s = LLVMBuildSelect(c->b, lo, LLVMBuildNSWNeg(c->b, s, ""), s, "");
-      s = LLVMBuildSelect(c->b, hi, LLVMBuildNSWSub(c->b, C(c, 2 * (n - 1)), s, ""), s, "");
-    } else {
-      s = LLVMBuildSelect(c->b, lo, C(c, 0), s, "");
-      s = LLVMBuildSelect(c->b, hi, C(c, n - 1), s, "");
-    }
-    io = add(c, io, mul(c, s, xs[d]));
-  }
-  float pv = vta_node_float(nd, "value", 0.0f);
-  LLVMValueRef val = c->et == c->f32 ? F(c, pv) : LLVMConstInt(c->et, (unsigned long long)(int64_t)pv, 1);
-  LLVMValueRef y = empty ? val : eload(c, in_p(c, 0), io);
-  if (constant && !empty) y = LLVMBuildSelect(c->b, valid, y, val, "");
-  estore(c, y, out_p(c), oo);
-  for (int d = o->rank - 1; d >= 0; d--) loop_close(c, &lp[d]);
-}
-
-
-/* Source coordinate of output index i along an axis (ONNX Resize's transformations); roi0/roi1
- * are the axis's region of interest (tf_crop_and_resize only). */
-static double resize_coord(const char *mode, int64_t i, int64_t in, int64_t out, float scale, double roi0,
-                           double roi1) {
-  if (strcmp(mode, "asymmetric") == 0) return i / (double)scale;
-  if (strcmp(mode, "align_corners") == 0) {
-    /* The resized length is in * scale, not the (floored) output size: with scales given
-     * they differ (ONNX's reference and test_resize_downsample_scales_linear_align_corners);
-     * with sizes given, scale = out / in and they agree. */
-    double len = (double)in * scale;
-    return out == 1 || len <= 1 ? 0 : i * (double)(in - 1) / (len - 1);
-  }
-  if (strcmp(mode, "tf_crop_and_resize") == 0)
-    return out > 1 ? roi0 * (double)(in - 1) + i * (roi1 - roi0) * (double)(in - 1) / (double)(out - 1)
-                   : 0.5 * (roi0 + roi1) * (double)(in - 1);
-  if (strcmp(mode, "pytorch_half_pixel") == 0) return out > 1 ? (i + 0.5) / scale - 0.5 : 0;
-  if (strcmp(mode, "tf_half_pixel_for_nn") == 0) return (i + 0.5) / scale;
-  return (i + 0.5) / scale - 0.5; /* half_pixel */
-}
-
-/* Keys' cubic convolution kernel with parameter a (ONNX's cubic_coeff_a). */
-static double cubic_kernel(double x, double a) {
-  x = fabs(x);
-  if (x <= 1) return ((a + 2) * x - (a + 3)) * x * x + 1;
-  if (x < 2) return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
-  return 0;
-}
-
-/* Resize: every output element is a weighted sum of input elements. Per resized axis the
- * compiler tabulates, for each output index, the taps (input indices) and their weights:
- * nearest one tap of weight 1, linear two, cubic four (Keys' kernel, edge indices repeated,
- * or with exclude_outside the outside taps dropped and the rest renormalised). The
- * generated loop nest then reads the tables. tf_crop_and_resize maps the output onto the
- * region of interest and writes extrapolation_value where the source lies outside the input. */
-static void emit_resize(cg *c) {
-  const vta_node *nd = c->nd;
-  const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
-  const vta_attr *sa = vta_node_attr(nd, "scales");
-  const vta_attr *ra = vta_node_attr(nd, "roi");
-  const char *ctm = vta_node_string(nd, "coordinate_transformation_mode", "half_pixel");
-  const char *nm = vta_node_string(nd, "nearest_mode", "round_prefer_floor");
-  const char *mode = vta_node_string(nd, "mode", "nearest");
-  int linear = strcmp(mode, "linear") == 0, cubic = strcmp(mode, "cubic") == 0;
-  int taps = cubic ? 4 : linear ? 2 : 1, crop = strcmp(ctm, "tf_crop_and_resize") == 0;
-  double ca = vta_node_float(nd, "cubic_coeff_a", -0.75f);
-  int excl = (int)vta_node_int(nd, "exclude_outside", 0);
-  float extra = vta_node_float(nd, "extrapolation_value", 0.0f);
-  int64_t xs[VTA_MAX_RANK], os[VTA_MAX_RANK];
-  row_strides(x, xs);
-  row_strides(o, os);
-  int r = o->rank;
-  /* Per axis: taps index tables, weight tables, and (crop) a table of inside flags. */
-  LLVMValueRef ti[VTA_MAX_RANK][4] = {{0}}, tw[VTA_MAX_RANK][4] = {{0}}, tin[VTA_MAX_RANK] = {0};
-  for (int d = 0; d < r; d++) {
-    int64_t n = o->dims[d], in = x->dims[d];
-    float scale = sa->floats[d];
-    double roi0 = ra && ra->n == 2 * r ? ra->floats[d] : 0, roi1 = ra && ra->n == 2 * r ? ra->floats[r + d] : 1;
-    if (n == in && scale == 1.0f && (!crop || (roi0 == 0 && roi1 == 1))) continue;
-    int64_t *ix[4];
-    float *w[4];
-    int64_t *inside = calloc((size_t)n, sizeof(int64_t));
-    for (int t = 0; t < taps; t++) ix[t] = malloc(sizeof(int64_t) * (size_t)n), w[t] = malloc(sizeof(float) * (size_t)n);
-    for (int64_t i = 0; i < n; i++) {
-      double s = resize_coord(ctm, i, in, n, scale, roi0, roi1);
-      inside[i] = !(s < 0 || s > (double)(in - 1));
-      if (cubic) {
-        double f = floor(s), fr = s - f, wt[4] = {cubic_kernel(fr + 1, ca), cubic_kernel(fr, ca),
-                                                  cubic_kernel(1 - fr, ca), cubic_kernel(2 - fr, ca)};
-        double sum = 0;
-        for (int t = 0; t < 4; t++) {
-          int64_t k = (int64_t)f - 1 + t;
-          if (excl && (k < 0 || k >= in)) wt[t] = 0;
-          sum += wt[t];
-          ix[t][i] = k < 0 ? 0 : k >= in ? in - 1 : k;
-        }
-        for (int t = 0; t < 4; t++) w[t][i] = (float)(excl && sum != 0 ? wt[t] / sum : wt[t]);
-      } else if (linear) {
-        if (s < 0) s = 0;
-        if (s > in - 1) s = (double)(in - 1);
-        int64_t a = (int64_t)floor(s);
-        ix[0][i] = a;
-        ix[1][i] = a + 1 < in ? a + 1 : in - 1;
-        w[1][i] = (float)(s - a);
-        w[0][i] = 1 - w[1][i];
-      } else {
-        double f;
-        if (strcmp(nm, "floor") == 0) f = floor(s);
-        else if (strcmp(nm, "ceil") == 0) f = ceil(s);
-        else if (strcmp(nm, "round_prefer_ceil") == 0) f = floor(s + 0.5);
-        else f = (s - floor(s) == 0.5) ? floor(s) : floor(s + 0.5);
-        int64_t a = (int64_t)f;
-        ix[0][i] = a < 0 ? 0 : a >= in ? in - 1 : a;
-      }
-    }
-    for (int t = 0; t < taps; t++) {
-      ti[d][t] = cg_table_i64(c, ix[t], n);
-      if (taps > 1) tw[d][t] = cg_table_f32(c, w[t], n);
-      free(ix[t]);
-      free(w[t]);
-    }
-    if (crop) tin[d] = cg_table_i64(c, inside, n);
-    free(inside);
-  }
-  loop_t lp[VTA_MAX_RANK];
-  LLVMValueRef oo = C(c, 0), base = C(c, 0), idx[VTA_MAX_RANK];
-  LLVMValueRef ok = LLVMConstInt(c->i1, 1, 0);
-  for (int d = 0; d < r; d++) {
-    idx[d] = loop_open(c, &lp[d], C(c, 0), C(c, o->dims[d]));
-    oo = add(c, oo, mul(c, idx[d], os[d]));
-    if (!tw[d][0]) {
-      LLVMValueRef s = ti[d][0] ? cg_table_at(c, ti[d][0], idx[d]) : idx[d];
-      base = add(c, base, mul(c, s, xs[d]));
-    }
-    if (tin[d])
-      ok = LLVMBuildAnd(c->b, ok, LLVMBuildICmp(c->b, LLVMIntNE, cg_table_at(c, tin[d], idx[d]), C(c, 0), ""), "");
-  }
-  LLVMValueRef y;
-  int ax[2], na = 0;
-  for (int d = 0; d < r; d++)
-    if (tw[d][0] && na < 2) ax[na++] = d;
-  if (!linear && !cubic) {
-    y = load(c, in_p(c, 0), base);
-  } else if (linear) {
-    /* Up to two interpolated axes (checked by shape inference: the last two). */
-    LLVMValueRef corner[4];
-    for (int q = 0; q < (1 << na); q++) {
-      LLVMValueRef off = base;
-      for (int a = 0; a < na; a++) {
-        LLVMValueRef s = cg_table_at(c, ti[ax[a]][(q >> a) & 1], idx[ax[a]]);
-        off = add(c, off, mul(c, s, xs[ax[a]]));
-      }
-      corner[q] = load(c, in_p(c, 0), off);
-    }
-    /* Straightforward form: interpolate along the first axis, then the second. */
-    if (na == 1) {
-      LLVMValueRef w = cg_table_at(c, tw[ax[0]][1], idx[ax[0]]);
-      y = LLVMBuildFAdd(c->b, corner[0], LLVMBuildFMul(c->b, w, LLVMBuildFSub(c->b, corner[1], corner[0], ""), ""), "");
-    } else if (na == 2) {
-      LLVMValueRef w0 = cg_table_at(c, tw[ax[0]][1], idx[ax[0]]);
-      LLVMValueRef w1 = cg_table_at(c, tw[ax[1]][1], idx[ax[1]]);
-      /* corner bit 0: axis ax[0] upper, bit 1: axis ax[1] upper */
-      LLVMValueRef a0 = LLVMBuildFAdd(c->b, corner[0], LLVMBuildFMul(c->b, w1, LLVMBuildFSub(c->b, corner[2], corner[0], ""), ""), "");
-      LLVMValueRef a1 = LLVMBuildFAdd(c->b, corner[1], LLVMBuildFMul(c->b, w1, LLVMBuildFSub(c->b, corner[3], corner[1], ""), ""), "");
-      y = LLVMBuildFAdd(c->b, a0, LLVMBuildFMul(c->b, w0, LLVMBuildFSub(c->b, a1, a0, ""), ""), "");
-    } else {
-      y = load(c, in_p(c, 0), base);
-    }
-  } else {
-    /* Cubic: the sum over the 4 x 4 (or 4) taps of the weights' product times the element,
-     * in double. */
-    LLVMTypeRef f64 = LLVMDoubleTypeInContext(c->ctx);
-    LLVMValueRef acc = LLVMConstReal(f64, 0);
-    for (int q = 0; q < (na == 2 ? 16 : na == 1 ? 4 : 1); q++) {
-      LLVMValueRef off = base, wq = LLVMConstReal(f64, 1);
-      for (int a = 0; a < na; a++) {
-        int t = a ? q / 4 : q % 4;
-        off = add(c, off, mul(c, cg_table_at(c, ti[ax[a]][t], idx[ax[a]]), xs[ax[a]]));
-        wq = LLVMBuildFMul(c->b, wq, LLVMBuildFPExt(c->b, cg_table_at(c, tw[ax[a]][t], idx[ax[a]]), f64, ""), "");
-      }
-      LLVMValueRef v = LLVMBuildFPExt(c->b, load(c, in_p(c, 0), off), f64, "");
-      acc = LLVMBuildFAdd(c->b, acc, LLVMBuildFMul(c->b, wq, v, ""), "");
-    }
-    y = LLVMBuildFPTrunc(c->b, acc, c->f32, "");
-  }
-  if (crop) y = LLVMBuildSelect(c->b, ok, y, F(c, extra), "");
-  store(c, y, out_p(c), oo);
-  for (int d = r - 1; d >= 0; d--) loop_close(c, &lp[d]);
-}
-
-static void emit_pool(cg *c) {
-  const vta_node *nd = c->nd;
-  int is_max = nd->op == VTA_GOP_MAXPOOL || nd->op == VTA_GOP_GLOBAL_MAXPOOL;
-  const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
-  int64_t nc = x->dims[0] * x->dims[1];
-  LLVMValueRef X = in_p(c, 0), O = out_p(c);
-  if (nd->op == VTA_GOP_GLOBAL_AVGPOOL || nd->op == VTA_GOP_GLOBAL_MAXPOOL) {
-    int64_t plane = vta_value_count(x) / (nc ? nc : 1);
-    LLVMValueRef acc = accum(c);
-    loop_t l1, l2;
-    LLVMValueRef i = loop_open(c, &l1, C(c, 0), C(c, nc));
-    LLVMBuildStore(c->b, F(c, is_max ? -INFINITY : 0), acc);
-    LLVMValueRef j = loop_open(c, &l2, C(c, 0), C(c, plane));
-    LLVMValueRef v = load(c, X, add(c, mul(c, i, plane), j));
-    LLVMValueRef a = LLVMBuildLoad2(c->b, c->f32, acc, "");
-    LLVMBuildStore(c->b, is_max ? fmax_(c, a, v) : LLVMBuildFAdd(c->b, a, v, ""), acc);
-    loop_close(c, &l2);
-    LLVMValueRef r = LLVMBuildLoad2(c->b, c->f32, acc, "");
-    if (!is_max) r = LLVMBuildFDiv(c->b, r, F(c, (double)plane), "");
-    store(c, r, O, i);
-    loop_close(c, &l1);
-    return;
-  }
-  int two = x->rank == 4;
-  int64_t H = two ? x->dims[2] : 1, W = x->dims[two ? 3 : 2];
-  int64_t OH = two ? o->dims[2] : 1, OW = o->dims[two ? 3 : 2];
-  int64_t ks[2] = {1, 1}, st[2] = {1, 1}, dl[2] = {1, 1}, pd[4] = {0, 0, 0, 0};
-  vta_node_ints(nd, "kernel_shape", ks, 2);
-  vta_node_ints(nd, "strides", st, 2);
-  vta_node_ints(nd, "dilations", dl, 2);
-  vta_node_ints(nd, "pads", pd, 4);
-  int64_t KH = two ? ks[0] : 1, KW = two ? ks[1] : ks[0], SH = two ? st[0] : 1, SW = two ? st[1] : st[0];
-  int64_t DH = two ? dl[0] : 1, DW = two ? dl[1] : dl[0], PT = two ? pd[0] : 0, PL = two ? pd[1] : pd[0];
-  int64_t PB = two ? pd[2] : 0, PR = two ? pd[3] : pd[1];
-  int include_pad = (int)vta_node_int(nd, "count_include_pad", 0);
-  LLVMValueRef acc = accum(c), cnt = accum(c);
-  loop_t l1, l2, l3, l4, l5;
-  LLVMValueRef i = loop_open(c, &l1, C(c, 0), C(c, nc));
-  LLVMValueRef oh = loop_open(c, &l2, C(c, 0), C(c, OH));
-  LLVMValueRef ow = loop_open(c, &l3, C(c, 0), C(c, OW));
-  LLVMBuildStore(c->b, F(c, is_max ? -INFINITY : 0), acc);
-  LLVMBuildStore(c->b, F(c, 0), cnt);
-  LLVMValueRef kh = loop_open(c, &l4, C(c, 0), C(c, KH));
-  LLVMValueRef ih = add(c, LLVMBuildNSWSub(c->b, mul(c, oh, SH), C(c, PT), ""), mul(c, kh, DH));
-  LLVMValueRef kw = loop_open(c, &l5, C(c, 0), C(c, KW));
-  LLVMValueRef iw = add(c, LLVMBuildNSWSub(c->b, mul(c, ow, SW), C(c, PL), ""), mul(c, kw, DW));
-  LLVMValueRef ok = LLVMBuildAnd(c->b, LLVMBuildICmp(c->b, LLVMIntULT, ih, C(c, H), ""),
-                                 LLVMBuildICmp(c->b, LLVMIntULT, iw, C(c, W), ""), "");
-  LLVMBasicBlockRef yes = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "in");
-  LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(c->ctx, c->fn, "next");
-  LLVMBuildCondBr(c->b, ok, yes, next);
-  LLVMPositionBuilderAtEnd(c->b, yes);
-  LLVMValueRef v = load(c, X, add(c, mul(c, i, H * W), add(c, mul(c, ih, W), iw)));
-  LLVMValueRef a = LLVMBuildLoad2(c->b, c->f32, acc, "");
-  LLVMBuildStore(c->b, is_max ? fmax_(c, a, v) : LLVMBuildFAdd(c->b, a, v, ""), acc);
-  LLVMBuildStore(c->b, LLVMBuildFAdd(c->b, LLVMBuildLoad2(c->b, c->f32, cnt, ""), F(c, 1), ""), cnt);
-  LLVMBuildBr(c->b, next);
-  LLVMPositionBuilderAtEnd(c->b, next);
-  loop_close(c, &l5);
-  loop_close(c, &l4);
-  LLVMValueRef r = LLVMBuildLoad2(c->b, c->f32, acc, "");
-  if (!is_max) {
-    LLVMValueRef div;
-    if (include_pad) {
-      /* The window clipped to the padded input (matters only with ceil_mode). */
-      LLVMValueRef h0 = LLVMBuildNSWSub(c->b, mul(c, oh, SH), C(c, PT), "");
-      LLVMValueRef w0 = LLVMBuildNSWSub(c->b, mul(c, ow, SW), C(c, PL), "");
-      LLVMValueRef h1 = add(c, h0, C(c, (KH - 1) * DH + 1)), w1 = add(c, w0, C(c, (KW - 1) * DW + 1));
-      LLVMValueRef hmax = C(c, H + PB), wmax = C(c, W + PR);
-      h1 = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, h1, hmax, ""), hmax, h1, "");
-      w1 = LLVMBuildSelect(c->b, LLVMBuildICmp(c->b, LLVMIntSGT, w1, wmax, ""), wmax, w1, "");
-      LLVMValueRef hn = LLVMBuildSDiv(c->b, LLVMBuildNSWSub(c->b, LLVMBuildNSWSub(c->b, h1, h0, ""), C(c, 1), ""), C(c, DH), "");
-      LLVMValueRef wn = LLVMBuildSDiv(c->b, LLVMBuildNSWSub(c->b, LLVMBuildNSWSub(c->b, w1, w0, ""), C(c, 1), ""), C(c, DW), "");
-      LLVMValueRef n = LLVMBuildNSWMul(c->b, add(c, hn, C(c, 1)), add(c, wn, C(c, 1)), "");
-      div = LLVMBuildSIToFP(c->b, n, c->f32, "");
-    } else {
-      div = LLVMBuildLoad2(c->b, c->f32, cnt, "");
-    }
-    r = LLVMBuildFDiv(c->b, r, div, "");
-  }
-  store(c, r, O, add(c, mul(c, i, OH * OW), add(c, mul(c, oh, OW), ow)));
-  loop_close(c, &l3);
-  loop_close(c, &l2);
-  loop_close(c, &l1);
-}
-
-static void emit_softmax(cg *c) {
-  const vta_node *nd = c->nd;
-  const vta_gvalue *x = V(c, nd->in[0]);
-  int64_t axis = vta_node_int(nd, "axis", 1), outer = 1, len = 1, inner = 1;
-  int coerce = (int)vta_node_int(nd, "coerce", 0);
-  for (int d = 0; d < x->rank; d++) {
-    if (d < axis) outer *= x->dims[d];
-    else if (d == axis || coerce) len *= x->dims[d];
-    else inner *= x->dims[d];
-  }
-  LLVMValueRef X = in_p(c, 0), O = out_p(c), mx = accum(c), sum = accum(c);
-  loop_t lo, li, l1, l2, l3;
-  LLVMValueRef o = loop_open(c, &lo, C(c, 0), C(c, outer));
-  LLVMValueRef in = loop_open(c, &li, C(c, 0), C(c, inner));
-  LLVMValueRef base = add(c, mul(c, o, len * inner), in);
-  LLVMBuildStore(c->b, F(c, -INFINITY), mx);
-  LLVMBuildStore(c->b, F(c, 0), sum);
-  LLVMValueRef k = loop_open(c, &l1, C(c, 0), C(c, len));
-  LLVMValueRef v = load(c, X, add(c, base, mul(c, k, inner)));
-  LLVMBuildStore(c->b, fmax_(c, LLVMBuildLoad2(c->b, c->f32, mx, ""), v), mx);
-  loop_close(c, &l1);
-  LLVMValueRef m = LLVMBuildLoad2(c->b, c->f32, mx, "");
-  k = loop_open(c, &l2, C(c, 0), C(c, len));
-  LLVMValueRef idx = add(c, base, mul(c, k, inner));
-  LLVMValueRef e = call1(c, "llvm.exp.f32", LLVMBuildFSub(c->b, load(c, X, idx), m, ""));
-  store(c, e, O, idx);
-  LLVMBuildStore(c->b, LLVMBuildFAdd(c->b, LLVMBuildLoad2(c->b, c->f32, sum, ""), e, ""), sum);
-  loop_close(c, &l2);
-  LLVMValueRef rs = LLVMBuildFDiv(c->b, F(c, 1), LLVMBuildLoad2(c->b, c->f32, sum, ""), "");
-  k = loop_open(c, &l3, C(c, 0), C(c, len));
-  idx = add(c, base, mul(c, k, inner));
-  store(c, LLVMBuildFMul(c->b, load(c, O, idx), rs, ""), O, idx);
-  loop_close(c, &l3);
-  loop_close(c, &li);
-  loop_close(c, &lo);
-}
-
-/* ---- Pow and Clip on element types other than float32, Clip with run-time bounds ----
- *
- * Integer powers (Pow(int64, int64), Pow(float, int32), Pow(int32, float)), integer or
- * float16/float64 clipping and a Clip whose bound the model computes go through
- * op_elementwise.c's scalar walk in double: exact for
- * integers up to 2^53, converted to the output's type at the end. The vectorised float32 path
- * above stays the one models spend their time in. */
-
-static int typed_fallback(const vta_graph *g, int i) {
-  const vta_node *nd = &g->nodes[i];
-  if ((nd->op != VTA_GOP_POW && nd->op != VTA_GOP_CLIP) || nd->n_epi || nd->n_out != 1) return 0;
-  /* A Clip bound computed at run time is read by the scalar walk, whatever the type. */
-  int all_f32 = g->values[nd->out[0]].dtype == VTA_DT_F32 && !(nd->op == VTA_GOP_CLIP && nd->n_in > 1);
-  for (int k = 0; k < nd->n_in; k++) {
-    if (nd->in[k] < 0) continue;
-    vta_dtype t = g->values[nd->in[k]].dtype;
-    if (t == VTA_DT_BOOL) return 0;
-    all_f32 &= t == VTA_DT_F32;
-  }
-  return !all_f32;
-}
-
-static LLVMValueRef typed_scalar(cg *c, const vta_node *nd, LLVMValueRef *x) {
-  if (nd->op == VTA_GOP_POW) return cg_call_f64(c, "llvm.pow.f64", 2, x);
-  LLVMValueRef v = x[0];
-  float lo = vta_node_float(nd, "min", -INFINITY), hi = vta_node_float(nd, "max", INFINITY);
-  LLVMValueRef l = cg_f64(c, lo), h = cg_f64(c, hi);
-  /* Bounds given at run time: the present inputs follow x in order (absent ones skipped). */
-  int k = 1;
-  if (nd->n_in > 1 && nd->in[1] >= 0) l = x[k++];
-  if (nd->n_in > 2 && nd->in[2] >= 0) h = x[k++];
-  v = LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOLT, v, l, ""), l, v, "");
-  return LLVMBuildSelect(c->b, LLVMBuildFCmp(c->b, LLVMRealOGT, v, h, ""), h, v, "");
-}
 
 /* ---- per-node driver ---- */
 
+/* The code is the families': the core operators (BatchNormalization, Dropout) have none. */
 int vta_codegen_supports(vta_gop op) {
   const vta_op_family *fam = vta_op_family_of(op);
-  if (fam) return fam->emit != NULL;
-  switch (op) {
-  case VTA_GOP_BATCHNORM: case VTA_GOP_DROPOUT:
-    return 0;
-  default:
-    return 1;
-  }
+  return fam && fam->emit != NULL;
 }
 
 int vta_codegen_supports_node(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   if (!vta_codegen_supports(nd->op)) return 0;
   const vta_op_family *fam = vta_op_family_of(nd->op);
-  if (fam) return fam->supports ? fam->supports(g, i) : 1;
-  int q = cg_qop_supports(g, i);
-  if (q >= 0) return q;
-  if (typed_fallback(g, i)) return 1;
-  int all_f32 = 1, same = 1;
+  return fam->supports ? fam->supports(g, i) : 1;
+}
+
+int cg_node_f32(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  int all_f32 = 1;
+  for (int k = 0; k < nd->n_in; k++)
+    if (nd->in[k] >= 0) all_f32 &= g->values[nd->in[k]].dtype == VTA_DT_F32;
+  for (int k = 0; k < nd->n_out; k++) all_f32 &= g->values[nd->out[k]].dtype == VTA_DT_F32;
+  return all_f32;
+}
+
+int cg_node_moves(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  int same = 1;
   vta_dtype t = g->values[nd->out[0]].dtype;
   for (int k = 0; k < nd->n_in; k++)
-    if (nd->in[k] >= 0) {
-      all_f32 &= g->values[nd->in[k]].dtype == VTA_DT_F32;
-      same &= g->values[nd->in[k]].dtype == t;
-    }
-  for (int k = 0; k < nd->n_out; k++) all_f32 &= g->values[nd->out[k]].dtype == VTA_DT_F32;
-  if (all_f32) return 1;
-  /* Data movement copies any element type. */
-  switch (nd->op) {
-  case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-  case VTA_GOP_IDENTITY: case VTA_GOP_TRANSPOSE: case VTA_GOP_CONCAT: case VTA_GOP_SLICE:
-    return same && nd->n_epi == 0;
-  case VTA_GOP_PAD:
-    return same && nd->n_epi == 0 && (t == VTA_DT_F32 || vta_node_float(nd, "value", 0.0f) == 0.0f);
-  default:
-    return 0;
-  }
+    if (nd->in[k] >= 0) same &= g->values[nd->in[k]].dtype == t;
+  return same && nd->n_epi == 0;
 }
 
 int vta_node_needs_code(const vta_graph *g, int i) {
@@ -852,14 +289,6 @@ int vta_kernel_args(const vta_graph *g, int i, int *values, int cap) {
 
 void vta_kernel_name(int node, char *buf, size_t size) { snprintf(buf, size, "vta_k%d", node); }
 
-/* Can the node's kernel apply leading Relu/Clip steps itself? */
-static int takes_clamp(const vta_node *nd) {
-  if (nd->op == VTA_GOP_CONV || nd->op == VTA_GOP_MATMUL) return 1;
-  if (nd->op != VTA_GOP_GEMM) return 0;
-  int ta = (int)vta_node_int(nd, "transA", 0), tb = (int)vta_node_int(nd, "transB", 0);
-  int with_c = nd->n_in > 2 && nd->in[2] >= 0 && vta_node_float(nd, "beta", 1.0f) != 0.0f;
-  return !with_c && !(ta && tb);
-}
 
 static int emit_node(cg *c, int i) {
   const vta_node *nd = &c->g->nodes[i];
@@ -890,46 +319,16 @@ static int emit_node(cg *c, int i) {
     c->argp[k] = LLVMGetParam(body, (unsigned)k);
   }
   cg_begin_function(c, body);
-  float lo = -INFINITY, hi = INFINITY;
-  int done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
-  int pointwise_done = 0;
+  c->epi_done = 0;
   c->et = elt_of(c, V(c, nd->out[0])->dtype);
   const vta_op_family *fam = vta_op_family_of(nd->op);
-  if (fam) {
-    if (fam->emit(c)) return -1;
-  } else if (typed_fallback(c->g, i)) {
-    if (ew_emit(c, typed_scalar)) return -1;
-    pointwise_done = 1;
-  } else if (cg_emit_qop(c)) {
-    /* A DequantizeLinear's float output may carry fused epilogue steps. */
-    pointwise_done = nd->op != VTA_GOP_DEQUANTIZE_LINEAR;
-  } else switch (nd->op) {
-  case VTA_GOP_CONV: cg_emit_conv(c, lo, hi); break;
-  case VTA_GOP_CONV_TRANSPOSE: cg_emit_conv_transpose(c); break;
-  case VTA_GOP_GEMM: cg_emit_gemm(c, lo, hi); break;
-  case VTA_GOP_MATMUL: cg_emit_matmul(c, lo, hi); break;
-  case VTA_GOP_MAXPOOL: case VTA_GOP_AVGPOOL: case VTA_GOP_GLOBAL_AVGPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
-    emit_pool(c);
-    break;
-  case VTA_GOP_SOFTMAX: emit_softmax(c); break;
-  case VTA_GOP_CONCAT: emit_concat(c); break;
-  case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-    emit_copy(c);
-    break;
-  case VTA_GOP_TRANSPOSE: emit_transpose(c); break;
-  case VTA_GOP_PAD: emit_pad(c); break;
-  case VTA_GOP_SLICE: emit_slice(c); break;
-  case VTA_GOP_RESIZE: emit_resize(c); break;
-  default:
-    if (vta_op_kind(nd->op) == VTA_OPK_OTHER) {
-      char w[300];
-      return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: no CPU code generator for %s",
-                           vta_node_describe(c->g, i, w, sizeof w), vta_op_name(nd->op));
-    }
-    emit_pointwise(c, 1, 0);
-    pointwise_done = 1;
+  if (!fam || !fam->emit) {
+    char w[300];
+    return vta_error_set(c->err, VTA_ERR_UNSUPPORTED, "%s: no CPU code generator for %s",
+                         vta_node_describe(c->g, i, w, sizeof w), vta_op_name(nd->op));
   }
-  if (nd->n_epi > done && !pointwise_done) emit_pointwise(c, 0, done);
+  if (fam->emit(c)) return -1;
+  if (nd->n_epi > c->epi_done) cg_emit_pointwise(c, 0, c->epi_done);
   cg_end_function(c);
   /* The exported wrapper: void vta_kN(void **args). */
   LLVMTypeRef wt = LLVMFunctionType(LLVMVoidTypeInContext(c->ctx), &c->vptr, 1, 0);

@@ -26,6 +26,8 @@ typedef struct cg {
   LLVMTypeRef et;         /* element type of the node's output (data movement copies it) */
   int vw;                 /* floats per vector register of the target (4, 8 or 16) */
   int vec;                /* elementwise helpers build vectors (1) or scalars (0) */
+  int epi_done;           /* the node's epilogue steps its emitter has applied (the driver
+                           * applies the rest in one pass over the output) */
   LLVMValueRef fn;        /* function being emitted */
   LLVMBasicBlockRef entry;
   const vta_graph *g;
@@ -75,6 +77,16 @@ LLVMValueRef cg_slot(cg *c, LLVMTypeRef t);
 LLVMValueRef cg_call(cg *c, const char *name, LLVMTypeRef ret, int n, LLVMValueRef *args);
 LLVMValueRef cg_smin(cg *c, LLVMValueRef a, LLVMValueRef b);
 LLVMValueRef cg_smax(cg *c, LLVMValueRef a, LLVMValueRef b);
+/* A float32 math function of n (1 or 2) arguments on scalars or, while c->vec is set, vectors:
+ * the intrinsic's vector form, or per lane for libm functions, which have none. */
+LLVMValueRef cg_fcall(cg *c, const char *name, int n, LLVMValueRef x, LLVMValueRef y);
+/* Float max and min by an ordered compare and a select; a clamp to constant bounds (an
+ * infinite bound is no compare). */
+LLVMValueRef cg_fmax(cg *c, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_fmin(cg *c, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef cg_fclamp(cg *c, LLVMValueRef x, double lo, double hi);
+/* The float attribute name among the n attributes a (an integer one converted), or d. */
+float cg_attr_f(int n, const vta_attr *a, const char *name, float d);
 
 /* ---- operands of the node being emitted (codegen_llvm.c) ---- */
 /* Pointer to input k's tensor, and to output k's (as float *: cast with cg_typed_ptr). */
@@ -89,6 +101,20 @@ void cg_tstore(cg *c, LLVMValueRef v, LLVMValueRef p, vta_dtype t, LLVMValueRef 
 /* Conversions between an element of type t and double (int: signed, except u8 and bool). */
 LLVMValueRef cg_to_f64(cg *c, LLVMValueRef v, vta_dtype t);
 LLVMValueRef cg_from_f64(cg *c, LLVMValueRef v, vta_dtype t);
+
+/* ---- what a node's code takes (codegen_llvm.c) ---- */
+/* 1 when every input and output of node i is float32, what most of the code is written for. */
+int cg_node_f32(const vta_graph *g, int i);
+/* 1 when node i's inputs have its output's element type and it has no fused steps: an
+ * operator that only moves elements can then move them in that type. */
+int cg_node_moves(const vta_graph *g, int i);
+
+/* ---- the elementwise walk and the fused epilogue (codegen_llvm.c) ---- */
+/* The vectorised float32 walk over node c->nd's output, broadcasting its operands: with_main
+ * computes the node's own operation (the unary or binary family's step) on its inputs and
+ * then its epilogue from step `first` on; otherwise it reads the output back and applies the
+ * epilogue from `first` in place. Either way it sets c->epi_done to every step. */
+void cg_emit_pointwise(cg *c, int with_main, int first);
 
 /* ---- vectors of c->vw floats (codegen_llvm.c) ---- */
 LLVMValueRef cg_splat(cg *c, LLVMValueRef scalar);
@@ -163,21 +189,12 @@ void cg_call_dconv(cg *c, const cg_conv *k, LLVMValueRef X, LLVMValueRef W, LLVM
 void cg_call_pconv(cg *c, LLVMValueRef X, LLVMValueRef W, LLVMValueRef bias, LLVMValueRef O, int64_t cin,
                    int64_t m, int64_t p, float lo, float hi);
 
-/* ---- the integer operators (qops_codegen.c) ---- */
+/* ---- the integer operators (op_quant.c) ---- */
 
-/* Emits node c->nd if it is an integer operator (QuantizeLinear ... QAdd, int8 max pooling):
- * returns 1, else 0. */
-int cg_emit_qop(cg *c);
-/* 1 or 0 when node i is an operator of qops_codegen.c (with or without supported element
- * types), -1 when it is not one of them. */
-int cg_qop_supports(const vta_graph *g, int i);
+/* Max pooling (global or not) of int8 or uint8 data, in int32 (for the pooling family). */
+void cg_emit_imaxpool(cg *c);
 
-/* The emitters of codegen_conv.c, for the node c->nd (lo, hi: the fused clamp), and the floats
- * of the module's scratch buffer node i needs (vw: the vector width). */
-void cg_emit_conv(cg *c, float lo, float hi);
-void cg_emit_conv_transpose(cg *c);
-void cg_emit_gemm(cg *c, float lo, float hi);
-void cg_emit_matmul(cg *c, float lo, float hi);
+/* The floats of the module's scratch buffer node i needs (vw: the vector width; op_conv.c). */
 int64_t cg_scratch_need(const vta_graph *g, int i, int vw);
 
 #endif

@@ -1,6 +1,6 @@
-/* codegen_local.h - short names shared by the node emitters of codegen_llvm.c and
- * codegen_conv.c (private to compiler/cpu): the builders of codegen_builders.c under the names
- * the emitters use, a node's arguments, and broadcast strides. */
+/* codegen_local.h - short names shared by the node emitters of codegen_llvm.c and the operator
+ * families, op_*.c (private to compiler/cpu): the builders of codegen_builders.c and
+ * codegen_llvm.c under the names the emitters use, a node's arguments, and broadcast strides. */
 #ifndef VTA_COMPILER_CPU_CODEGEN_LOCAL_H
 #define VTA_COMPILER_CPU_CODEGEN_LOCAL_H
 
@@ -18,6 +18,14 @@ static inline LLVMValueRef loop_open(cg *c, loop_t *l, LLVMValueRef lo, LLVMValu
   return cg_loop_open(c, l, lo, hi, 1);
 }
 static inline void loop_close(cg *c, loop_t *l) { cg_loop_close(c, l); }
+static inline LLVMValueRef call1(cg *c, const char *name, LLVMValueRef x) { return cg_fcall(c, name, 1, x, NULL); }
+static inline LLVMValueRef call2(cg *c, const char *name, LLVMValueRef x, LLVMValueRef y) {
+  return cg_fcall(c, name, 2, x, y);
+}
+static inline LLVMValueRef fmax_(cg *c, LLVMValueRef a, LLVMValueRef b) { return cg_fmax(c, a, b); }
+static inline LLVMValueRef fmin_(cg *c, LLVMValueRef a, LLVMValueRef b) { return cg_fmin(c, a, b); }
+static inline LLVMValueRef clampf(cg *c, LLVMValueRef x, double lo, double hi) { return cg_fclamp(c, x, lo, hi); }
+static inline float attr_f(int n, const vta_attr *a, const char *name, float d) { return cg_attr_f(n, a, name, d); }
 
 /* A node's arguments: the pointer of value v, of input k, of the first output. */
 static inline LLVMValueRef argp_of(cg *c, int v) {

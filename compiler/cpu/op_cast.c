@@ -137,4 +137,4 @@ static int cast_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_cast = {"op_cast.c", cast_infer, cast_eval, NULL, cast_emit};
+const vta_op_family vta_family_cast = {"op_cast.c", cast_infer, cast_eval, NULL, cast_emit, NULL};

@@ -299,4 +299,4 @@ static int einsum_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_einsum = {"op_einsum.c", einsum_infer, einsum_eval, NULL, einsum_emit};
+const vta_op_family vta_family_einsum = {"op_einsum.c", einsum_infer, einsum_eval, NULL, einsum_emit, NULL};

@@ -61,7 +61,11 @@ static void bstrides(const vta_gvalue *v, int r, int64_t *s) {
   }
 }
 
-int ew_eval(vta_graph *g, int i, ew_ref_fn f) {
+static int eval_walk(vta_graph *g, int i, ew_ref_fn f, ew_ref_typed_fn ft);
+int ew_eval(vta_graph *g, int i, ew_ref_fn f) { return eval_walk(g, i, f, NULL); }
+int ew_eval_typed(vta_graph *g, int i, ew_ref_typed_fn f) { return eval_walk(g, i, NULL, f); }
+
+static int eval_walk(vta_graph *g, int i, ew_ref_fn f, ew_ref_typed_fn ft) {
   const vta_node *nd = &g->nodes[i];
   vta_gvalue *o = &g->values[nd->out[0]];
   const vta_gvalue *in[16];
@@ -86,9 +90,22 @@ int ew_eval(vta_graph *g, int i, ew_ref_fn f) {
       for (int d = 0; d < o->rank; d++) off += idx[d] * st[k][d];
       x[k] = vta_elem_get(in[k], off);
     }
-    vta_elem_put(o, j, f(nd, x));
+    vta_elem_put(o, j, f ? f(nd, x) : ft(nd, o->dtype, x));
   }
   return 0;
+}
+
+int ew_scalar_walk(const vta_graph *g, int i, int forced) {
+  const vta_node *nd = &g->nodes[i];
+  if (nd->n_epi || nd->n_out != 1) return 0;
+  int all_f32 = g->values[nd->out[0]].dtype == VTA_DT_F32 && !forced;
+  for (int k = 0; k < nd->n_in; k++) {
+    if (nd->in[k] < 0) continue;
+    vta_dtype t = g->values[nd->in[k]].dtype;
+    if (t == VTA_DT_BOOL) return 0;
+    all_f32 &= t == VTA_DT_F32;
+  }
+  return !all_f32;
 }
 
 static int emit_walk(cg *c, ew_cg_fn f, int raw);

@@ -45,6 +45,22 @@ int ew_emit(cg *c, ew_cg_fn f);
  * operators that only move or select elements, exact for every value of every type. */
 int ew_emit_raw(cg *c, ew_cg_fn f);
 
+/* The typed eval: f also sees the output's element type (Div truncates for integers). */
+typedef double (*ew_ref_typed_fn)(const vta_node *nd, vta_dtype out, const double *x);
+int ew_eval_typed(vta_graph *g, int i, ew_ref_typed_fn f);
+
+/* Whether the unary or binary family's node i goes through the scalar walk in double (ew_emit)
+ * rather than the vectorised float32 one (cg_emit_pointwise): one output, no epilogue, no bool
+ * input, and an element type other than float32 somewhere, or `forced` (a Clip bound given at
+ * run time). */
+int ew_scalar_walk(const vta_graph *g, int i, int forced);
+
+/* The fused-epilogue steps: one unary (op_unary.c) or binary (op_binary.c) operation on float32
+ * scalars or, while c->vec is set, vectors; the families' own code and every producer's fused
+ * epilogue (cg_emit_pointwise) are built from them. na/at: the step's attributes. */
+LLVMValueRef cg_unary_step(cg *c, vta_gop op, int na, const vta_attr *at, LLVMValueRef x);
+LLVMValueRef cg_binary_step(cg *c, vta_gop op, LLVMValueRef a, LLVMValueRef x);
+
 /* Double constants and calls for the builders. */
 LLVMTypeRef cg_f64_type(cg *c);
 LLVMValueRef cg_f64(cg *c, double v);

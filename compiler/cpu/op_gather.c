@@ -297,4 +297,5 @@ static int gather_supports(const vta_graph *g, int i) {
   return 1; /* every element type: the data is moved, not computed (reductions go through double) */
 }
 
-const vta_op_family vta_family_gather = {"op_gather.c", gather_infer, gather_eval, gather_supports, gather_emit};
+const vta_op_family vta_family_gather = {"op_gather.c", gather_infer, gather_eval,
+                                         gather_supports, gather_emit, NULL};

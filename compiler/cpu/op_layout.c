@@ -485,4 +485,4 @@ static int layout_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_layout = {"op_layout.c", layout_infer, layout_eval, NULL, layout_emit};
+const vta_op_family vta_family_layout = {"op_layout.c", layout_infer, layout_eval, NULL, layout_emit, NULL};

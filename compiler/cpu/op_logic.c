@@ -142,4 +142,4 @@ static LLVMValueRef where_cg(cg *c, const vta_node *nd, LLVMValueRef *x) {
 
 static int logic_emit(cg *c) { return c->nd->op == VTA_GOP_WHERE ? ew_emit_raw(c, where_cg) : ew_emit(c, logic_cg); }
 
-const vta_op_family vta_family_logic = {"op_logic.c", logic_infer, logic_eval, NULL, logic_emit};
+const vta_op_family vta_family_logic = {"op_logic.c", logic_infer, logic_eval, NULL, logic_emit, NULL};

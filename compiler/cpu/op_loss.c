@@ -173,4 +173,4 @@ static int loss_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_loss = {"op_loss.c", loss_infer, loss_eval, NULL, loss_emit};
+const vta_op_family vta_family_loss = {"op_loss.c", loss_infer, loss_eval, NULL, loss_emit, NULL};

@@ -117,4 +117,4 @@ static LLVMValueRef math_cg(cg *c, const vta_node *nd, LLVMValueRef *x) {
 
 static int math_emit(cg *c) { return ew_emit(c, math_cg); }
 
-const vta_op_family vta_family_math = {"op_math.c", math_infer, math_eval, NULL, math_emit};
+const vta_op_family vta_family_math = {"op_math.c", math_infer, math_eval, NULL, math_emit, NULL};

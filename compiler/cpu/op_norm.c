@@ -332,4 +332,4 @@ static int norm_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_norm = {"op_norm.c", norm_infer, norm_eval, NULL, norm_emit};
+const vta_op_family vta_family_norm = {"op_norm.c", norm_infer, norm_eval, NULL, norm_emit, NULL};

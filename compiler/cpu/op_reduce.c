@@ -365,4 +365,5 @@ static int reduce_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_reduce = {"op_reduce.c", reduce_infer, reduce_eval, reduce_supports, reduce_emit};
+const vta_op_family vta_family_reduce = {"op_reduce.c", reduce_infer, reduce_eval,
+                                         reduce_supports, reduce_emit, NULL};

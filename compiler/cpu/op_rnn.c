@@ -321,4 +321,4 @@ static int rnn_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_rnn = {"op_rnn.c", rnn_infer, rnn_eval, NULL, rnn_emit};
+const vta_op_family vta_family_rnn = {"op_rnn.c", rnn_infer, rnn_eval, NULL, rnn_emit, NULL};

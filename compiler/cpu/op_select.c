@@ -307,4 +307,4 @@ static int select_eval(vta_graph *g, int i, vta_error *err) {
 }
 static int select_emit(cg *c) { return c->nd->op == VTA_GOP_TOPK ? topk_emit(c) : compress_emit(c); }
 
-const vta_op_family vta_family_select = {"op_select.c", select_infer, select_eval, NULL, select_emit};
+const vta_op_family vta_family_select = {"op_select.c", select_infer, select_eval, NULL, select_emit, NULL};

@@ -194,4 +194,5 @@ static int shapecalc_eval(vta_graph *g, int i, vta_error *err) {
   return 0;
 }
 
-const vta_op_family vta_family_shapecalc = {"op_shapecalc.c", shapecalc_infer, shapecalc_eval, NULL, NULL};
+const vta_op_family vta_family_shapecalc = {"op_shapecalc.c", shapecalc_infer, shapecalc_eval,
+                                            NULL, NULL, NULL};

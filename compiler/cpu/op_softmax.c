@@ -1,5 +1,5 @@
-/* op_softmax.c - LogSoftmax and Hardmax: each one's shape rule, reference and code. (Softmax
- * itself is still a core operator, vectorised in codegen_llvm.c.)
+/* op_softmax.c - Softmax, LogSoftmax and Hardmax: each one's shape rule, reference and code.
+ * (Softmax, which models spend time in, has float32 code and no reference: it is not folded.)
  *
  * The design idea: all three normalise along one axis, so a tensor is seen as outer x len x
  * inner with the axis in the middle; before opset 13 the operators "coerce" the input to 2-D at
@@ -11,12 +11,27 @@
 #include <math.h>
 #include <string.h>
 
+#include "compiler/cpu/codegen_local.h"
 #include "compiler/cpu/op_family.h"
 
 /* ---- shape rule ---- */
 
+/* Softmax: any element type (the code takes float32), the axis made explicit and "coerce"
+ * set by the opset. */
+static int softmax_f32_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *x = vta_op_in(g, i, 0);
+  if (vta_op_need_shape(g, i, err, x, 0)) return -1;
+  int legacy = g->opset < 13;
+  int64_t axis = 0;
+  if (vta_op_axis(g, i, err, vta_node_int(&g->nodes[i], "axis", legacy ? 1 : -1), x->rank, &axis)) return -1;
+  if (vta_op_set_int(g, i, err, "axis", axis) || vta_op_set_int(g, i, err, "coerce", legacy)) return -1;
+  vta_op_set_out(g, i, 0, x->dtype, x->rank, x->dims);
+  return 0;
+}
+
 static int softmax_infer(vta_graph *g, int i, vta_error *err) {
   vta_node *nd = &g->nodes[i];
+  if (nd->op == VTA_GOP_SOFTMAX) return softmax_f32_infer(g, i, err);
   const vta_gvalue *x = vta_op_in(g, i, 0);
   if (!x || x->rank < 0) return vta_op_error(g, i, err, VTA_ERR_INVALID, "input 0 has no known shape");
   if (x->dtype != VTA_DT_F32 && x->dtype != VTA_DT_F64)
@@ -53,6 +68,8 @@ static view view_of(const vta_graph *g, const vta_node *nd) {
 
 /* ---- reference ---- */
 
+static int softmax_folds(vta_gop op) { return op != VTA_GOP_SOFTMAX; }
+
 static int softmax_eval(vta_graph *g, int i, vta_error *err) {
   (void)err;
   const vta_node *nd = &g->nodes[i];
@@ -79,8 +96,48 @@ static int softmax_eval(vta_graph *g, int i, vta_error *err) {
 
 /* ---- code ---- */
 
+/* Softmax in float32: the maximum, the exponentials stored with their sum, then one scaling
+ * pass by the sum's reciprocal. */
+static void softmax_f32(cg *c) {
+  view w = view_of(c->g, c->nd);
+  int64_t outer = w.outer, len = w.len, inner = w.inner;
+  LLVMValueRef X = in_p(c, 0), O = out_p(c), mx = cg_slot(c, c->f32), sum = cg_slot(c, c->f32);
+  loop_t lo, li, l1, l2, l3;
+  LLVMValueRef o = loop_open(c, &lo, C(c, 0), C(c, outer));
+  LLVMValueRef in = loop_open(c, &li, C(c, 0), C(c, inner));
+  LLVMValueRef base = add(c, mul(c, o, len * inner), in);
+  LLVMBuildStore(c->b, F(c, -INFINITY), mx);
+  LLVMBuildStore(c->b, F(c, 0), sum);
+  LLVMValueRef k = loop_open(c, &l1, C(c, 0), C(c, len));
+  LLVMValueRef v = load(c, X, add(c, base, mul(c, k, inner)));
+  LLVMBuildStore(c->b, fmax_(c, LLVMBuildLoad2(c->b, c->f32, mx, ""), v), mx);
+  loop_close(c, &l1);
+  LLVMValueRef m = LLVMBuildLoad2(c->b, c->f32, mx, "");
+  k = loop_open(c, &l2, C(c, 0), C(c, len));
+  LLVMValueRef idx = add(c, base, mul(c, k, inner));
+  LLVMValueRef e = call1(c, "llvm.exp.f32", LLVMBuildFSub(c->b, load(c, X, idx), m, ""));
+  store(c, e, O, idx);
+  LLVMBuildStore(c->b, LLVMBuildFAdd(c->b, LLVMBuildLoad2(c->b, c->f32, sum, ""), e, ""), sum);
+  loop_close(c, &l2);
+  LLVMValueRef rs = LLVMBuildFDiv(c->b, F(c, 1), LLVMBuildLoad2(c->b, c->f32, sum, ""), "");
+  k = loop_open(c, &l3, C(c, 0), C(c, len));
+  idx = add(c, base, mul(c, k, inner));
+  store(c, LLVMBuildFMul(c->b, load(c, O, idx), rs, ""), O, idx);
+  loop_close(c, &l3);
+  loop_close(c, &li);
+  loop_close(c, &lo);
+}
+
+static int softmax_supports(const vta_graph *g, int i) {
+  return g->nodes[i].op != VTA_GOP_SOFTMAX || cg_node_f32(g, i);
+}
+
 static int softmax_emit(cg *c) {
   const vta_node *nd = c->nd;
+  if (nd->op == VTA_GOP_SOFTMAX) {
+    softmax_f32(c);
+    return 0;
+  }
   vta_dtype t = c->g->values[nd->in[0]].dtype;
   view v = view_of(c->g, nd);
   LLVMBuilderRef b = c->b;
@@ -129,4 +186,5 @@ static int softmax_emit(cg *c) {
   return 0;
 }
 
-const vta_op_family vta_family_softmax = {"op_softmax.c", softmax_infer, softmax_eval, NULL, softmax_emit};
+const vta_op_family vta_family_softmax = {"op_softmax.c", softmax_infer, softmax_eval,
+                                          softmax_supports, softmax_emit, softmax_folds};

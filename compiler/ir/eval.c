@@ -1,38 +1,20 @@
-/* eval.c - evaluates nodes whose inputs are all constants, in plain C, at compile time.
+/* eval.c - evaluates nodes whose inputs are all constants at compile time, with the reference
+ * of their operator's family (compiler/cpu/op_<family>.c, the eval slot).
  *
  * The design idea: constant folding needs a second implementation of some operators, and it
  * should be the obvious one: every element computed through its multi-index, in double
  * precision for arithmetic, for any element type. It covers what models compute from
  * constants - shape arithmetic (Shape, Gather, Concat, Slice, Cast, Unsqueeze ...), and
- * elementwise arithmetic on weights. Heavy operators (Conv, MatMul) are not evaluated here; a
- * node of that kind stays in the graph and runs through the generated code.
+ * elementwise arithmetic on weights. Heavy operators (Conv, MatMul) have no reference; a node
+ * of that kind stays in the graph and runs through the generated code. This file decides
+ * which nodes fold and gives the reference their outputs' storage.
  */
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "compiler/compiler.h"
-
-static double get(const vta_gvalue *v, int64_t i) { return vta_elem_get(v, i); }
-static void put(vta_gvalue *v, int64_t i, double x) { vta_elem_put(v, i, x); }
-static int is_int(vta_dtype t) { return t != VTA_DT_F32 && t != VTA_DT_F64; }
-
-static int is_evaluable(vta_gop op) {
-  switch (op) {
-  case VTA_GOP_CONCAT:
-  case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-  case VTA_GOP_IDENTITY: case VTA_GOP_SLICE: case VTA_GOP_TRANSPOSE:
-  case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_DEQUANTIZE_LINEAR:
-    return 1;
-  default:
-    return vta_op_kind(op) != VTA_OPK_OTHER;
-  }
-}
 
 int vta_eval_can(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   const vta_op_family *fam = vta_op_family_of(nd->op);
-  if (fam ? !fam->eval : !is_evaluable(nd->op)) return 0;
+  if (!fam || !fam->eval || (fam->folds && !fam->folds(nd->op))) return 0;
   /* Several outputs only where the reference writes every one (Split of a constant, TopK);
    * the other families' references write their first output only. */
   int multi = nd->op == VTA_GOP_SPLIT || nd->op == VTA_GOP_TOPK;
@@ -51,183 +33,16 @@ int vta_eval_can(const vta_graph *g, int i) {
   return 1;
 }
 
-/* Row-major strides of a value. */
-static void strides_of(const vta_gvalue *v, int64_t *s) {
-  int64_t acc = 1;
-  for (int d = v->rank - 1; d >= 0; d--) {
-    s[d] = acc;
-    acc *= v->dims[d];
-  }
-}
-static void unravel(int64_t i, const vta_gvalue *v, int64_t *idx) {
-  for (int d = v->rank - 1; d >= 0; d--) {
-    idx[d] = v->dims[d] ? i % v->dims[d] : 0;
-    i = v->dims[d] ? i / v->dims[d] : 0;
-  }
-}
-
-static double unary(const vta_node *nd, vta_gop op, double x) {
-  float a;
-  switch (op) {
-  case VTA_GOP_RELU: return x > 0 ? x : 0;
-  case VTA_GOP_LEAKY_RELU: a = vta_node_float(nd, "alpha", 0.01f); return x >= 0 ? x : a * x;
-  case VTA_GOP_CLIP: {
-    double lo = vta_node_float(nd, "min", -INFINITY), hi = vta_node_float(nd, "max", INFINITY);
-    return x < lo ? lo : x > hi ? hi : x;
-  }
-  case VTA_GOP_SIGMOID: return 1 / (1 + exp(-x));
-  case VTA_GOP_HARD_SIGMOID: {
-    double y = vta_node_float(nd, "alpha", 0.2f) * x + vta_node_float(nd, "beta", 0.5f);
-    return y < 0 ? 0 : y > 1 ? 1 : y;
-  }
-  case VTA_GOP_HARD_SWISH: {
-    double y = x / 6 + 0.5;
-    return x * (y < 0 ? 0 : y > 1 ? 1 : y);
-  }
-  case VTA_GOP_TANH: return tanh(x);
-  case VTA_GOP_EXP: return exp(x);
-  case VTA_GOP_LOG: return log(x);
-  case VTA_GOP_SQRT: return sqrt(x);
-  case VTA_GOP_NEG: return -x;
-  case VTA_GOP_ABS: return fabs(x);
-  case VTA_GOP_RECIPROCAL: return 1 / x;
-  case VTA_GOP_FLOOR: return floor(x);
-  case VTA_GOP_CEIL: return ceil(x);
-  case VTA_GOP_ELU: a = vta_node_float(nd, "alpha", 1.0f); return x >= 0 ? x : a * (exp(x) - 1);
-  case VTA_GOP_SELU: {
-    double al = vta_node_float(nd, "alpha", 1.67326319217681884765625f);
-    double ga = vta_node_float(nd, "gamma", 1.05070102214813232421875f);
-    return x > 0 ? ga * x : ga * (al * exp(x) - al);
-  }
-  case VTA_GOP_SOFTPLUS: return log(exp(x) + 1);
-  case VTA_GOP_SOFTSIGN: return x / (1 + fabs(x));
-  default: return x; /* IDENTITY */
-  }
-}
-
-static double binary(vta_gop op, double a, double b, int ints) {
-  switch (op) {
-  case VTA_GOP_ADD: return a + b;
-  case VTA_GOP_SUB: return a - b;
-  case VTA_GOP_MUL: return a * b;
-  case VTA_GOP_DIV: return ints ? (b != 0 ? trunc(a / b) : 0) : a / b;
-  case VTA_GOP_POW: return pow(a, b);
-  case VTA_GOP_MAX: return a > b ? a : b;
-  case VTA_GOP_MIN: return a < b ? a : b;
-  case VTA_GOP_PRELU: return a < 0 ? a * b : a;
-  default: return 0;
-  }
-}
-
-/* Offset into v for output multi-index idx (numpy broadcasting, right-aligned). */
-static int64_t bcast_offset(const vta_gvalue *v, const int64_t *vs, const int64_t *idx, int orank) {
-  int64_t off = 0;
-  for (int d = 0; d < v->rank; d++) {
-    int od = d + orank - v->rank;
-    if (v->dims[d] != 1) off += idx[od] * vs[d];
-  }
-  return off;
-}
-
 int vta_eval_node(vta_graph *g, int i, vta_error *err) {
   vta_node *nd = &g->nodes[i];
-  vta_gvalue *o = &g->values[nd->out[0]];
-  vta_gvalue *x = nd->n_in > 0 && nd->in[0] >= 0 ? &g->values[nd->in[0]] : NULL;
+  const vta_op_family *fam = vta_op_family_of(nd->op);
+  if (!fam || !fam->eval)
+    return vta_error_set(err, VTA_ERR_INVALID, "internal error: node %d (%s) has no reference", i,
+                         vta_op_name(nd->op));
   for (int k = 0; k < nd->n_out; k++) {
     vta_gvalue *ok = &g->values[nd->out[k]], shape = *ok;
     if (vta_value_set_const(ok, shape.dtype, shape.rank, shape.dims))
       return vta_error_set(err, VTA_ERR_NOMEM, "out of memory folding node %d", i);
   }
-  int64_t n = vta_value_count(o), idx[VTA_MAX_RANK], xs[VTA_MAX_RANK], os[VTA_MAX_RANK];
-  const vta_op_family *fam = vta_op_family_of(nd->op);
-  if (fam) return fam->eval(g, i, err);
-  if (x) strides_of(x, xs);
-  strides_of(o, os);
-  switch (nd->op) {
-  case VTA_GOP_RESHAPE: case VTA_GOP_FLATTEN: case VTA_GOP_SQUEEZE: case VTA_GOP_UNSQUEEZE:
-  case VTA_GOP_IDENTITY:
-    memcpy(o->data, x->data, vta_value_bytes(o)); /* the same type and element count */
-    return 0;
-  case VTA_GOP_TRANSPOSE: {
-    int64_t perm[VTA_MAX_RANK];
-    vta_node_ints(nd, "perm", perm, VTA_MAX_RANK);
-    for (int64_t k = 0; k < n; k++) {
-      unravel(k, o, idx);
-      int64_t off = 0;
-      for (int d = 0; d < o->rank; d++) off += idx[d] * xs[perm[d]];
-      put(o, k, get(x, off));
-    }
-    return 0;
-  }
-  case VTA_GOP_SLICE: {
-    int64_t st[VTA_MAX_RANK], sp[VTA_MAX_RANK];
-    vta_node_ints(nd, "starts", st, VTA_MAX_RANK);
-    vta_node_ints(nd, "steps", sp, VTA_MAX_RANK);
-    for (int64_t k = 0; k < n; k++) {
-      unravel(k, o, idx);
-      int64_t off = 0;
-      for (int d = 0; d < o->rank; d++) off += (st[d] + idx[d] * sp[d]) * xs[d];
-      put(o, k, get(x, off));
-    }
-    return 0;
-  }
-  case VTA_GOP_CONCAT: {
-    int64_t axis = vta_node_int(nd, "axis", 0), base = 0;
-    for (int a = 0; a < nd->n_in; a++) {
-      const vta_gvalue *v = &g->values[nd->in[a]];
-      int64_t vs[VTA_MAX_RANK], m = vta_value_count(v);
-      strides_of(v, vs);
-      for (int64_t k = 0; k < m; k++) {
-        unravel(k, v, idx);
-        idx[axis] += base;
-        int64_t off = 0;
-        for (int d = 0; d < o->rank; d++) off += idx[d] * os[d];
-        put(o, off, get(v, k));
-      }
-      base += v->dims[axis];
-    }
-    return 0;
-  }
-  case VTA_GOP_QUANTIZE_LINEAR:
-  case VTA_GOP_DEQUANTIZE_LINEAR: {
-    /* As the generated code: float32 arithmetic, round half to even, saturation. */
-    const vta_gvalue *sc = &g->values[nd->in[1]];
-    const vta_gvalue *zp = nd->n_in > 2 && nd->in[2] >= 0 ? &g->values[nd->in[2]] : NULL;
-    int64_t axis = vta_node_int(nd, "axis", 1), per = vta_value_count(sc) > 1;
-    for (int64_t k = 0; k < n; k++) {
-      int64_t ch = 0;
-      if (per) {
-        unravel(k, o, idx);
-        ch = idx[axis];
-      }
-      float s = ((const float *)sc->data)[ch];
-      int64_t z = zp ? (int64_t)get(zp, vta_value_count(zp) > 1 ? ch : 0) : 0;
-      if (nd->op == VTA_GOP_DEQUANTIZE_LINEAR) {
-        ((float *)o->data)[k] = (float)((int64_t)get(x, k) - z) * s;
-      } else {
-        float q = nearbyintf((float)get(x, k) / s);
-        double lo = o->dtype == VTA_DT_I8 ? -128 : 0, hi = o->dtype == VTA_DT_I8 ? 127 : 255;
-        double y = isnan(q) ? 0 : (double)q + (double)z;
-        put(o, k, y < lo ? lo : y > hi ? hi : y);
-      }
-    }
-    return 0;
-  }
-  default:
-    break;
-  }
-  if (vta_op_kind(nd->op) == VTA_OPK_UNARY) {
-    for (int64_t k = 0; k < n; k++) put(o, k, unary(nd, nd->op, get(x, k)));
-    return 0;
-  }
-  const vta_gvalue *b = &g->values[nd->in[1]];
-  int64_t bs[VTA_MAX_RANK];
-  strides_of(b, bs);
-  for (int64_t k = 0; k < n; k++) {
-    unravel(k, o, idx);
-    double a = get(x, bcast_offset(x, xs, idx, o->rank));
-    double c = get(b, bcast_offset(b, bs, idx, o->rank));
-    put(o, k, binary(nd->op, a, c, is_int(o->dtype)));
-  }
-  return 0;
+  return fam->eval(g, i, err);
 }

@@ -41,7 +41,7 @@ static const unsigned char op_claimed[] = {
 #undef VTA_X_
 };
 /* `core` operators are handled by the shared walkers: their family has no slots. */
-const vta_op_family vta_family_core = {"core", NULL, NULL, NULL, NULL};
+const vta_op_family vta_family_core = {"core", NULL, NULL, NULL, NULL, NULL};
 #define VTA_X_(e, name, kind, fam, claimed) extern const vta_op_family vta_family_##fam;
 VTA_GOPS(VTA_X_)
 #undef VTA_X_

@@ -2,7 +2,7 @@
  * C loops, and the geometry of a QConv node.
  *
  * The design idea: the int8 arithmetic must be identical wherever it runs - the LLVM code of
- * the CPU path (qops_codegen.c), the accelerator (compiler/accel/vta_lower.h, whose reference is
+ * the CPU path (op_quant.c), the accelerator (compiler/accel/vta_lower.h, whose reference is
  * vta_ref.c) and the quantizer's own checks - so it is written down once here, obviously, and
  * the tests compare every implementation with these loops bit for bit. Sums wrap in uint32_t
  * (signed overflow is undefined in C; two's-complement wrap is what the hardware does). A

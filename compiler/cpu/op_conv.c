@@ -1,13 +1,116 @@
-/* codegen_conv.c - the CPU code of convolutions (depthwise, pointwise, and direct for stride 1
- * where the cost rule takes it; im2col and GEMM otherwise; per-tap GEMMs for transposed
- * convolutions whose kernel equals their stride), Gemm and MatMul, through the shared kernels of codegen_kernels.c, and the scratch
- * buffer those plans need. codegen_llvm.c dispatches each node to them. */
+/* op_conv.c - the convolution family: Conv, ConvTranspose, Gemm and MatMul; their shape rules
+ * and CPU code (they are not folded at compile time: no reference).
+ *
+ * The design idea: the arithmetic is in the shared kernels of codegen_kernels.c, written with
+ * explicit vectors (GEMM, im2col, depthwise, direct and pointwise convolution); this file
+ * chooses a plan per node and calls them with the node's sizes as constants: depthwise,
+ * pointwise, and direct for stride 1 where the cost rule takes it, im2col and GEMM otherwise;
+ * per-tap GEMMs for transposed convolutions whose kernel equals their stride. Leading Relu and
+ * Clip steps of the node's fused epilogue become the kernels' output clamp; the driver runs
+ * the rest over the output. The shape rules are shared with the quantized convolutions and
+ * matrix products (vta_conv_shape, vta_matmul_shape).
+ */
+#include <inttypes.h>
 #include <llvm-c/Core.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "compiler/cpu/codegen_llvm.h"
 #include "compiler/cpu/codegen_local.h"
+
+/* ---- shape rules ---- */
+
+int vta_conv_shape(vta_graph *g, int i, vta_error *err, int transpose, int xi, int wi, int bi, int ot) {
+  vta_node *nd = &g->nodes[i];
+  const vta_gvalue *x = vta_op_in(g, i, xi), *w = vta_op_in(g, i, wi), *b = bi >= 0 ? vta_op_in(g, i, bi) : NULL;
+  if (vta_op_need_shape(g, i, err, x, 0) || vta_op_need_shape(g, i, err, w, 1)) return -1;
+  if (x->rank < 3 || w->rank != x->rank)
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "input rank %d and weight rank %d do not make a convolution", x->rank, w->rank);
+  if (x->rank > 4) return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "a convolution with more than 2 spatial dimensions is not supported");
+  int64_t group = vta_node_int(nd, "group", 1);
+  if (group < 1 || x->dims[1] % group) return vta_op_error(g, i, err, VTA_ERR_INVALID, "group %" PRId64 " does not divide the %" PRId64 " input channels", group, x->dims[1]);
+  int64_t m = transpose ? w->dims[1] * group : w->dims[0];
+  if (!transpose && (w->dims[1] * group != x->dims[1] || w->dims[0] % group))
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "weight shape [%" PRId64 ",%" PRId64 ",...] does not match %" PRId64 " input channels in %" PRId64 " groups", w->dims[0], w->dims[1], x->dims[1], group);
+  if (transpose && w->dims[0] != x->dims[1])
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "weight has %" PRId64 " input channels, the input %" PRId64, w->dims[0], x->dims[1]);
+  if (b && (b->rank != 1 || b->dims[0] != m))
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "bias must have %" PRId64 " elements", m);
+  int64_t kernel[VTA_MAX_RANK], ks[VTA_MAX_RANK];
+  for (int d = 0; d < x->rank - 2; d++) kernel[d] = w->dims[d + 2];
+  int n = vta_node_ints(nd, "kernel_shape", ks, VTA_MAX_RANK);
+  if (n >= 0) {
+    if (n != x->rank - 2) return vta_op_error(g, i, err, VTA_ERR_INVALID, "kernel_shape has %d values", n);
+    for (int d = 0; d < n; d++)
+      if (ks[d] != kernel[d]) return vta_op_error(g, i, err, VTA_ERR_INVALID, "kernel_shape does not match the weight's shape");
+  }
+  if (vta_op_set_int(g, i, err, "group", group)) return -1;
+  int64_t dims[VTA_MAX_RANK] = {x->dims[0], m};
+  if (vta_op_window(g, i, err, x, kernel, transpose, dims + 2)) return -1;
+  vta_op_set_out(g, i, 0, ot >= 0 ? (vta_dtype)ot : x->dtype, x->rank, dims);
+  return 0;
+}
+
+int vta_matmul_shape(vta_graph *g, int i, vta_error *err, int ai, int bi, int ot) {
+  const vta_gvalue *a = vta_op_in(g, i, ai), *b = vta_op_in(g, i, bi);
+  if (vta_op_need_shape(g, i, err, a, 0) || vta_op_need_shape(g, i, err, b, 1)) return -1;
+  if (a->rank < 1 || b->rank < 1) return vta_op_error(g, i, err, VTA_ERR_INVALID, "MatMul of a scalar");
+  int64_t ad[VTA_MAX_RANK + 1], bd[VTA_MAX_RANK + 1];
+  int ar = a->rank, br = b->rank;
+  memcpy(ad, a->dims, sizeof(int64_t) * (size_t)ar);
+  memcpy(bd, b->dims, sizeof(int64_t) * (size_t)br);
+  if (ar == 1) ad[1] = ad[0], ad[0] = 1, ar = 2;
+  if (br == 1) bd[1] = 1, br = 2;
+  if (ad[ar - 1] != bd[br - 2])
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "inner dimensions differ (%" PRId64 " vs %" PRId64 ")", ad[ar - 1], bd[br - 2]);
+  vta_gvalue ba = {.rank = ar - 2}, bb = {.rank = br - 2};
+  ba.name = a->name;
+  bb.name = b->name;
+  memcpy(ba.dims, ad, sizeof(int64_t) * (size_t)(ar - 2));
+  memcpy(bb.dims, bd, sizeof(int64_t) * (size_t)(br - 2));
+  int r;
+  int64_t dims[VTA_MAX_RANK + 2];
+  if (vta_op_broadcast(g, i, err, &ba, &bb, &r, dims)) return -1;
+  int out_r = r;
+  if (a->rank > 1) dims[out_r++] = ad[ar - 2];
+  if (b->rank > 1) dims[out_r++] = bd[br - 1];
+  if (out_r > VTA_MAX_RANK) return vta_op_error(g, i, err, VTA_ERR_INVALID, "result rank too large");
+  vta_op_set_out(g, i, 0, ot >= 0 ? (vta_dtype)ot : a->dtype, out_r, dims);
+  return 0;
+}
+
+static int gemm_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_node *nd = &g->nodes[i];
+  const vta_gvalue *a = vta_op_in(g, i, 0), *b = vta_op_in(g, i, 1), *cc = vta_op_in(g, i, 2);
+  if (vta_op_need_shape(g, i, err, a, 0) || vta_op_need_shape(g, i, err, b, 1)) return -1;
+  if (a->rank != 2 || b->rank != 2) return vta_op_error(g, i, err, VTA_ERR_INVALID, "Gemm needs 2-D inputs");
+  int ta = (int)vta_node_int(nd, "transA", 0), tb = (int)vta_node_int(nd, "transB", 0);
+  int64_t m = ta ? a->dims[1] : a->dims[0], k = ta ? a->dims[0] : a->dims[1];
+  int64_t k2 = tb ? b->dims[1] : b->dims[0], n = tb ? b->dims[0] : b->dims[1];
+  if (k != k2) return vta_op_error(g, i, err, VTA_ERR_INVALID, "inner dimensions differ (%" PRId64 " vs %" PRId64 ")", k, k2);
+  int64_t dims[2] = {m, n};
+  if (cc) {
+    vta_gvalue o = {.rank = 2, .dims = {m, n}, .name = "Y"};
+    int r;
+    int64_t bd[VTA_MAX_RANK];
+    if (vta_op_need_shape(g, i, err, cc, 2) || vta_op_broadcast(g, i, err, &o, cc, &r, bd)) return -1;
+    if (r != 2 || bd[0] != m || bd[1] != n) return vta_op_error(g, i, err, VTA_ERR_INVALID, "C does not broadcast to [M,N]");
+  }
+  vta_op_set_out(g, i, 0, a->dtype, 2, dims);
+  return 0;
+}
+
+static int conv_infer(vta_graph *g, int i, vta_error *err) {
+  switch (g->nodes[i].op) {
+  case VTA_GOP_CONV: return vta_conv_shape(g, i, err, 0, 0, 1, 2, -1);
+  case VTA_GOP_CONV_TRANSPOSE: return vta_conv_shape(g, i, err, 1, 0, 1, 2, -1);
+  case VTA_GOP_GEMM: return gemm_infer(g, i, err);
+  default: return vta_matmul_shape(g, i, err, 0, 1, -1);
+  }
+}
+
+/* ---- code ---- */
 
 typedef cg_conv conv_dims;
 
@@ -85,7 +188,7 @@ static void init_bias(cg *c, LLVMValueRef outp, LLVMValueRef m, int64_t plane) {
   loop_close(c, &l);
 }
 
-void cg_emit_conv(cg *c, float lo, float hi) {
+static void cg_emit_conv(cg *c, float lo, float hi) {
   conv_dims k = conv_get(c);
   int64_t cgi = k.cin / k.group, mg = k.m / k.group, P = k.oh * k.ow, HW = k.h * k.w;
   int64_t K = cgi * k.kh * k.kw;
@@ -135,7 +238,7 @@ static void in_range(int64_t n_in, int64_t n_out, int64_t s, int64_t off, int64_
   *hi = h;
 }
 
-void cg_emit_conv_transpose(cg *c) {
+static void cg_emit_conv_transpose(cg *c) {
   conv_dims k = conv_get(c);
   int64_t cg_ = k.cin / k.group, mg = k.m / k.group, plane = k.oh * k.ow;
   LLVMValueRef X = in_p(c, 0), W = in_p(c, 1), O = out_p(c);
@@ -229,7 +332,7 @@ static void emit_mm(cg *c, LLVMValueRef A, LLVMValueRef B, LLVMValueRef O, int64
   loop_close(c, &li);
 }
 
-void cg_emit_gemm(cg *c, float lo, float hi) {
+static void cg_emit_gemm(cg *c, float lo, float hi) {
   const vta_node *nd = c->nd;
   const vta_gvalue *a = V(c, nd->in[0]), *o = V(c, nd->out[0]);
   int ta = (int)vta_node_int(nd, "transA", 0), tb = (int)vta_node_int(nd, "transB", 0);
@@ -260,7 +363,7 @@ void cg_emit_gemm(cg *c, float lo, float hi) {
   }
 }
 
-void cg_emit_matmul(cg *c, float lo, float hi) {
+static void cg_emit_matmul(cg *c, float lo, float hi) {
   const vta_node *nd = c->nd;
   const vta_gvalue *a = V(c, nd->in[0]), *b = V(c, nd->in[1]), *o = V(c, nd->out[0]);
   int64_t M = a->rank > 1 ? a->dims[a->rank - 2] : 1, K = a->dims[a->rank - 1];
@@ -293,3 +396,53 @@ void cg_emit_matmul(cg *c, float lo, float hi) {
 }
 
 /* ---- pools, softmax ---- */
+
+/* Leading epilogue steps a kernel can apply as a clamp: Relu and Clip. Returns how many. */
+static int lead_clamp(const vta_node *nd, float *lo, float *hi) {
+  *lo = -INFINITY;
+  *hi = INFINITY;
+  int k = 0;
+  for (; k < nd->n_epi; k++) {
+    const vta_epilogue *e = &nd->epi[k];
+    float l, h;
+    if (e->op == VTA_GOP_RELU) {
+      l = 0, h = INFINITY;
+    } else if (e->op == VTA_GOP_CLIP) {
+      l = attr_f(e->n_attrs, e->attrs, "min", -INFINITY);
+      h = attr_f(e->n_attrs, e->attrs, "max", INFINITY);
+    } else {
+      break;
+    }
+    /* clamp(clamp(x, lo, hi), l, h) == clamp(x, max(lo, l), min(hi, h)) when they overlap. */
+    float nl = *lo > l ? *lo : l, nh = *hi < h ? *hi : h;
+    if (nl > nh) break;
+    *lo = nl, *hi = nh;
+  }
+  return k;
+}
+
+/* Can the node's kernel apply leading Relu/Clip steps itself? */
+static int takes_clamp(const vta_node *nd) {
+  if (nd->op == VTA_GOP_CONV || nd->op == VTA_GOP_MATMUL) return 1;
+  if (nd->op != VTA_GOP_GEMM) return 0;
+  int ta = (int)vta_node_int(nd, "transA", 0), tb = (int)vta_node_int(nd, "transB", 0);
+  int with_c = nd->n_in > 2 && nd->in[2] >= 0 && vta_node_float(nd, "beta", 1.0f) != 0.0f;
+  return !with_c && !(ta && tb);
+}
+
+static int conv_supports(const vta_graph *g, int i) { return cg_node_f32(g, i); }
+
+static int conv_emit(cg *c) {
+  const vta_node *nd = c->nd;
+  float lo = -INFINITY, hi = INFINITY;
+  c->epi_done = takes_clamp(nd) ? lead_clamp(nd, &lo, &hi) : 0;
+  switch (nd->op) {
+  case VTA_GOP_CONV: cg_emit_conv(c, lo, hi); break;
+  case VTA_GOP_CONV_TRANSPOSE: cg_emit_conv_transpose(c); break;
+  case VTA_GOP_GEMM: cg_emit_gemm(c, lo, hi); break;
+  default: cg_emit_matmul(c, lo, hi); break;
+  }
+  return 0;
+}
+
+const vta_op_family vta_family_conv = {"op_conv.c", conv_infer, NULL, conv_supports, conv_emit, NULL};

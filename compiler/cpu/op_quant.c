@@ -1,6 +1,8 @@
-/* qops_codegen.c - CPU code for the integer operators: QuantizeLinear, DequantizeLinear,
- * QLinearConv, ConvInteger, QLinearMatMul, MatMulInteger (ONNX semantics) and the compiler's
- * own QConv, QDense and QAdd (compiler.h, "Quantized operators"), plus int8 max pooling.
+/* op_quant.c - the quantized family: QuantizeLinear, DequantizeLinear, QLinearConv,
+ * ConvInteger, QLinearMatMul, MatMulInteger (ONNX semantics) and the compiler's own QConv,
+ * QDense and QAdd (compiler.h, "Quantized operators"); their shape rules, the reference of
+ * QuantizeLinear and DequantizeLinear (the others are not folded) and the CPU code of all,
+ * plus int8 max pooling for the pooling family.
  *
  * The design idea: every integer convolution and matrix product is the same int32
  * accumulation over (x - x_zero_point) * (w - w_zero_point); the operators differ only in what
@@ -11,6 +13,8 @@
  * bounds test runs per multiply. Exactness, not speed, is the point of this path: the int8
  * results must equal those of qops_ref.c and of the accelerator bit for bit, and the ONNX
  * operators must round as onnxruntime does (float32 scale products, round half to even).
+ * Scales and zero points must be constants; the shape rules of the convolutions and matrix
+ * products are the conv family's (vta_conv_shape, vta_matmul_shape).
  */
 #include <llvm-c/Core.h>
 #include <math.h>
@@ -18,6 +22,227 @@
 #include <string.h>
 
 #include "compiler/cpu/codegen_llvm.h"
+
+/* ---- shape rules ---- */
+
+static int unsupported(vta_graph *g, int i, vta_error *err, const char *what) {
+  return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "%s is not supported", what);
+}
+
+static int is_q8(vta_dtype t) { return t == VTA_DT_I8 || t == VTA_DT_U8; }
+
+/* Input k of a quantized ONNX operator: a constant scale (float) or zero point (int8/uint8, or
+ * int32 for DequantizeLinear of int32 data) with 1 or `per` elements. */
+static int q_param(vta_graph *g, int i, vta_error *err, int k, const char *what, int is_zp, int64_t per) {
+  const vta_gvalue *v = vta_op_in(g, i, k);
+  if (!v) return 0;
+  if (!v->data)
+    return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "%s (input %d, '%s') must be a constant known at compile time", what, k, v->name);
+  if (is_zp ? !(is_q8(v->dtype) || v->dtype == VTA_DT_I32) : v->dtype != VTA_DT_F32)
+    return unsupported(g, i, err, is_zp ? "a zero point other than int8, uint8 or int32" : "a scale other than float32");
+  int64_t n = vta_value_count(v);
+  if (v->rank > 1 || (n != 1 && n != per))
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "%s has %lld elements; expected 1%s", what, (long long)n,
+               per > 1 ? " or one per channel" : "");
+  if (!is_zp) {
+    const float *f = v->data;
+    for (int64_t e = 0; e < n; e++)
+      if (!(f[e] > 0) || !isfinite(f[e]))
+        return vta_op_error(g, i, err, VTA_ERR_INVALID, "%s element %lld is %g; scales must be positive", what,
+                            (long long)e, (double)f[e]);
+  }
+  return 0;
+}
+
+static int quantize_infer(vta_graph *g, int i, vta_error *err, int dequant) {
+  const vta_gvalue *x = vta_op_in(g, i, 0), *zp = vta_op_in(g, i, 2);
+  if (vta_op_need_shape(g, i, err, x, 0) || vta_op_need_shape(g, i, err, vta_op_in(g, i, 1), 1)) return -1;
+  /* The axis matters only for per-axis scales (a scalar scale works at any rank). */
+  int64_t axis = 0;
+  if (vta_value_count(vta_op_in(g, i, 1)) > 1) {
+    if (x->rank == 0) return vta_op_error(g, i, err, VTA_ERR_INVALID, "per-axis scales for a scalar");
+    if (vta_op_axis(g, i, err, vta_node_int(&g->nodes[i], "axis", 1), x->rank, &axis)) return -1;
+  }
+  int64_t per = x->rank > 0 ? x->dims[axis] : 1;
+  if (q_param(g, i, err, 1, "the scale", 0, per) || q_param(g, i, err, 2, "the zero point", 1, per)) return -1;
+  if (zp && vta_value_count(zp) != vta_value_count(vta_op_in(g, i, 1)) && vta_value_count(zp) != 1)
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "the scale and the zero point differ in length");
+  if (vta_op_set_int(g, i, err, "axis", axis)) return -1;
+  if (dequant) {
+    if (!is_q8(x->dtype) && x->dtype != VTA_DT_I32)
+      return unsupported(g, i, err, "DequantizeLinear of data other than int8, uint8 or int32");
+    if (zp && zp->dtype != x->dtype) return vta_op_error(g, i, err, VTA_ERR_INVALID, "the zero point's type differs from the data's");
+    vta_op_set_out(g, i, 0, VTA_DT_F32, x->rank, x->dims);
+  } else {
+    if (x->dtype != VTA_DT_F32) return unsupported(g, i, err, "QuantizeLinear of data other than float32");
+    vta_dtype t = zp ? zp->dtype : VTA_DT_U8;
+    if (!is_q8(t)) return unsupported(g, i, err, "QuantizeLinear to a type other than int8 or uint8");
+    vta_op_set_out(g, i, 0, t, x->rank, x->dims);
+  }
+  return 0;
+}
+
+static int need_type(vta_graph *g, int i, vta_error *err, int k, int int8_only) {
+  const vta_gvalue *v = vta_op_in(g, i, k);
+  if (!v) return 0;
+  if (int8_only ? v->dtype != VTA_DT_I8 : !is_q8(v->dtype))
+    return unsupported(g, i, err, int8_only ? "an input other than int8" : "an input other than int8 or uint8");
+  return 0;
+}
+
+/* Checks a zero-point input against its data input: same type, one element (or one per
+ * output channel for weights). */
+static int zp_match(vta_graph *g, int i, vta_error *err, int zk, int dk, int64_t per) {
+  const vta_gvalue *z = vta_op_in(g, i, zk), *d = vta_op_in(g, i, dk);
+  if (!z) return 0;
+  if (!z->data) return vta_op_error(g, i, err, VTA_ERR_UNSUPPORTED, "zero point input %d must be a constant known at compile time", zk);
+  if (z->dtype != d->dtype) return vta_op_error(g, i, err, VTA_ERR_INVALID, "zero point input %d's type differs from input %d's", zk, dk);
+  int64_t n = vta_value_count(z);
+  if (z->rank > 1 || (n != 1 && n != per)) return vta_op_error(g, i, err, VTA_ERR_INVALID, "zero point input %d has %lld elements", zk, (long long)n);
+  return 0;
+}
+
+static int qlinear_conv_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *w = vta_op_in(g, i, 3), *yz = vta_op_in(g, i, 7);
+  if (g->nodes[i].n_in < 8) return vta_op_error(g, i, err, VTA_ERR_INVALID, "expects 8 or 9 inputs, has %d", g->nodes[i].n_in);
+  if (vta_op_need_shape(g, i, err, vta_op_in(g, i, 0), 0) || vta_op_need_shape(g, i, err, w, 3) || need_type(g, i, err, 0, 0) || need_type(g, i, err, 3, 0))
+    return -1;
+  int64_t m = w->rank > 0 ? w->dims[0] : 1;
+  if (q_param(g, i, err, 1, "x_scale", 0, 1) || zp_match(g, i, err, 2, 0, 1) || q_param(g, i, err, 4, "w_scale", 0, m) ||
+      zp_match(g, i, err, 5, 3, m) || q_param(g, i, err, 6, "y_scale", 0, 1) || !yz || q_param(g, i, err, 7, "y_zero_point", 1, 1))
+    return yz ? -1 : vta_op_error(g, i, err, VTA_ERR_INVALID, "y_zero_point is missing");
+  const vta_gvalue *b = vta_op_in(g, i, 8);
+  if (b && b->dtype != VTA_DT_I32) return vta_op_error(g, i, err, VTA_ERR_INVALID, "the bias must be int32");
+  return vta_conv_shape(g, i, err, 0, 0, 3, 8, yz->dtype);
+}
+
+static int conv_integer_infer(vta_graph *g, int i, vta_error *err) {
+  if (vta_op_need_shape(g, i, err, vta_op_in(g, i, 0), 0) || vta_op_need_shape(g, i, err, vta_op_in(g, i, 1), 1) || need_type(g, i, err, 0, 0) || need_type(g, i, err, 1, 0))
+    return -1;
+  int64_t m = vta_op_in(g, i, 1)->rank > 0 ? vta_op_in(g, i, 1)->dims[0] : 1;
+  if (zp_match(g, i, err, 2, 0, 1) || zp_match(g, i, err, 3, 1, m)) return -1;
+  return vta_conv_shape(g, i, err, 0, 0, 1, -1, VTA_DT_I32);
+}
+
+static int qlinear_matmul_infer(vta_graph *g, int i, vta_error *err) {
+  if (g->nodes[i].n_in != 8) return vta_op_error(g, i, err, VTA_ERR_INVALID, "expects 8 inputs, has %d", g->nodes[i].n_in);
+  const vta_gvalue *b = vta_op_in(g, i, 3);
+  if (vta_op_need_shape(g, i, err, vta_op_in(g, i, 0), 0) || vta_op_need_shape(g, i, err, b, 3) || need_type(g, i, err, 0, 0) || need_type(g, i, err, 3, 0))
+    return -1;
+  int64_t n = b->dims[b->rank - 1];
+  if (q_param(g, i, err, 1, "a_scale", 0, 1) || zp_match(g, i, err, 2, 0, 1) || q_param(g, i, err, 4, "b_scale", 0, n) ||
+      zp_match(g, i, err, 5, 3, n) || q_param(g, i, err, 6, "y_scale", 0, 1) || q_param(g, i, err, 7, "y_zero_point", 1, 1))
+    return -1;
+  if (!vta_op_in(g, i, 2) || !vta_op_in(g, i, 5) || !vta_op_in(g, i, 7)) return vta_op_error(g, i, err, VTA_ERR_INVALID, "a zero point is missing");
+  return vta_matmul_shape(g, i, err, 0, 3, vta_op_in(g, i, 7)->dtype);
+}
+
+static int matmul_integer_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *b = vta_op_in(g, i, 1);
+  if (vta_op_need_shape(g, i, err, vta_op_in(g, i, 0), 0) || vta_op_need_shape(g, i, err, b, 1) || need_type(g, i, err, 0, 0) || need_type(g, i, err, 1, 0))
+    return -1;
+  if (zp_match(g, i, err, 2, 0, 1) || zp_match(g, i, err, 3, 1, b->dims[b->rank - 1])) return -1;
+  return vta_matmul_shape(g, i, err, 0, 1, VTA_DT_I32);
+}
+
+/* shift, lo, hi and the mul input (3) of QConv/QDense/QAdd; nmul: multipliers expected. */
+static int requant_attrs(vta_graph *g, int i, vta_error *err, int64_t nmul) {
+  int64_t shift = vta_node_int(&g->nodes[i], "shift", -1), lo = vta_node_int(&g->nodes[i], "lo", -128),
+          hi = vta_node_int(&g->nodes[i], "hi", 127);
+  if (shift < 0 || shift > 31) return vta_op_error(g, i, err, VTA_ERR_INVALID, "shift %lld is not in 0..31", (long long)shift);
+  if (lo < -128 || hi > 127 || lo > hi) return vta_op_error(g, i, err, VTA_ERR_INVALID, "clip range [%lld, %lld] is not within int8", (long long)lo, (long long)hi);
+  const vta_gvalue *m = g->nodes[i].n_in > 3 ? vta_op_in(g, i, 3) : NULL;
+  if (m && (!m->data || m->dtype != VTA_DT_I32 || m->rank != 1 || m->dims[0] != nmul))
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "mul must be a constant int32 tensor with one multiplier per output channel (%lld)",
+               (long long)nmul);
+  return vta_op_set_int(g, i, err, "lo", lo) || vta_op_set_int(g, i, err, "hi", hi);
+}
+
+static int qconv_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *w = vta_op_in(g, i, 1), *b = vta_op_in(g, i, 2);
+  if (vta_op_need_shape(g, i, err, vta_op_in(g, i, 0), 0) || vta_op_need_shape(g, i, err, w, 1) || need_type(g, i, err, 0, 1) || need_type(g, i, err, 1, 1)) return -1;
+  if (b && b->dtype != VTA_DT_I32) return vta_op_error(g, i, err, VTA_ERR_INVALID, "the bias must be int32");
+  if (vta_conv_shape(g, i, err, 0, 0, 1, 2, VTA_DT_I8)) return -1;
+  return requant_attrs(g, i, err, w->dims[0]);
+}
+
+static int qdense_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *x = vta_op_in(g, i, 0), *w = vta_op_in(g, i, 1), *b = vta_op_in(g, i, 2);
+  if (vta_op_need_shape(g, i, err, x, 0) || vta_op_need_shape(g, i, err, w, 1) || need_type(g, i, err, 0, 1) || need_type(g, i, err, 1, 1)) return -1;
+  if (x->rank < 1 || w->rank != 2 || x->dims[x->rank - 1] != w->dims[1])
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "QDense needs x [..., K] and w [N, K]");
+  if (b && (b->dtype != VTA_DT_I32 || vta_value_count(b) != w->dims[0]))
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "the bias must be int32 with one element per output");
+  int64_t dims[VTA_MAX_RANK];
+  memcpy(dims, x->dims, sizeof dims);
+  dims[x->rank - 1] = w->dims[0];
+  vta_op_set_out(g, i, 0, VTA_DT_I8, x->rank, dims);
+  return requant_attrs(g, i, err, w->dims[0]);
+}
+
+static int qadd_infer(vta_graph *g, int i, vta_error *err) {
+  const vta_gvalue *a = vta_op_in(g, i, 0), *b = vta_op_in(g, i, 1);
+  if (vta_op_need_shape(g, i, err, a, 0) || vta_op_need_shape(g, i, err, b, 1) || need_type(g, i, err, 0, 1) || need_type(g, i, err, 1, 1)) return -1;
+  if (a->rank != b->rank || memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t)a->rank))
+    return vta_op_error(g, i, err, VTA_ERR_INVALID, "QAdd needs operands of the same shape");
+  for (int k = 0; k < 2; k++) {
+    int64_t v = vta_node_int(&g->nodes[i], k ? "mb" : "ma", 1 << 20);
+    if (v < -32768 || v > 32767) return vta_op_error(g, i, err, VTA_ERR_INVALID, "%s %lld is not a 16-bit integer", k ? "mb" : "ma", (long long)v);
+  }
+  vta_op_set_out(g, i, 0, VTA_DT_I8, a->rank, a->dims);
+  return requant_attrs(g, i, err, 0);
+}
+
+static int quant_infer(vta_graph *g, int i, vta_error *err) {
+  switch (g->nodes[i].op) {
+  case VTA_GOP_QUANTIZE_LINEAR: return quantize_infer(g, i, err, 0);
+  case VTA_GOP_DEQUANTIZE_LINEAR: return quantize_infer(g, i, err, 1);
+  case VTA_GOP_QLINEAR_CONV: return qlinear_conv_infer(g, i, err);
+  case VTA_GOP_CONV_INTEGER: return conv_integer_infer(g, i, err);
+  case VTA_GOP_QLINEAR_MATMUL: return qlinear_matmul_infer(g, i, err);
+  case VTA_GOP_MATMUL_INTEGER: return matmul_integer_infer(g, i, err);
+  case VTA_GOP_QCONV: return qconv_infer(g, i, err);
+  case VTA_GOP_QDENSE: return qdense_infer(g, i, err);
+  default: return qadd_infer(g, i, err);
+  }
+}
+
+/* ---- reference ---- */
+
+static int quant_folds(vta_gop op) { return op == VTA_GOP_QUANTIZE_LINEAR || op == VTA_GOP_DEQUANTIZE_LINEAR; }
+
+/* QuantizeLinear and DequantizeLinear as the generated code: float32 arithmetic, round half
+ * to even, saturation. */
+static int quant_eval(vta_graph *g, int i, vta_error *err) {
+  (void)err;
+  const vta_node *nd = &g->nodes[i];
+  vta_gvalue *o = &g->values[nd->out[0]];
+  const vta_gvalue *x = &g->values[nd->in[0]];
+  const vta_gvalue *sc = &g->values[nd->in[1]];
+  const vta_gvalue *zp = nd->n_in > 2 && nd->in[2] >= 0 ? &g->values[nd->in[2]] : NULL;
+  int64_t n = vta_value_count(o), idx[VTA_MAX_RANK];
+  int64_t axis = vta_node_int(nd, "axis", 1), per = vta_value_count(sc) > 1;
+  for (int64_t k = 0; k < n; k++) {
+    int64_t ch = 0;
+    if (per) {
+      vta_value_unravel(o, k, idx);
+      ch = idx[axis];
+    }
+    float s = ((const float *)sc->data)[ch];
+    int64_t z = zp ? (int64_t)vta_elem_get(zp, vta_value_count(zp) > 1 ? ch : 0) : 0;
+    if (nd->op == VTA_GOP_DEQUANTIZE_LINEAR) {
+      ((float *)o->data)[k] = (float)((int64_t)vta_elem_get(x, k) - z) * s;
+    } else {
+      float q = nearbyintf((float)vta_elem_get(x, k) / s);
+      double lo = o->dtype == VTA_DT_I8 ? -128 : 0, hi = o->dtype == VTA_DT_I8 ? 127 : 255;
+      double y = isnan(q) ? 0 : (double)q + (double)z;
+      vta_elem_put(o, k, y < lo ? lo : y > hi ? hi : y);
+    }
+  }
+  return 0;
+}
+
+/* ---- code ---- */
 
 /* ---- small helpers ---- */
 
@@ -409,7 +634,7 @@ static void emit_qadd(cg *c) {
   cg_loop_close(c, &l);
 }
 
-static void emit_imaxpool(cg *c) {
+void cg_emit_imaxpool(cg *c) {
   const vta_node *nd = c->nd;
   const vta_gvalue *x = V(c, nd->in[0]), *o = V(c, nd->out[0]);
   int two = x->rank == 4, global = nd->op == VTA_GOP_GLOBAL_MAXPOOL;
@@ -457,7 +682,7 @@ static void emit_imaxpool(cg *c) {
 
 /* ---- dispatch ---- */
 
-int cg_emit_qop(cg *c) {
+static int emit_qop(cg *c) {
   const vta_node *nd = c->nd;
   epi_t e;
   memset(&e, 0, sizeof e);
@@ -501,31 +726,23 @@ int cg_emit_qop(cg *c) {
     emit_imatmul(c, 0, 1, -1, -1, 1, &e);
     return 1;
   case VTA_GOP_QADD: emit_qadd(c); return 1;
-  case VTA_GOP_MAXPOOL:
-  case VTA_GOP_GLOBAL_MAXPOOL:
-    if (V(c, nd->in[0])->dtype == VTA_DT_F32) return 0;
-    emit_imaxpool(c);
-    return 1;
   default: return 0;
   }
 #undef IN_OR
 }
 
-/* Which operators take which element types (the rest of the CPU code generator is float32,
- * plus the data-movement operators, which copy any element type). */
-int cg_qop_supports(const vta_graph *g, int i) {
+/* Element types are checked by the shape rules; fused steps only on DequantizeLinear's float
+ * output. */
+static int quant_supports(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
-  const vta_gvalue *x = nd->n_in > 0 && nd->in[0] >= 0 ? &g->values[nd->in[0]] : NULL;
-  switch (nd->op) {
-  case VTA_GOP_DEQUANTIZE_LINEAR:
-    return 1; /* its float output may carry epilogue steps */
-  case VTA_GOP_QUANTIZE_LINEAR: case VTA_GOP_CONV_INTEGER:
-  case VTA_GOP_QLINEAR_CONV: case VTA_GOP_QCONV: case VTA_GOP_MATMUL_INTEGER:
-  case VTA_GOP_QLINEAR_MATMUL: case VTA_GOP_QDENSE: case VTA_GOP_QADD:
-    return nd->n_epi == 0;
-  case VTA_GOP_MAXPOOL: case VTA_GOP_GLOBAL_MAXPOOL:
-    return x && (x->dtype == VTA_DT_F32 || ((x->dtype == VTA_DT_I8 || x->dtype == VTA_DT_U8) && nd->n_epi == 0));
-  default:
-    return -1; /* not decided here */
-  }
+  return nd->op == VTA_GOP_DEQUANTIZE_LINEAR || nd->n_epi == 0;
 }
+
+static int quant_emit(cg *c) {
+  emit_qop(c);
+  /* A DequantizeLinear's float output may carry fused epilogue steps: the driver runs them. */
+  if (c->nd->op != VTA_GOP_DEQUANTIZE_LINEAR) c->epi_done = c->nd->n_epi;
+  return 0;
+}
+
+const vta_op_family vta_family_quant = {"op_quant.c", quant_infer, quant_eval, quant_supports, quant_emit, quant_folds};
