@@ -344,11 +344,11 @@ int vta_diff_run(vta_diff *d, vta_diff_workload w, uint64_t seed, vta_diff_resul
 }
 
 int vta_diff_wave(const char *config_path, const char *options, vta_diff_workload w,
-                  uint64_t seed, uint64_t addr, uint64_t window, const char *wave_path,
-                  uint64_t *cycle, vta_error *err) {
+                  uint64_t first_seed, uint64_t seed, uint64_t addr, uint64_t window,
+                  const char *wave_path, uint64_t *cycle, vta_error *err) {
 #ifndef VTA_HAVE_RTL
-  (void)config_path; (void)options; (void)w; (void)seed; (void)addr; (void)window;
-  (void)wave_path; (void)cycle;
+  (void)config_path; (void)options; (void)w; (void)first_seed; (void)seed; (void)addr;
+  (void)window; (void)wave_path; (void)cycle;
   return vta_error_set(err, VTA_ERR_UNSUPPORTED, "the rtl backend is not built");
 #else
   vta_config cfg;
@@ -372,17 +372,24 @@ int vta_diff_wave(const char *config_path, const char *options, vta_diff_workloa
     }
     vta_mem *mem = NULL;
     vta_rtl *sim = NULL;
-    diff_prog p;
     char msg[512];
     if (rc == VTA_OK) rc = vta_mem_create(0, &mem, err);
-    if (rc == VTA_OK && prog_build(&cfg, mem, w, seed, &p, msg, sizeof msg) != 0)
-      rc = vta_error_set(err, VTA_ERR_INVALID, "%s", msg);
     if (rc == VTA_OK) rc = vta_rtl_create(&cfg, mem, &o, &sim, err);
-    if (rc == VTA_OK) {
+    /* The session's earlier cases first, as vta_diff_run placed and freed them: the on-chip
+     * buffers and the accelerator's registers carry over from run to run, and a case may fail
+     * only after them. Cycles count from the model's reset, so the window still falls on the
+     * last run. */
+    for (uint64_t s = first_seed <= seed ? first_seed : seed; rc == VTA_OK && s <= seed; s++) {
+      diff_prog p;
+      if (prog_build(&cfg, mem, w, s, &p, msg, sizeof msg) != 0) {
+        rc = vta_error_set(err, VTA_ERR_INVALID, "%s", msg);
+        break;
+      }
       /* The case may fail here too (that is why it is rerun): the waveform is what matters. */
       vta_error run_err;
       vta_rtl_run(sim, p.insn, p.count, DIFF_TIMEOUT, NULL, &run_err);
-      if (pass == 0) *cycle = vta_rtl_last_watch_cycle(sim);
+      if (pass == 0 && s == seed) *cycle = vta_rtl_last_watch_cycle(sim);
+      prog_free(mem, &p);
     }
     vta_rtl_destroy(sim);
     vta_mem_destroy(mem);

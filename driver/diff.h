@@ -97,11 +97,13 @@ void vta_diff_inject_fault(vta_diff *d, uint64_t offset);
 
 /* For the rtl backend: reruns the case on a fresh RTL model watching the differing address to
  * find the cycle of its last write, then once more recording an FST waveform of `window` cycles
- * before and after that cycle into wave_path. *cycle receives the cycle (0 when the RTL never
- * wrote the address: the waveform then covers the first 2*window cycles). VTA_ERR_UNSUPPORTED
- * for other backends. */
+ * before and after that cycle into wave_path. The cases of seeds first_seed .. seed - 1 (the
+ * ones its session ran before it; first_seed = seed for none) run first, in the same model, so
+ * that the on-chip state the case started from is the one it failed from. *cycle receives the
+ * cycle, counted from the model's reset (0 when the RTL never wrote the address: the waveform
+ * then covers the first 2*window cycles). VTA_ERR_UNSUPPORTED for other backends. */
 int vta_diff_wave(const char *config_path, const char *options, vta_diff_workload w,
-                  uint64_t seed, uint64_t addr, uint64_t window, const char *wave_path,
-                  uint64_t *cycle, vta_error *err);
+                  uint64_t first_seed, uint64_t seed, uint64_t addr, uint64_t window,
+                  const char *wave_path, uint64_t *cycle, vta_error *err);
 
 #endif

@@ -504,7 +504,11 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
   int tty = isatty(2);
   double t_start = (double)time(NULL);
   vta_diff *d = NULL;
-  int64_t open_key = -1; /* config * MAX + backend of the open session */
+  /* The open session: one per configuration, backend and workload, so that the cases it has
+   * run are consecutive seeds of one workload from session_first on (the on-chip buffers and
+   * the accelerator's registers carry over from case to case, and a failure may need them). */
+  int64_t open_key = -1;
+  size_t session_first = 0;
   char open_error[VTA_ERROR_MSG_MAX] = "";
   uint64_t bad = 0, sessions = 0;
   char opts[2048], be_name[64] = "";
@@ -538,11 +542,13 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
                o->time_budget > 0 ? o->time_budget : o->deadline - t_start);
       continue;
     }
-    int64_t key = (int64_t)c->config * VTA_REGRESS_MAX_AXIS + c->backend;
+    int64_t key = ((int64_t)c->config * VTA_REGRESS_MAX_AXIS + c->backend) * VTA_DIFF_W_COUNT +
+                  (int64_t)c->workload;
     if (key != open_key) {
       vta_diff_close(d);
       d = NULL;
       open_key = key;
+      session_first = i;
       open_error[0] = 0;
       vta_error e;
       backend_split(p->backends[c->backend], be_name, sizeof be_name, &be_opts);
@@ -586,8 +592,29 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
       r->cycles = dr.cycles;
       snprintf(r->message, sizeof r->message, "%s", dr.message);
       if (r->outcome != VTA_REGRESS_PASS) {
-        char cmd[1536], where[1536] = "", wave[512] = "";
+        char cmd[1536], where[1536] = "", wave[512] = "", alone[1600] = "";
+        /* The seeds of this session before the case, when they are consecutive (as the plan
+         * lays them out): the one command then replays them in one session, as here. */
+        uint64_t first_seed = c->seed;
+        if (vta_diff_workload_generated(c->workload) && session_first < i &&
+            p->cases[session_first].seed + (i - session_first) == c->seed) {
+          int consecutive = 1;
+          for (size_t k = session_first; k < i && consecutive; k++)
+            consecutive = p->cases[k].seed + (i - k) == c->seed;
+          if (consecutive) first_seed = p->cases[session_first].seed;
+        }
         vta_regress_case_command(p, c, o->argv0, cmd, sizeof cmd);
+        if (first_seed != c->seed) {
+          snprintf(alone, sizeof alone, "the case alone (it ran after %llu others in its "
+                   "session, whose on-chip state it started from): %s\n",
+                   (unsigned long long)(c->seed - first_seed), cmd);
+          snprintf(cmd, sizeof cmd,
+                   "%s regress --config %s --backend %s --workload %s --seed-start %llu "
+                   "--seeds %llu",
+                   o->argv0 ? o->argv0 : "vta", p->configs[c->config], p->backends[c->backend],
+                   vta_diff_workload_name(c->workload), (unsigned long long)first_seed,
+                   (unsigned long long)(c->seed - first_seed + 1));
+        }
         char idx[32] = "";
         if (dr.insn_index >= 0) snprintf(idx, sizeof idx, "#%lld: ", (long long)dr.insn_index);
         if (dr.has_addr)
@@ -611,8 +638,8 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
           vta_diff_close(d);
           d = NULL;
           open_key = -1;
-          if (vta_diff_wave(p->configs[c->config], be_opts, c->workload, c->seed, dr.addr,
-                            o->wave_window, wave, &cyc, &e) == VTA_OK) {
+          if (vta_diff_wave(p->configs[c->config], be_opts, c->workload, first_seed, c->seed,
+                            dr.addr, o->wave_window, wave, &cyc, &e) == VTA_OK) {
             size_t l = strlen(where);
             snprintf(where + l, sizeof where - l,
                      "waveform: %s (cycles %llu to %llu; the RTL last wrote the address at cycle "
@@ -628,8 +655,8 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
           }
         }
         char detail[4096];
-        snprintf(detail, sizeof detail, "%s\n%sreproduce: %s\n%s%s%s", dr.message, where, cmd,
-                 equiv[0] ? "the same case by hand: " : "", equiv, equiv[0] ? "\n" : "");
+        snprintf(detail, sizeof detail, "%s\n%sreproduce: %s\n%s%s%s%s", dr.message, where, cmd,
+                 alone, equiv[0] ? "the same case by hand: " : "", equiv, equiv[0] ? "\n" : "");
         r->detail = strdup(detail);
         r->wave = wave[0] ? strdup(wave) : NULL;
         bad++;
