@@ -874,11 +874,9 @@ struct Footprint {
   uint64_t dlo = 0, dhi = 0, slo = 0, shi = 0;
 };
 
-struct Unit {
+struct Unit : Footprint {  // the footprint of the instruction the unit issues
   bool any = false;
   cyc last = 0;  // the cycle of the last micro-op issued
-  bool ok = false, nop = false, src = false;
-  uint64_t dlo = 0, dhi = 0, slo = 0, shi = 0;
   uint32_t bgn = 0, end = 0;
   std::deque<std::pair<cyc, cyc>> wins;  // result-write windows of recent instructions
   // The footprint of the instruction before this one, live up to and including prev_until
@@ -964,8 +962,8 @@ struct Compute : Mod {
   static bool apart(uint64_t lo_a, uint64_t hi_a, uint64_t lo_b, uint64_t hi_b) {
     return hi_a < lo_b || hi_b < lo_a;
   }
-  // o: the other unit's instruction (Unit) or the one before it (Footprint).
-  template <class O> bool compat(const Footprint &f, const O &o) const {
+  // o: the other unit's instruction (a Unit) or the one before it.
+  bool compat(const Footprint &f, const Footprint &o) const {
     int bank = ctx->cfg->log_depth[VTA_MEM_ACC] - 1;
     if (!f.ok || !o.ok) return false;
     if (f.nop || o.nop) return true;
@@ -1054,26 +1052,13 @@ struct Compute : Mod {
           // micro-op, issued at un.last (<= fire), is within two cycles; one still live from
           // before is not merged but makes the kept footprint unknown (vta_compute).
           bool old_live = un.prev_until >= fire + 1;
-          Footprint a;
-          a.ok = un.ok && !old_live;
-          a.nop = un.nop;
-          a.src = un.src;
-          a.dlo = un.dlo;
-          a.dhi = un.dhi;
-          a.slo = un.slo;
-          a.shi = un.shi;
-          un.prev = a;
+          un.prev = un;
+          un.prev.ok = un.ok && !old_live;
           un.prev_until = std::max<cyc>(un.last + 2, old_live ? fire + 1 : 0);
         }
         un.any = true;
         un.last = fire + span;
-        un.ok = f.ok;
-        un.nop = f.nop;
-        un.src = f.src;
-        un.dlo = f.dlo;
-        un.dhi = f.dhi;
-        un.slo = f.slo;
-        un.shi = f.shi;
+        static_cast<Footprint &>(un) = f;
         un.bgn = in.uop_bgn;
         un.end = in.uop_end;
         cyc done = un.last + stages[u];
