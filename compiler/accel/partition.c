@@ -98,9 +98,10 @@ static int pool_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_l
   const vta_node *pn = producer >= 0 ? &g->nodes[producer] : NULL;
   int64_t plo = pn && (pn->op == VTA_GOP_QCONV || pn->op == VTA_GOP_QDENSE || pn->op == VTA_GOP_QADD)
                     ? vta_node_int(pn, "lo", -128) : -128;
-  if (plo < 0)
-    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: its input may be negative (%s); the "
-                         "accelerator pads windows with 0", vta_node_describe(g, i, w, sizeof w),
+  int padded = pd[0] || pd[1] || pd[2] || pd[3];
+  if (plo < 0 && padded)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: its input may be negative (%s) and it pads; "
+                         "the accelerator pads windows with 0", vta_node_describe(g, i, w, sizeof w),
                          pn ? "its producer is not an int8 layer clipping at 0 or above"
                             : "it is a graph input");
   for (int k = 0; k < 4; k++)
@@ -112,7 +113,8 @@ static int pool_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_l
                           .w = (uint32_t)x->dims[3], .kh = (uint32_t)ks[0], .kw = (uint32_t)ks[1],
                           .stride_h = (uint32_t)st[0], .stride_w = (uint32_t)st[1],
                           .pad_top = (uint32_t)pd[0], .pad_left = (uint32_t)pd[1],
-                          .pad_bottom = (uint32_t)pd[2], .pad_right = (uint32_t)pd[3]};
+                          .pad_bottom = (uint32_t)pd[2], .pad_right = (uint32_t)pd[3],
+                          .negative = plo < 0};
   int rc = vta_pool_check(cfg, &L->pd, err);
   if (!rc && (y->dims[2] != vta_pool_out_h(&L->pd) || y->dims[3] != vta_pool_out_w(&L->pd)))
     rc = vta_error_set(err, VTA_ERR_INVALID, "output %lldx%lld, the window gives %ux%u",

@@ -92,7 +92,7 @@ void vta_ref_pool_max(const vta_pool_desc *d, const int8_t *x, int8_t *out) {
       int8_t *o = out + ((size_t)n * d->c + c) * ho * wo;
       for (uint32_t y = 0; y < ho; y++)
         for (uint32_t xo = 0; xo < wo; xo++) {
-          int m = 0; /* the padding (and the reset accumulator) */
+          int m = d->negative ? -128 : 0; /* the padding (and the reset accumulator) */
           for (uint32_t i = 0; i < d->kh; i++)
             for (uint32_t j = 0; j < d->kw; j++) {
               int64_t yy = (int64_t)y * d->stride_h - d->pad_top + i;
