@@ -582,6 +582,10 @@ int vta_graph_verify(const vta_graph *g, vta_error *err); /* verify.c */
  *   input, one multiplier per output channel. Without mul this is exactly the epilogue of
  *   compiler/accel/vta_lower.h (ADD bias, ADD rounding, SHR, MAX, MIN), so such a node runs on
  *   the accelerator or the CPU alike.
+ *   With the attributes leaky_k (1..31) and leaky_m (0..2^leaky_k), a folded LeakyRelu of slope
+ *   leaky_m / 2^leaky_k comes before the rounding, which then shifts by shift + leaky_k:
+ *     y = acc (* mul[c]) + bias;  z = max(y << leaky_k, y * leaky_m)   (wrapping as y does)
+ *     out = clamp((z + (1 << (shift + leaky_k - 1))) >> (shift + leaky_k), lo, hi)
  *
  *   QAdd(a i8, b i8 of the same shape) -> i8, attributes ma, mb, shift, lo, hi:
  *     out = clamp((a * ma + b * mb + rnd) >> shift, lo, hi)   (int32)
@@ -596,13 +600,19 @@ typedef struct vta_qconv_shape {
 
 /* The shape of a QConv node (2-D; a 1-D convolution has h = kh = 1). */
 void vta_qconv_shape_of(const vta_graph *g, const vta_node *nd, vta_qconv_shape *s);
+/* The requantization of a QConv / QDense node: its attributes and multipliers. */
+typedef struct vta_qrequant {
+  const int64_t *mul; /* per output channel, or NULL */
+  int shift, lo, hi;
+  int leaky_k;        /* 0, or a LeakyRelu of slope leaky_m / 2^leaky_k (see above) */
+  int32_t leaky_m;
+} vta_qrequant;
 /* Reference implementations (plain C, for tests and calibration checks): QConv on NCHW, QDense
- * on [M, K] rows, QAdd on n elements; mul may be NULL. */
+ * on [M, K] rows, QAdd on n elements. */
 void vta_qref_conv(const vta_qconv_shape *s, const int8_t *x, const int8_t *w, const int32_t *bias,
-                   const int64_t *mul, int shift, int lo, int hi, int8_t *out);
+                   const vta_qrequant *rq, int8_t *out);
 void vta_qref_dense(int64_t m, int64_t k, int64_t n, const int8_t *x, const int8_t *w,
-                    const int32_t *bias, const int64_t *mul, int shift, int lo, int hi,
-                    int8_t *out);
+                    const int32_t *bias, const vta_qrequant *rq, int8_t *out);
 void vta_qref_add(int64_t n, const int8_t *a, const int8_t *b, int ma, int mb, int shift, int lo,
                   int hi, int8_t *out);
 

@@ -98,9 +98,10 @@ static int pool_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_l
   const vta_node *pn = producer >= 0 ? &g->nodes[producer] : NULL;
   int64_t plo = pn && (pn->op == VTA_GOP_QCONV || pn->op == VTA_GOP_QDENSE || pn->op == VTA_GOP_QADD)
                     ? vta_node_int(pn, "lo", -128) : -128;
-  if (plo < 0)
-    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: its input may be negative (%s); the "
-                         "accelerator pads windows with 0", vta_node_describe(g, i, w, sizeof w),
+  int padded = pd[0] || pd[1] || pd[2] || pd[3];
+  if (plo < 0 && padded)
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "%s: its input may be negative (%s) and it pads; "
+                         "the accelerator pads windows with 0", vta_node_describe(g, i, w, sizeof w),
                          pn ? "its producer is not an int8 layer clipping at 0 or above"
                             : "it is a graph input");
   for (int k = 0; k < 4; k++)
@@ -112,7 +113,8 @@ static int pool_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_l
                           .w = (uint32_t)x->dims[3], .kh = (uint32_t)ks[0], .kw = (uint32_t)ks[1],
                           .stride_h = (uint32_t)st[0], .stride_w = (uint32_t)st[1],
                           .pad_top = (uint32_t)pd[0], .pad_left = (uint32_t)pd[1],
-                          .pad_bottom = (uint32_t)pd[2], .pad_right = (uint32_t)pd[3]};
+                          .pad_bottom = (uint32_t)pd[2], .pad_right = (uint32_t)pd[3],
+                          .negative = plo < 0};
   int rc = vta_pool_check(cfg, &L->pd, err);
   if (!rc && (y->dims[2] != vta_pool_out_h(&L->pd) || y->dims[3] != vta_pool_out_w(&L->pd)))
     rc = vta_error_set(err, VTA_ERR_INVALID, "output %lldx%lld, the window gives %ux%u",
@@ -140,6 +142,10 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
   L->node = i;
   if (nd->op == VTA_GOP_MAXPOOL) return pool_desc(g, i, cfg, L, err);
   int64_t shift = vta_node_int(nd, "shift", 0), lo = vta_node_int(nd, "lo", -128), hi = vta_node_int(nd, "hi", 127);
+  int64_t leaky_k = vta_node_int(nd, "leaky_k", 0), leaky_m = vta_node_int(nd, "leaky_m", 0);
+  if (leaky_k < 0 || leaky_k > 31 || leaky_m < 0 || leaky_m > 32767)
+    return vta_error_set(err, VTA_ERR_INVALID, "%s: LeakyRelu slope %lld / 2^%lld out of range",
+                         vta_node_describe(g, i, w, sizeof w), (long long)leaky_m, (long long)leaky_k);
   int ok;
   const int32_t *mul = pow2_muls(g, nd, &ok);
   if (!ok)
@@ -160,7 +166,8 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
     L->dense = 1;
     dd = (vta_dense_desc){.m = (uint32_t)m, .k = (uint32_t)k, .n = (uint32_t)wt->dims[0],
                           .has_bias = has_bias, .shift = (uint32_t)shift, .relu = 0,
-                          .clip_lo = (int32_t)lo, .clip_hi = (int32_t)hi};
+                          .clip_lo = (int32_t)lo, .clip_hi = (int32_t)hi,
+                          .leaky_k = (uint32_t)leaky_k, .leaky_m = (int32_t)leaky_m};
     vta_dense_as_conv(cfg, &dd, &d);
     nout = dd.n;
   } else if (nd->op == VTA_GOP_QCONV) {
@@ -187,7 +194,8 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
                         .pad_top = (uint32_t)s.pt, .pad_left = (uint32_t)s.pl,
                         .pad_bottom = (uint32_t)pb, .pad_right = (uint32_t)pr,
                         .has_bias = has_bias, .shift = (uint32_t)shift, .relu = 0,
-                        .clip_lo = (int32_t)lo, .clip_hi = (int32_t)hi};
+                        .clip_lo = (int32_t)lo, .clip_hi = (int32_t)hi,
+                        .leaky_k = (uint32_t)leaky_k, .leaky_m = (int32_t)leaky_m};
     nout = d.k;
   } else if (nd->op == VTA_GOP_QADD) {
     /* Elementwise: the operands' elements, in their order, as a 1x1 convolution of BLOCK
@@ -479,8 +487,8 @@ static int part_choice(const vta_graph *g, const vta_acc_layer *L, int p, const 
 
 /* The cost model's choices made so far in one pass, by geometry and epilogue: many parts of a
  * network share a shape (ResNet-18's 58 programs have 44), and the search is the pass's cost.
- * The search also sees whether there is a bias, a shift and per-channel shifts (they decide
- * micro-ops and the ACC regions of biases and shifts, not their values), so those are part of
+ * The search also sees whether there is a bias, a shift, per-channel shifts and a LeakyRelu
+ * (they decide micro-ops and the ACC regions, not their values), so those are part of
  * the key too. A remembered description outlives its layer: its shifts pointer becomes
  * k_shifts_given, only ever compared with NULL. */
 static const uint8_t k_shifts_given[1];
@@ -488,7 +496,8 @@ static const uint8_t k_shifts_given[1];
 static int same_key(const vta_conv_desc *a, vta_tile_epilogue ea, const vta_conv_desc *b,
                     vta_tile_epilogue eb) {
   return ea == eb && vta_conv_same_geometry(a, b) && !a->has_bias == !b->has_bias &&
-         !a->shift == !b->shift && !vta_conv_shift_vector(a) == !vta_conv_shift_vector(b);
+         !a->shift == !b->shift && !vta_conv_shift_vector(a) == !vta_conv_shift_vector(b) &&
+         !a->leaky_k == !b->leaky_k;
 }
 
 static vta_conv_desc remembered(const vta_conv_desc *d) {
@@ -628,7 +637,9 @@ static void presearch(const vta_graph *g, const vta_config *cfg, choice_memo *me
 static const char *float_cause(vta_gop op, int n_in) {
   switch (op) {
   case VTA_GOP_LEAKY_RELU:
-    return "no int8 form (max(x, x*m >> k) on the ALU is not built)";
+    return "folds into the int8 convolution or dense layer before it only as that layer's output's "
+           "only use, with a slope in (0, 1) that some m / 2^k approximates within the rounding "
+           "without int32 overflow";
   case VTA_GOP_MUL: case VTA_GOP_DIV:
     return n_in == 2 ? "a product of two tensors: no int8 form (the ALU multiplies by constants, and "
                        "the result would need a requantization of its own)"

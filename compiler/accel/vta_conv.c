@@ -53,6 +53,14 @@ static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 int vta_conv_shift_vector(const vta_conv_desc *d) { return d->shifts && d->shift; }
 
+uint32_t vta_conv_vector_rows(const vta_conv_desc *d) {
+  return 1 + (vta_conv_shift_vector(d) ? 1 : 0) + (d->leaky_k ? 1 : 0);
+}
+
+uint64_t vta_conv_acc_tile(const vta_conv_desc *d, uint64_t outs) {
+  return d->leaky_k ? 2 * outs : outs;
+}
+
 uint32_t vta_conv_out_h(const vta_conv_desc *d) {
   uint64_t span = (uint64_t)d->h + d->pad_top + d->pad_bottom;
   if (d->stride_h == 0 || d->kh == 0 || span < d->kh) return 0;
@@ -115,6 +123,12 @@ int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err
                            "lowering: shift %u is not the largest per-channel shift (%u)",
                            d->shift, most);
   }
+  if (d->leaky_k && (d->leaky_k + d->shift > 31 || d->leaky_m < 0 || d->leaky_m > 32767 ||
+                     (d->leaky_k < 31 && d->leaky_m > (1 << d->leaky_k))))
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "lowering: LeakyRelu slope %d / 2^%u with shift %u: the slope must be "
+                         "in [0, 1] with m at most 32767, and shift + k at most 31",
+                         d->leaky_m, d->leaky_k, d->shift);
   if (d->clip_lo < -128 || d->clip_hi > 127 || d->clip_lo > d->clip_hi)
     return vta_error_set(err, VTA_ERR_INVALID,
                          "lowering: clip range [%d, %d] is not inside [-128, 127]", d->clip_lo,
@@ -161,6 +175,8 @@ void vta_dense_as_conv(const vta_config *cfg, const vta_dense_desc *d, vta_conv_
   out->relu = d->relu;
   out->clip_lo = d->clip_lo;
   out->clip_hi = d->clip_hi;
+  out->leaky_k = d->leaky_k;
+  out->leaky_m = d->leaky_m;
 }
 
 typedef enum gemm_kind {
@@ -337,9 +353,10 @@ static void output_xfer(const geom *g, uint32_t gi, uint32_t oh0, uint32_t ho_n,
  * the kernels, each a LOAD UOP and a footprint record in hardware.) */
 static uint32_t acc_slots(const geom *g, const vta_tile_plan *p, uint32_t room) {
   const vta_conv_desc *d = g->d;
-  uint64_t tile = (uint64_t)p->co_t * p->ho_t * p->wo_t;
+  uint64_t tile = vta_conv_acc_tile(d, (uint64_t)p->co_t * p->ho_t * p->wo_t);
   uint64_t G = (uint64_t)g->cib * d->kh * d->kw + (d->has_residual ? 1 : 0);
-  uint64_t alu = 1 + (d->shift ? 1 : 0) + 2; /* initialisation, SHR, MAX, MIN */
+  /* initialisation, SHR, MAX, MIN; a LeakyRelu's copy (2), SHL, MUL, MAX, rounding */
+  uint64_t alu = 1 + (d->shift || d->leaky_k ? 1 : 0) + 2 + (d->leaky_k ? 6 : 0);
   uint64_t bus = g->cfg->bus_bytes ? g->cfg->bus_bytes : 8;
   uint64_t store = (g->cfg->elem_bytes[VTA_MEM_OUT] + bus - 1) / bus;
   return 2 * tile <= room && G < alu + store + 1 ? 4 : 2;
@@ -384,11 +401,12 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint64_t inp = (uint64_t)p->ci_t * tile_rows(&g, p->ho_t, kh_n) * tile_cols(&g, p->wo_t, kw_n);
   uint64_t res = d->has_residual ? (uint64_t)p->co_t * P : 0;
   uint64_t wgt = (uint64_t)p->co_t * p->ci_t * taps_n;
-  uint64_t acc = (uint64_t)p->co_t * P;
+  uint64_t acc = vta_conv_acc_tile(d, (uint64_t)p->co_t * P);
   l->bias_entries = p->bias_resident ? g.cob : p->co_t;
-  /* Per-channel shifts: beside resident biases one more vector per block; per tile, two
-   * regions of biases and shifts (see vta_sched_layout). */
-  if (vta_conv_shift_vector(d)) l->shift_entries = (p->bias_resident ? 1 : 3) * l->bias_entries;
+  /* Per-channel shifts and a LeakyRelu's rounding: beside resident biases one more vector per
+   * block and row; per tile, two regions of every row (see vta_sched_layout). */
+  uint32_t rows = vta_conv_vector_rows(d);
+  if (rows > 1) l->shift_entries = (p->bias_resident ? rows - 1 : 2 * rows - 1) * l->bias_entries;
   uint32_t reserved_acc = l->bias_entries + l->shift_entries;
   uint32_t reserved_wgt = d->has_residual ? 1 : 0;
   /* ACC: the two halves are the two banks of the hardware (index MSB), so the GEMMs of one
@@ -464,8 +482,10 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
 void vta_sched_epi_default(const vta_conv_desc *d, vta_tile_epilogue mode, vta_sched_epi *e) {
   memset(e, 0, sizeof *e);
   e->mode = mode;
-  e->shift = d->shift;
+  e->shift = d->shift + d->leaky_k;
   e->shift_vec = vta_conv_shift_vector(d);
+  e->leaky_k = d->leaky_k;
+  e->leaky_m = d->leaky_m;
   e->lo = d->relu && d->clip_lo < 0 ? 0 : d->clip_lo;
   e->hi = d->clip_hi;
   if (mode == VTA_EPI_OFFSET) {
@@ -483,7 +503,7 @@ void vta_sched_epi_default(const vta_conv_desc *d, vta_tile_epilogue mode, vta_s
  * int32 sum overflows, with or without the offset (bounded by 128 * sum |w| per channel).
  * Returns the smallest C' / 256 that works, or 0 (use PLAIN). */
 static int32_t offset_multiple(const vta_conv_desc *d, const int8_t *w, const int32_t *bias) {
-  if (d->shift == 0 || d->shift > 22) return 0;
+  if (d->shift == 0 || d->shift > 22 || d->leaky_k) return 0; /* LeakyRelu: y * m scales C' */
   int32_t hi = d->clip_hi;
   uint64_t taps = (uint64_t)d->c * d->kh * d->kw;
   int64_t resmax = d->has_residual ? 128ll * (d->residual_mul < 0 ? -d->residual_mul
@@ -527,7 +547,7 @@ static int32_t offset_multiple(const vta_conv_desc *d, const int8_t *w, const in
 vta_tile_epilogue vta_conv_epilogue(const vta_conv_desc *d, const int8_t *w,
                                     const int32_t *bias) {
   if (offset_multiple(d, w, bias)) return VTA_EPI_OFFSET;
-  int any = d->shift != 0;
+  int any = d->shift != 0 || d->leaky_k; /* a LeakyRelu's rounding row comes with the biases */
   for (uint32_t k = 0; !any && d->has_bias && k < d->k; k++) any = bias[k] != 0;
   return any ? VTA_EPI_RESET_ADD : VTA_EPI_RESET;
 }
@@ -539,7 +559,8 @@ typedef enum kkind {
   KK_RES = 1,   /* residual: ACC += INP * diag(mul) */
   KK_RESET = 2, /* GEMM reset */
   KK_BIAS = 3,  /* ALU op with a vector operand: biases (MAX or ADD), shifts (SHR) */
-  KK_IMM = 4    /* ALU op with an immediate */
+  KK_IMM = 4,   /* ALU op with an immediate */
+  KK_COPY = 5   /* ALU op between two ACC tiles of the same shape, element by element */
 } kkind;
 
 typedef struct kkey {
@@ -636,6 +657,10 @@ static int build(walker *w, const kkey *key, vta_prog_kernel *k, vta_error *err)
       if (key->kind == KK_BIAS) {
         k->loop[0] = (vta_prog_loop){key->co_n, P, 1, 0};
         k->loop[1] = (vta_prog_loop){P, 1, 0, 0};
+        u.src = key->c;
+      } else if (key->kind == KK_COPY) {
+        k->loop[0] = (vta_prog_loop){key->co_n, P, P, 0};
+        k->loop[1] = (vta_prog_loop){P, 1, 1, 0};
         u.src = key->c;
       } else {
         k->use_imm = 1;
@@ -762,15 +787,42 @@ typedef struct pending_unit {
   uint32_t accb;
   uint64_t u;
   uint32_t shiftb; /* its shift vectors in ACC (per-channel shifts) */
+  uint32_t roundb; /* its LeakyRelu's rounding vectors in ACC */
 } pending_unit;
 
-/* The end of unit pu: its epilogue on the ALU (rounding shift, MAX, MIN over its ACC slot),
- * the compute->store token, and its store. */
+/* A LeakyRelu before the rounding: max(y << k, y * m) + rounding over the unit's ACC slot, with
+ * the second copy of y in the ACC entries after the slot's tile (a copy is MUL 0, then ADD). */
+static int leaky_steps(walker *w, const pending_unit *pu, vta_error *err) {
+  const vta_sched_epi *e = w->e;
+  const unit_pos *q = &pu->q;
+  uint32_t copyb = pu->accb + w->p->co_t * w->p->ho_t * w->p->wo_t;
+  struct {
+    kkind kind;
+    vta_alu_op op;
+    uint32_t dst, src;
+    int32_t imm;
+  } st[6] = {{KK_IMM, VTA_ALU_MUL, copyb, 0, 0},
+             {KK_COPY, VTA_ALU_ADD, copyb, pu->accb, 0},
+             {KK_IMM, VTA_ALU_SHR, pu->accb, 0, -(int32_t)e->leaky_k}, /* a left shift */
+             {KK_IMM, VTA_ALU_MUL, copyb, 0, e->leaky_m},
+             {KK_COPY, VTA_ALU_MAX, pu->accb, copyb, 0},
+             {KK_BIAS, VTA_ALU_ADD, pu->accb, pu->roundb, 0}};
+  int rc = VTA_OK;
+  for (int i = 0; !rc && i < 6; i++) {
+    kkey k = key_of(st[i].kind, st[i].op, st[i].dst, 0, st[i].src, q->ho_n, q->wo_n, q->co_n, 0,
+                    NULL, st[i].imm);
+    rc = run(w, &k, err);
+  }
+  return rc;
+}
+
+/* The end of unit pu: its epilogue on the ALU (a LeakyRelu, rounding shift, MAX, MIN over its
+ * ACC slot), the compute->store token, and its store. */
 static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
   const vta_sched_sink *s = w->s;
   const vta_sched_epi *e = w->e;
   const unit_pos *q = &pu->q;
-  int rc = VTA_OK;
+  int rc = e->leaky_k ? leaky_steps(w, pu, err) : VTA_OK;
   struct {
     int on;
     vta_alu_op op;
@@ -829,17 +881,19 @@ static int walk(walker *w, vta_error *err) {
   vta_prog_xfer x;
   pending_unit pend;
   memset(&pend, 0, sizeof pend);
-  uint32_t epi_ops = e->shift > 0 ? 3 : 2; /* SHR, MAX, MIN */
+  uint32_t epi_ops = (e->shift > 0 ? 3 : 2) + (e->leaky_k ? 6 : 0); /* (LeakyRelu,) SHR, MAX, MIN */
 
   /* The shift vectors travel with the biases, and the rounding they need is in the bias: a
    * layer with per-channel shifts has biases to load (RESET_ADD or OFFSET). */
-  if (e->shift_vec && e->mode == VTA_EPI_RESET)
+  if ((e->shift_vec || e->leaky_k) && e->mode != VTA_EPI_RESET_ADD &&
+      !(e->shift_vec && !e->leaky_k && e->mode == VTA_EPI_OFFSET))
     return vta_error_set(err, VTA_ERR_INVALID,
                          "lowering: per-channel shifts need an epilogue with biases (their "
-                         "rounding), not the reset alone");
-  /* Bias loads bring one row of bias vectors and, with per-channel shifts, a second row of
-   * shift vectors (the bias buffer holds all biases, then all shifts). */
-  uint32_t vrows = e->shift_vec ? 2 : 1;
+                         "rounding), a LeakyRelu the reset-and-add one");
+  /* Bias loads bring one row of bias vectors and, with per-channel shifts, a row of shift
+   * vectors, with a LeakyRelu a row of its rounding (the bias buffer holds all biases, then all
+   * shifts, then all roundings). */
+  uint32_t vrows = 1 + (e->shift_vec ? 1 : 0) + (e->leaky_k ? 1 : 0);
   /* Prologue: the residual's diagonal weights (load stage), every bias (compute stage). */
   if (d->has_residual) {
     memset(&x, 0, sizeof x);
@@ -870,13 +924,15 @@ static int walk(walker *w, vta_error *err) {
     uint32_t red = 0; /* GEMM micro-ops per output element so far in this unit */
     /* The unit's bias and shift vectors: resident, or loaded for it into region u % 2 (the
      * previous unit's epilogue still reads the other) when it has per-channel shifts. */
-    uint32_t biasb = l->acc_bias + (p->bias_resident ? q.co0 : 0), shiftb = 0;
-    if (e->shift_vec && p->bias_resident) {
-      shiftb = l->acc_bias + l->bias_entries + q.co0;
-    } else if (e->shift_vec) {
-      biasb = l->acc_bias + (uint32_t)(u % 2) * 2 * l->bias_entries;
-      shiftb = biasb + q.co_n;
+    uint32_t biasb = l->acc_bias + (p->bias_resident ? q.co0 : 0), row = 0;
+    if (vrows > 1 && p->bias_resident) {
+      row = l->bias_entries;
+    } else if (vrows > 1) {
+      biasb = l->acc_bias + (uint32_t)(u % 2) * vrows * l->bias_entries;
+      row = q.co_n;
     }
+    uint32_t shiftb = e->shift_vec ? biasb + row : 0;
+    uint32_t roundb = e->leaky_k ? biasb + (vrows - 1) * row : 0;
     for (uint32_t j = 0; !rc && j < spu; j++, t++) {
       int res_step = j == n_red;
       uint32_t cii = res_step ? 0 : j / (n_ky * n_kx), ci0 = cii * p->ci_t;
@@ -953,7 +1009,7 @@ static int walk(walker *w, vta_error *err) {
           x.offset = q.co0;
           x.x_size = q.co_n;
           x.y_size = vrows;
-          x.x_stride = e->shift_vec ? w->g.cob : q.co_n;
+          x.x_stride = vrows > 1 ? w->g.cob : q.co_n;
           rc = s->load(s->ctx, &x, err);
         }
         uint32_t n_u = q.co_n * P;
@@ -991,7 +1047,7 @@ static int walk(walker *w, vta_error *err) {
       }
     }
     if (!rc) {
-      pending_unit this_unit = {1, q, accb, u, shiftb};
+      pending_unit this_unit = {1, q, accb, u, shiftb, roundb};
       if (u + 1 < U) pend = this_unit;
       else rc = finish_unit(w, &this_unit, U, err);
     }
@@ -1066,7 +1122,8 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   int32_t m = offset_multiple(d, w, bias);
   vta_sched_epi e;
   vta_sched_epi_default(d, vta_conv_epilogue(d, w, bias), &e);
-  int64_t cp = 256ll * m, add = (d->shift ? 1ll << (d->shift - 1) : 0) + (cp << d->shift);
+  /* With a LeakyRelu the rounding comes after it, in a row of its own (e.shift includes k). */
+  int64_t cp = 256ll * m, add = d->leaky_k ? 0 : (d->shift ? 1ll << (d->shift - 1) : 0) + (cp << d->shift);
   e.lo = (int32_t)(cp + (d->relu && d->clip_lo < 0 ? 0 : d->clip_lo));
   e.hi = (int32_t)(cp + d->clip_hi);
   out->epilogue = e.mode;
@@ -1090,7 +1147,7 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   uint32_t welem = cfg->elem_bytes[VTA_MEM_WGT];
   out->weight_bytes = (size_t)wbytes + (d->has_residual ? welem : 0);
   size_t vec_bytes = (size_t)g.cob * cfg->elem_bytes[VTA_MEM_ACC];
-  out->bias_bytes = vec_bytes * (e.shift_vec ? 2 : 1); /* biases, then shifts */
+  out->bias_bytes = vec_bytes * vta_conv_vector_rows(d); /* biases, shifts, roundings */
   out->weight = calloc(1, out->weight_bytes);
   out->bias = malloc(out->bias_bytes);
   int32_t *bv = malloc(d->k * sizeof *bv);
@@ -1105,13 +1162,21 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
       out->weight[wbytes + (size_t)i * cfg->block_in + i] = (uint8_t)(int8_t)d->residual_mul;
   for (uint32_t k = 0; k < d->k; k++) {
     int64_t a = add; /* per-channel shifts: that channel's rounding and offset */
-    if (e.shift_vec) a = (d->shifts[k] ? 1ll << (d->shifts[k] - 1) : 0) + (cp << d->shifts[k]);
+    if (e.shift_vec && !d->leaky_k)
+      a = (d->shifts[k] ? 1ll << (d->shifts[k] - 1) : 0) + (cp << d->shifts[k]);
     bv[k] = (int32_t)(uint32_t)((uint64_t)(d->has_bias ? (int64_t)bias[k] : 0) + (uint64_t)a);
   }
   vta_pack_bias(cfg, bv, d->k, e.shift_vec ? 0 : (int32_t)add, out->bias);
+  uint8_t *row = out->bias + vec_bytes;
   if (e.shift_vec) {
-    for (uint32_t k = 0; k < d->k; k++) bv[k] = d->shifts[k];
-    vta_pack_bias(cfg, bv, d->k, 0, out->bias + vec_bytes);
+    for (uint32_t k = 0; k < d->k; k++) bv[k] = d->shifts[k] + (int32_t)d->leaky_k;
+    vta_pack_bias(cfg, bv, d->k, 0, row);
+    row += vec_bytes;
+  }
+  if (d->leaky_k) { /* channel k's rounding 2^(s_k + k - 1), after the LeakyRelu */
+    for (uint32_t k = 0; k < d->k; k++)
+      bv[k] = (int32_t)(1u << ((d->shifts ? d->shifts[k] : d->shift) + d->leaky_k - 1));
+    vta_pack_bias(cfg, bv, d->k, 0, row);
   }
   free(bv);
   out->input_bytes = vta_layout_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);

@@ -34,6 +34,14 @@
  *   y   = acc + bias + residual_mul * residual + (s_k ? 1 << (s_k - 1) : 0)  (wrapping)
  *   z   = y >> s_k (arithmetic);  out = min(max(z, lo), clip_hi), lo = relu ? max(clip_lo, 0)
  *         : clip_lo.
+ * With a LeakyRelu (leaky_k > 0; slope m / 2^k, m = leaky_m, k = leaky_k) the rounding and the
+ * shift move behind it:
+ *   y   = acc + bias + residual_mul * residual                              (wrapping)
+ *   z   = max(y << k, y * m) + (1 << (s_k + k - 1))                         (wrapping)
+ *   out = min(max(z >> (s_k + k), lo), clip_hi).
+ * The ALU runs max(y << k, y * m) on two copies of the accumulators (a second ACC region of the
+ * tile's size), and the rounding, which differs per channel, is a third vector row loaded with
+ * the biases (docs/tiling.md, section 3).
  * Per-channel shifts are what per-channel power-of-two weight scales leave (the quantizer's
  * multiplier 2^m_k against a common shift S is a shift of S - m_k): the epilogue's one SHR then
  * takes a vector operand, a region of ACC holding each channel's amount beside the biases.
@@ -70,6 +78,9 @@ typedef struct vta_conv_desc {
   int32_t clip_lo, clip_hi;   /* the int8 range to clip to, -128 <= lo <= hi <= 127 */
   int has_residual;           /* add residual_mul * r, r int8 shaped like the output */
   int32_t residual_mul;       /* -128..127; the residual enters before the shift */
+  uint32_t leaky_k;           /* 0: none; else a LeakyRelu of slope leaky_m / 2^leaky_k before
+                               * the shift (see "Semantics of the epilogue" above), 1-31 */
+  int32_t leaky_m;            /* 0..2^leaky_k, at most 32767 (an ALU immediate) */
 } vta_conv_desc;
 
 /* dense: out[m][n] = epilogue(sum_k x[m][k] * w[n][k]). */
@@ -79,11 +90,18 @@ typedef struct vta_dense_desc {
   uint32_t shift;
   int relu;
   int32_t clip_lo, clip_hi;
+  uint32_t leaky_k;           /* as in vta_conv_desc */
+  int32_t leaky_m;
 } vta_dense_desc;
 
 /* Does the epilogue take per-channel shifts (shifts given and shift > 0; with every shift 0
  * there is no SHR at all)? Then its SHR reads a vector of shift amounts from ACC. */
 int vta_conv_shift_vector(const vta_conv_desc *d);
+/* Vector rows loaded with the biases (biases; shifts if vta_conv_shift_vector; the LeakyRelu's
+ * rounding if leaky_k), and the ACC entries of a tile of `outs` outputs (twice as many with a
+ * LeakyRelu: its second copy follows the first). */
+uint32_t vta_conv_vector_rows(const vta_conv_desc *d);
+uint64_t vta_conv_acc_tile(const vta_conv_desc *d, uint64_t outs);
 /* Output height and width (0 if the kernel does not fit the padded input). */
 uint32_t vta_conv_out_h(const vta_conv_desc *d);
 uint32_t vta_conv_out_w(const vta_conv_desc *d);
@@ -255,9 +273,11 @@ void vta_lowered_pack_input(const vta_config *cfg, const vta_conv_desc *d, const
 
 typedef struct vta_sched_epi {
   vta_tile_epilogue mode;
-  uint32_t shift;   /* SHR amount; 0: no SHR */
+  uint32_t shift;   /* SHR amount (a LeakyRelu's k included); 0: no SHR */
   int shift_vec;    /* the SHR reads each channel's amount from the shift region instead */
   int32_t lo, hi;   /* MAX and MIN immediates (the offset included) */
+  uint32_t leaky_k; /* 0: none; else the LeakyRelu steps before the rounding and SHR */
+  int32_t leaky_m;
 } vta_sched_epi;
 
 typedef struct vta_sched_sink {
@@ -273,11 +293,12 @@ typedef struct vta_sched_sink {
 
 /* The on-chip layout a plan implies (entries of each buffer). INP and WGT are divided into
  * slots of one tile each (at least two: the two virtual threads), ACC into two halves.
- * Per-channel shifts (vta_conv_shift_vector) reserve shift_entries more ACC entries after the
- * biases: with resident biases the shift vectors follow them (bias of block c at acc_bias + c,
- * its shifts at acc_bias + bias_entries + c); with biases per output tile there are two
- * regions of 2 x bias_entries, used by units in turn, each holding a tile's co_n bias vectors
- * then its co_n shift vectors (the epilogue of a unit runs after the next unit's loads). */
+ * Per-channel shifts (vta_conv_shift_vector) and a LeakyRelu's rounding reserve shift_entries
+ * more ACC entries after the biases: R = vta_conv_vector_rows rows in all; with resident biases
+ * row r of block c is at acc_bias + r * bias_entries + c; with biases per output tile there are
+ * two regions of R x bias_entries, used by units in turn, each holding a tile's co_n bias
+ * vectors then its co_n vectors of each further row (the epilogue of a unit, which reads them,
+ * runs after the next unit's loads). */
 #define VTA_SCHED_MAX_SLOTS 64
 typedef struct vta_sched_layout {
   uint32_t inp_slot, inp_slots;          /* slot size and count */

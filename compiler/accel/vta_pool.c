@@ -50,7 +50,7 @@ static int tile_shape(const vta_config *cfg, const vta_pool_desc *d, uint32_t *r
       uint64_t a = span(k, d->stride_h, d->kh) * cols;
       if (a + (uint64_t)k * c > acc_half || a > inp_half) break;
       uint64_t tiles = nc * ((ho + k - 1) / k), gemm = tiles * (2 * a + (uint64_t)k * c);
-      uint64_t alu = (uint64_t)d->kh * d->kw * ho * wo, cost = (gemm > alu ? gemm : alu) + 64 * tiles;
+      uint64_t alu = ((uint64_t)d->kh * d->kw + (d->negative ? 1 : 0)) * ho * wo, cost = (gemm > alu ? gemm : alu) + 64 * tiles;
       if (cost < best) best = cost, *r = k, *q = c;
     }
   }
@@ -70,6 +70,10 @@ int vta_pool_check(const vta_config *cfg, const vta_pool_desc *d, vta_error *err
     return vta_error_set(err, VTA_ERR_UNSUPPORTED, "max pooling: a window would lie in the padding "
                          "(pads %u,%u,%u,%u, kernel %ux%u)", d->pad_top, d->pad_left, d->pad_bottom,
                          d->pad_right, d->kh, d->kw);
+  if (d->negative && (d->pad_top || d->pad_left || d->pad_bottom || d->pad_right))
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED, "max pooling: an input that may be negative and "
+                         "pads %u,%u,%u,%u (a load pads with 0, not with the smallest value)",
+                         d->pad_top, d->pad_left, d->pad_bottom, d->pad_right);
   if (!vta_pool_out_h(d) || !vta_pool_out_w(d))
     return vta_error_set(err, VTA_ERR_INVALID, "max pooling: the %ux%u window does not fit the padded "
                          "%ux%u input", d->kh, d->kw, d->h + d->pad_top + d->pad_bottom,
@@ -177,6 +181,11 @@ int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered
           k = (vta_prog_kernel){.mode = VTA_JIT_GEMM, .reset = 1, .nloops = 2,
                                 .loop = {{rn, cn, 0, 0}, {cn, 1, 0, 0}}, .nuops = 1, .uops = &uo};
           kernel(&b, &k, &ko);
+          uint32_t kn = 0; /* negative inputs: the outputs start at -128 */
+          k = (vta_prog_kernel){.mode = VTA_JIT_ALU, .alu_op = VTA_ALU_MIN, .use_imm = 1, .imm = -128,
+                                .nloops = 2, .loop = {{rn, cn, 0, 0}, {cn, 1, 0, 0}}, .nuops = 1,
+                                .uops = &uo};
+          if (d->negative) kernel(&b, &k, &kn);
           uint32_t nu = 0;
           for (uint32_t i = 0; i < d->kh; i++)
             for (uint32_t j = 0; j < d->kw; j++) taps[nu++] = (vta_uop){ob, ab + i * cols + j, 0};
@@ -188,10 +197,11 @@ int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered
           run(&b, kc);
           if (t + 2 < T) dep(&b, 1, C, L);
           run(&b, ko);
+          if (d->negative) run(&b, kn);
           run(&b, km);
           dep(&b, 1, C, S);
           gemm += 2ull * rows * cols + (uint64_t)rn * cn;
-          alu += (uint64_t)nu * rn * cn;
+          alu += (uint64_t)(nu + (d->negative ? 1 : 0)) * rn * cn;
           /* ---- store: the output rows ---- */
           dep(&b, 0, C, S);
           x = (vta_prog_xfer){.type = VTA_MEM_OUT, .buf = VTA_PROG_BUF_OUTPUT, .sram = ob,

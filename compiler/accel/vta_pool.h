@@ -9,10 +9,11 @@
  *     // output = low.output_bytes (unpack with vta_layout_unpack_act(..., ho, wo, BLOCK_OUT))
  *
  * Semantics (vta_ref_pool_max in vta_ref.c is the definition): out[n][c][y][x] = the largest input in the
- * window rows y*stride_h - pad_top + 0..kh-1, columns x*stride_w - pad_left + 0..kw-1, padding
- * read as 0 - so the input must not be negative (the compiler lowers only a max pooling whose
- * input comes from a ReLU or a clip at 0 or above; max(x, 0) = x there). Output sizes
- * floor((h + pads - kh) / stride) + 1.
+ * window rows y*stride_h - pad_top + 0..kh-1, columns x*stride_w - pad_left + 0..kw-1, and 0 -
+ * padding and the reset outputs read as 0 - so the input must not be negative (the compiler
+ * lowers such a max pooling when its input comes from a ReLU or a clip at 0 or above; max(x, 0)
+ * = x there); with `negative` the outputs start at -128 instead (one ALU MIN more per output),
+ * which needs a pooling without padding. Output sizes floor((h + pads - kh) / stride) + 1.
  */
 #ifndef VTA_COMPILER_VTA_POOL_H
 #define VTA_COMPILER_VTA_POOL_H
@@ -24,6 +25,7 @@ typedef struct vta_pool_desc {
   uint32_t kh, kw;
   uint32_t stride_h, stride_w;
   uint32_t pad_top, pad_left, pad_bottom, pad_right;
+  int negative;     /* the input may be negative: outputs start at -128 (no padding allowed) */
 } vta_pool_desc;
 
 uint32_t vta_pool_out_h(const vta_pool_desc *d);

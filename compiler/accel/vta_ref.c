@@ -14,9 +14,16 @@
 #include "compiler/accel/vta_lower.h"
 #include "compiler/accel/vta_pool.h"
 
-static int8_t epilogue(uint32_t acc, int32_t bias, int32_t res_term, uint32_t shift, int32_t lo,
-                       int32_t hi) {
+/* y = acc + bias + res_term wraps in uint32_t; a LeakyRelu (k > 0) takes max(y << k, y * m)
+ * before the rounding, and the shift grows by k (vta_lower.h). */
+static int8_t epilogue(uint32_t acc, int32_t bias, int32_t res_term, uint32_t shift, uint32_t k,
+                       int32_t m, int32_t lo, int32_t hi) {
   uint32_t y = acc + (uint32_t)bias + (uint32_t)res_term;
+  if (k) {
+    int32_t a = (int32_t)(y << k), b = (int32_t)(y * (uint32_t)m);
+    y = (uint32_t)(a > b ? a : b);
+    shift += k;
+  }
   if (shift) y += 1u << (shift - 1);
   int32_t z = (int32_t)y >> shift; /* arithmetic on every compiler this project builds with */
   if (z < lo) z = lo;
@@ -57,7 +64,7 @@ void vta_ref_conv2d(const vta_conv_desc *d, const int8_t *x, const int8_t *w, co
         size_t o = ((size_t)n * d->k + k) * ho * wo + p;
         int32_t r = d->has_residual ? d->residual_mul * residual[o] : 0;
         out[o] = epilogue(acc[p], d->has_bias ? bias[k] : 0, r, d->shifts ? d->shifts[k] : d->shift,
-                          lo, d->clip_hi);
+                          d->leaky_k, d->leaky_m, lo, d->clip_hi);
       }
     }
   free(acc);
@@ -72,7 +79,8 @@ void vta_ref_dense(const vta_dense_desc *d, const int8_t *x, const int8_t *w, co
       for (uint32_t q = 0; q < d->k; q++)
         acc += (uint32_t)((int32_t)x[(size_t)i * d->k + q] * w[(size_t)j * d->k + q]);
       out[(size_t)i * d->n + j] =
-          epilogue(acc, d->has_bias ? bias[j] : 0, 0, d->shift, lo, d->clip_hi);
+          epilogue(acc, d->has_bias ? bias[j] : 0, 0, d->shift, d->leaky_k, d->leaky_m, lo,
+                   d->clip_hi);
     }
 }
 
@@ -84,7 +92,7 @@ void vta_ref_pool_max(const vta_pool_desc *d, const int8_t *x, int8_t *out) {
       int8_t *o = out + ((size_t)n * d->c + c) * ho * wo;
       for (uint32_t y = 0; y < ho; y++)
         for (uint32_t xo = 0; xo < wo; xo++) {
-          int m = 0; /* the padding (and the reset accumulator) */
+          int m = d->negative ? -128 : 0; /* the padding (and the reset accumulator) */
           for (uint32_t i = 0; i < d->kh; i++)
             for (uint32_t j = 0; j < d->kw; j++) {
               int64_t yy = (int64_t)y * d->stride_h - d->pad_top + i;

@@ -629,14 +629,15 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
    * side, one instruction overhead per run. An ACC half is held by a unit from its
    * initialisation to the end of its store, and there are two halves. */
   uint64_t g_out = cib * d->kh * d->kw + res, resets = epi == VTA_EPI_OFFSET ? 0 : 1;
-  uint64_t alu_ops = (epi == VTA_EPI_RESET ? 0 : 1) + (d->shift ? 1 : 0) + 2;
+  uint64_t alu_ops = (epi == VTA_EPI_RESET ? 0 : 1) + (d->shift || d->leaky_k ? 1 : 0) + 2 +
+                     (d->leaky_k ? 6 : 0); /* a LeakyRelu: copy (2), SHL, MUL, MAX, rounding */
   uint64_t gunit = outs * (g_out + resets), aunit = outs * alu_ops;
   uint64_t runs = U * (n_red + res + 5);
   uint64_t compute = max_u64(gunit, aunit) + runs * m->compute_overhead;
   uint64_t half = p->co_t * P * (g_out + resets + alu_ops) + st_unit + lat;
   compute = max_u64(compute, U * half / 2);
   /* Bias loads per unit (with per-channel shifts, a second row of shift vectors). */
-  uint64_t vrows = vta_conv_shift_vector(d) ? 2 : 1;
+  uint64_t vrows = vta_conv_vector_rows(d);
   if (!p->bias_resident) compute += U * (m->drain + (cfg->compute_c1 + 1) + lat + vrows * p->co_t * 4 * we / 16 / bus);
   /* Loads: how many steps load an input tile and a weight tile. A cycle of tiles stays
    * resident when it fits the slots (least recently used replacement misses on every access

@@ -394,6 +394,7 @@ typedef struct {
   /* EPI_REQUANT */
   LLVMValueRef mtab;       /* per-channel multiplier table, or NULL */
   int shift, lo, hi;
+  int leaky_k, leaky_m;    /* a folded LeakyRelu (compiler.h, "Quantized operators"), k 0: none */
 } epi_t;
 enum { EPI_RAW, EPI_FLOAT, EPI_REQUANT };
 
@@ -413,17 +414,20 @@ static LLVMValueRef epilogue(cg *c, const epi_t *e, LLVMValueRef acc, LLVMValueR
   }
   default: {
     LLVMValueRef z;
+    int k = e->leaky_k, shift = e->shift + k;
     if (e->mtab) {
       LLVMValueRef y = LLVMBuildMul(c->b, LLVMBuildSExt(c->b, acc, c->i64, ""), cg_table_at(c, e->mtab, ch), "");
       y = LLVMBuildAdd(c->b, y, LLVMBuildSExt(c->b, b, c->i64, ""), "");
-      if (e->shift) y = LLVMBuildAdd(c->b, y, C(c, (int64_t)1 << (e->shift - 1)), "");
-      y = LLVMBuildAShr(c->b, y, C(c, e->shift), "");
+      if (k) y = cg_smax(c, LLVMBuildShl(c->b, y, C(c, k), ""), LLVMBuildMul(c->b, y, C(c, e->leaky_m), ""));
+      if (shift) y = LLVMBuildAdd(c->b, y, C(c, (int64_t)1 << (shift - 1)), "");
+      y = LLVMBuildAShr(c->b, y, C(c, shift), "");
       y = cg_smax(c, cg_smin(c, y, C(c, e->hi)), C(c, e->lo));
       z = LLVMBuildTrunc(c->b, y, c->i32, "");
     } else {
       LLVMValueRef y = LLVMBuildAdd(c->b, acc, b, ""); /* wrapping, as the accelerator */
-      if (e->shift) y = LLVMBuildAdd(c->b, y, I32(c, 1ll << (e->shift - 1)), "");
-      y = LLVMBuildAShr(c->b, y, I32(c, e->shift), "");
+      if (k) y = smax32(c, LLVMBuildShl(c->b, y, I32(c, k), ""), LLVMBuildMul(c->b, y, I32(c, e->leaky_m), ""));
+      if (shift) y = LLVMBuildAdd(c->b, y, I32(c, 1ll << (shift - 1)), "");
+      y = LLVMBuildAShr(c->b, y, I32(c, shift), "");
       z = smax32(c, smin32(c, y, I32(c, e->hi)), I32(c, e->lo));
     }
     return z;
@@ -454,6 +458,8 @@ static void requant_params(cg *c, epi_t *e, int64_t n) {
   e->shift = (int)vta_node_int(c->nd, "shift", 0);
   e->lo = (int)vta_node_int(c->nd, "lo", -128);
   e->hi = (int)vta_node_int(c->nd, "hi", 127);
+  e->leaky_k = (int)vta_node_int(c->nd, "leaky_k", 0);
+  e->leaky_m = (int)vta_node_int(c->nd, "leaky_m", 0);
   if (c->nd->n_in > 3 && c->nd->in[3] >= 0) {
     const vta_gvalue *m = V(c, c->nd->in[3]);
     int64_t *t = malloc(sizeof(int64_t) * (size_t)n + 8);

@@ -42,21 +42,30 @@ void vta_qconv_shape_of(const vta_graph *g, const vta_node *nd, vta_qconv_shape 
 }
 
 /* The requantization epilogue (compiler.h, "Quantized operators"). */
-static int8_t requant(uint32_t acc, int32_t bias, const int64_t *mul, int64_t ch, int shift, int lo,
-                      int hi) {
+static int8_t requant(uint32_t acc, int32_t bias, const vta_qrequant *rq, int64_t ch) {
   int64_t z;
-  if (mul) {
-    int64_t y = (int64_t)(int32_t)acc * mul[ch] + bias + (shift ? (int64_t)1 << (shift - 1) : 0);
-    z = y >> shift; /* arithmetic on every compiler this project builds with */
+  int k = rq->leaky_k, shift = rq->shift + k;
+  if (rq->mul) {
+    int64_t y = (int64_t)(int32_t)acc * rq->mul[ch] + bias;
+    if (k) {
+      int64_t a = y * ((int64_t)1 << k), b = y * rq->leaky_m;
+      y = a > b ? a : b;
+    }
+    z = (y + (shift ? (int64_t)1 << (shift - 1) : 0)) >> shift; /* arithmetic everywhere we build */
   } else {
-    uint32_t y = acc + (uint32_t)bias + (shift ? 1u << (shift - 1) : 0);
+    uint32_t y = acc + (uint32_t)bias;
+    if (k) {
+      int32_t a = (int32_t)(y << k), b = (int32_t)(y * (uint32_t)rq->leaky_m);
+      y = (uint32_t)(a > b ? a : b);
+    }
+    y += shift ? 1u << (shift - 1) : 0;
     z = (int32_t)y >> shift;
   }
-  return (int8_t)(z < lo ? lo : z > hi ? hi : z);
+  return (int8_t)(z < rq->lo ? rq->lo : z > rq->hi ? rq->hi : z);
 }
 
 void vta_qref_conv(const vta_qconv_shape *s, const int8_t *x, const int8_t *w, const int32_t *bias,
-                   const int64_t *mul, int shift, int lo, int hi, int8_t *out) {
+                   const vta_qrequant *rq, int8_t *out) {
   int64_t cg = s->c / s->group, mg = s->m / s->group;
   for (int64_t n = 0; n < s->n; n++)
     for (int64_t m = 0; m < s->m; m++) {
@@ -74,19 +83,18 @@ void vta_qref_conv(const vta_qconv_shape *s, const int8_t *x, const int8_t *w, c
                 acc += (uint32_t)(xv * wv);
               }
           out[((n * s->m + m) * s->oh + oy) * s->ow + ox] =
-              requant(acc, bias ? bias[m] : 0, mul, m, shift, lo, hi);
+              requant(acc, bias ? bias[m] : 0, rq, m);
         }
     }
 }
 
 void vta_qref_dense(int64_t m, int64_t k, int64_t n, const int8_t *x, const int8_t *w,
-                    const int32_t *bias, const int64_t *mul, int shift, int lo, int hi,
-                    int8_t *out) {
+                    const int32_t *bias, const vta_qrequant *rq, int8_t *out) {
   for (int64_t i = 0; i < m; i++)
     for (int64_t j = 0; j < n; j++) {
       uint32_t acc = 0;
       for (int64_t q = 0; q < k; q++) acc += (uint32_t)((int32_t)x[i * k + q] * w[j * k + q]);
-      out[i * n + j] = requant(acc, bias ? bias[j] : 0, mul, j, shift, lo, hi);
+      out[i * n + j] = requant(acc, bias ? bias[j] : 0, rq, j);
     }
 }
 

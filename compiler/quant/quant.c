@@ -225,7 +225,7 @@ static int activation_end(const qctx *q, int y) {
  * max(hi, c)) and Min(c) is clamp(x, min(lo, c), min(hi, c)); Relu is Max(0) and Clip(a, b) is
  * Max(a) then Min(b). Exact in int8 because quantization (rounding, then clipping to int8) is
  * monotone, so it commutes with Max and Min: q(max(v, c)) = max(q(v), q(c)). */
-static void absorb_activation(qctx *q, int y, int *out, float *lo, float *hi) {
+static void absorb_activation(qctx *q, int y, int *out, float *lo, float *hi, int mark) {
   *out = y;
   *lo = -INFINITY;
   *hi = INFINITY;
@@ -245,9 +245,20 @@ static void absorb_activation(qctx *q, int y, int *out, float *lo, float *hi) {
       else
         *lo = fminf(*lo, c), *hi = fminf(*hi, c);
     }
-    q->skip[j] = 1;
+    if (mark) q->skip[j] = 1;
     *out = a->out[0];
   }
+}
+
+/* The LeakyRelu (old node) that value y's only use is, with its slope in (0, 1) in *alpha, or
+ * -1. */
+static int leaky_of(const qctx *q, int y, double *alpha) {
+  if (y >= q->n_orig || q->g->values[y].is_output || q->uses[y] != 1) return -1;
+  int j = q->consumer[y];
+  const vta_node *a = &q->old[j];
+  if (a->op != VTA_GOP_LEAKY_RELU || a->n_epi || a->n_in != 1 || a->n_out != 1) return -1;
+  *alpha = vta_node_float(a, "alpha", 0.01f);
+  return *alpha > 0 && *alpha < 1 ? j : -1;
 }
 
 static int64_t clamp64(double x, int64_t lo, int64_t hi) {
@@ -294,6 +305,7 @@ typedef struct {
   int shift;
   double sy_eff;         /* the output scale actually represented */
   double sw;             /* the layer's weight scale (accelerator form) */
+  int leaky_k, leaky_m;  /* a folded LeakyRelu's slope m / 2^k (fold_leaky), k 0: none */
 } qlayer;
 
 /* Makes the per-channel shifts k[0..m) (-1: an all-zero channel, any shift) share values in
@@ -493,14 +505,15 @@ static int emit_layer(qctx *q, const vta_node *nd, vta_gop op, qlayer *L, int xq
   if (vta_attrs_set_int(&n->n_attrs, &n->attrs, "shift", L->shift) ||
       vta_attrs_set_int(&n->n_attrs, &n->attrs, "lo", qlo) ||
       vta_attrs_set_int(&n->n_attrs, &n->attrs, "hi", qhi) ||
-      0)
+      (L->leaky_k && (vta_attrs_set_int(&n->n_attrs, &n->attrs, "leaky_k", L->leaky_k) ||
+                      vta_attrs_set_int(&n->n_attrs, &n->attrs, "leaky_m", L->leaky_m))))
     return nomem(q);
   if (q->log)
-    fprintf(q->log, "quantize %s '%s': x scale %.4g, %s, output scale %.4g, shift %d, clip [%lld, %lld]\n",
+    fprintf(q->log, "quantize %s '%s': x scale %.4g, %s, output scale %.4g, shift %d, clip [%lld, %lld]%s\n",
             vta_op_name(op), nd->name, L->sx,
             L->pow2 ? "per-channel power-of-two weight scales (accelerator form)"
             : L->mul ? "per-channel weights and multipliers" : "one weight scale (accelerator form)",
-            L->sy_eff, L->shift, (long long)qlo, (long long)qhi);
+            L->sy_eff, L->shift, (long long)qlo, (long long)qhi, L->leaky_k ? ", LeakyRelu folded" : "");
   return 0;
 }
 
@@ -681,6 +694,88 @@ static int const_f32(const vta_graph *g, int v) {
   return v >= 0 && g->values[v].data && g->values[v].dtype == VTA_DT_F32;
 }
 
+/* ---- a LeakyRelu folded into the layer before it ---- */
+
+/* The activations after a layer's output v. With a LeakyRelu as v's only use, whose chain of
+ * activations after it (absorb_activation) ends in a calibrated value: that chain, only looked
+ * at (fold_leaky absorbs it or not), and the LeakyRelu is returned. Else the chain after v,
+ * absorbed, and -1. */
+static int leaky_start(qctx *q, int v, double *alpha, int *y, float *lo, float *hi) {
+  int lk = leaky_of(q, v, alpha);
+  if (lk >= 0) {
+    absorb_activation(q, q->old[lk].out[0], y, lo, hi, 0);
+    if (q->scale[*y] > 0) return lk;
+  }
+  absorb_activation(q, v, y, lo, hi, 1);
+  return -1;
+}
+
+/* The slope m / 2^k of a LeakyRelu of slope alpha folded into quantized layer L, whose output is
+ * then clipped to [lo, hi] (float): sets L->leaky_k and L->leaky_m, or returns 0 when no k fits.
+ * Chosen as the largest k such that
+ * - nothing overflows int32 (the accelerator's accumulators, and the CPU's int32 form): for
+ *   every channel c, |y| * 2^k + 2^(s_c + k - 1) < 2^31 for every input, with |y| at most
+ *   128 * sum |w_c| + |bias_c| (the bias in the accelerator's units, bias_c / mul_c, and s_c the
+ *   channel's shift there); shift + k <= 31 and m <= 32767 (an ALU immediate);
+ * - the result is exact within the rounding: m = round(alpha * 2^k) moves no output that the
+ *   clip keeps (negative ones down to the clip's int8 lower bound qlo) by more than half a step
+ *   before the rounding, |alpha - m / 2^k| * (|qlo| + 0.5) / alpha <= 0.5, so each output is
+ *   within one step of the float slope's, as a rounding of its own.
+ * The CPU's per-channel multiplier form computes in int64 and only needs the shift bound. */
+static int leaky_fit(qctx *q, qlayer *L, double alpha, float lo, float hi) {
+  int64_t qlo, qhi;
+  clip_range(lo, hi, L->sy_eff, &qlo, &qhi);
+  double reach = (qlo < 0 ? -(double)qlo : 0) + 0.5;
+  int int32_form = L->pow2 || !L->mul;
+  double *ymax = calloc((size_t)L->m + 1, sizeof *ymax);
+  int *sc = calloc((size_t)L->m + 1, sizeof *sc);
+  if (!ymax || !sc) {
+    free(ymax);
+    free(sc);
+    return 0;
+  }
+  for (int64_t c = 0; c < L->m; c++) {
+    double sum = 0, mul = L->mul ? (double)L->mul[c] : 1;
+    for (int64_t i = 0; i < L->k; i++) sum += abs(L->wq[c * L->k + i]);
+    ymax[c] = int32_form ? 128 * sum + fabs((double)L->bq[c]) / mul : 0;
+    sc[c] = L->shift - (L->pow2 && L->mul ? ilogb(mul) : 0);
+  }
+  int found = 0;
+  for (int k = 31 - L->shift; k >= 1 && !found; k--) {
+    double m = nearbyint(alpha * ldexp(1, k));
+    if (m > 32767 || fabs(alpha - m / ldexp(1, k)) * reach / alpha > 0.5) continue;
+    int ok = 1;
+    for (int64_t c = 0; ok && c < L->m; c++)
+      ok = ymax[c] * ldexp(1, k) + ldexp(1, sc[c] + k - 1) < 2147483648.0;
+    if (ok) L->leaky_k = k, L->leaky_m = (int)m, found = 1;
+  }
+  free(ymax);
+  free(sc);
+  if (q->log && !found)
+    fprintf(q->log, "quantize: a LeakyRelu of slope %.4g stays float: no m / 2^k within the rounding "
+                    "fits int32\n", alpha);
+  return found;
+}
+
+/* After quantize_or_fall_back of layer L (producing value v) for the chain after the LeakyRelu
+ * lk (leaky_start): folds the LeakyRelu into L when leaky_fit finds its slope, absorbing that
+ * chain; else quantizes L again for v itself, the LeakyRelu staying a float node. Returns 0, a
+ * status on error, or 1 when v has no calibrated scale (the layer stays float). */
+static int fold_leaky(qctx *q, qlayer *L, int v, int lk, double alpha, int *y, float *lo, float *hi) {
+  if (leaky_fit(q, L, alpha, *lo, *hi)) {
+    absorb_activation(q, q->old[lk].out[0], y, lo, hi, 1);
+    q->skip[lk] = 1;
+    return 0;
+  }
+  layer_free(L);
+  L->wq = NULL, L->bq = NULL, L->mul = NULL;
+  L->pow2 = !L->per_channel;
+  absorb_activation(q, v, y, lo, hi, 1);
+  if (!(q->scale[*y] > 0)) return 1;
+  L->sy = q->scale[*y];
+  return quantize_or_fall_back(q, L);
+}
+
 static int try_conv(qctx *q, const vta_node *nd) {
   vta_graph *g = q->g;
   if (nd->n_epi || nd->n_out != 1 || nd->n_in < 2 || !const_f32(g, nd->in[1])) return 0;
@@ -690,7 +785,8 @@ static int try_conv(qctx *q, const vta_node *nd) {
   if (w.rank != 4 && w.rank != 3) return 0;
   int y;
   float lo, hi;
-  absorb_activation(q, nd->out[0], &y, &lo, &hi);
+  double alpha;
+  int lk = leaky_start(q, nd->out[0], &alpha, &y, &lo, &hi);
   int out_layer = y == nd->out[0] && feeds_output(q, y, 0);
   if (!(q->scale[y] > 0) && !out_layer) return 0;
   int xq = need_q(q, nd->in[0]);
@@ -717,9 +813,10 @@ static int try_conv(qctx *q, const vta_node *nd) {
   L.taps = w.rank == 4 ? w.dims[2] * w.dims[3] : w.dims[2];
   L.groups = group;
   int rc = quantize_or_fall_back(q, &L);
+  if (!rc && lk >= 0) rc = fold_leaky(q, &L, nd->out[0], lk, alpha, &y, &lo, &hi);
   if (!rc) rc = emit_layer(q, nd, VTA_GOP_QCONV, &L, xq, y, lo, hi, w.dims, w.rank);
   layer_free(&L);
-  return rc ? -1 : 1;
+  return rc > 0 ? 0 : rc ? -1 : 1;
 }
 
 /* Gemm (transA = 0, per-column bias) and MatMul with a constant 2-D right operand. */
@@ -741,7 +838,8 @@ static int try_dense(qctx *q, const vta_node *nd) {
   }
   int y;
   float lo, hi;
-  absorb_activation(q, nd->out[0], &y, &lo, &hi);
+  double slope;
+  int lk = leaky_start(q, nd->out[0], &slope, &y, &lo, &hi);
   int out_layer = y == nd->out[0] && feeds_output(q, y, 0);
   if (!(q->scale[y] > 0) && !out_layer) return 0;
   int xq = need_q(q, nd->in[0]);
@@ -780,11 +878,12 @@ static int try_dense(qctx *q, const vta_node *nd) {
   L.xmean = a->rank == 2 ? q->mean[nd->in[0]] : NULL;
   L.taps = L.groups = 1;
   int rc = quantize_or_fall_back(q, &L);
+  if (!rc && lk >= 0) rc = fold_leaky(q, &L, nd->out[0], lk, slope, &y, &lo, &hi);
   if (!rc) rc = emit_layer(q, nd, VTA_GOP_QDENSE, &L, xq, y, lo, hi, wd, 2);
   layer_free(&L);
   free(w);
   free(bias);
-  return rc ? -1 : 1;
+  return rc > 0 ? 0 : rc ? -1 : 1;
 }
 
 static int same_shape(const vta_gvalue *a, const vta_gvalue *b) {
@@ -800,7 +899,7 @@ static int try_add(qctx *q, const vta_node *nd) {
   if (!q->qnat[a] && !q->qnat[b]) return 0;
   int y;
   float lo, hi;
-  absorb_activation(q, nd->out[0], &y, &lo, &hi);
+  absorb_activation(q, nd->out[0], &y, &lo, &hi, 1);
   if (!(q->scale[y] > 0)) return 0;
   int aq = need_q(q, a), bq = need_q(q, b);
   if (aq == -2 || bq == -2) return -1;

@@ -1,7 +1,8 @@
 /* test_boundaries.c - where int8 meets float between accelerator layers: Max / Min with
- * constant bounds (and Relu / Clip, in any chain) folded exactly into the requantization's clip
- * so that consecutive layers stay int8 and run chained on the device, and `--explain` naming
- * the float operator every remaining quantize/dequantize boundary exists for.
+ * constant bounds (and Relu / Clip, in any chain) folded exactly into the requantization's clip,
+ * a LeakyRelu folded into the epilogue as max(y << k, y * m), so that consecutive layers stay
+ * int8 and run chained on the device, and `--explain` naming the float operator every remaining
+ * quantize/dequantize boundary exists for.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -48,6 +49,10 @@ static int conv(vta_graph *g, const char *name, int x, int cin, int cout, int k,
   return y;
 }
 
+/* The first convolution's weight scale (test_boundaries_leaky_slope_is_exact_and_cannot_overflow
+ * makes it larger). */
+static float leaky_weight_scale = 0.25f;
+
 static int binary(vta_graph *g, vta_gop op, const char *name, int a, int b) {
   char nm[64];
   snprintf(nm, sizeof nm, "%s.y", name);
@@ -58,9 +63,10 @@ static int binary(vta_graph *g, vta_gop op, const char *name, int a, int b) {
 }
 
 /* x f32[1,16,8,8] -> Conv 3x3 16->16 -> Max(., -0.3) -> Min(0.8, .) -> Conv 1x1 16->32 -> Relu
- * -> Min(., 0.5) -> output; with leaky, a LeakyRelu between the first convolution and its Max
- * (what the quantizer has no int8 form of); with leaky = 2, the first Max's bound is a
- * per-channel constant f32[1,16,1,1] (not one clamp for the whole layer). */
+ * -> Min(., 0.5) -> output; with leaky = 1, a LeakyRelu of slope 0.2 between the first
+ * convolution and its Max (folded into the convolution), with leaky = 3 one of slope 1.5 (no
+ * int8 form); with leaky = 2, the first Max's bound is a per-channel constant f32[1,16,1,1] (not
+ * one clamp for the whole layer). */
 static vta_graph *model(int leaky) {
   uint64_t saved = rng;
   rng = 0x9E3779B97F4A7C15ull;
@@ -69,7 +75,7 @@ static vta_graph *model(int leaky) {
   int64_t xd[4] = {1, 16, 8, 8};
   int x = value(g, "x", VTA_DT_F32, 4, xd, 0);
   vta_graph_add_input(g, x);
-  int y = conv(g, "c1", x, 16, 16, 3, 0.25f);
+  int y = conv(g, "c1", x, 16, 16, 3, leaky_weight_scale);
   if (leaky == 2) {
     int64_t cd[4] = {1, 16, 1, 1};
     int c = value(g, "lo1", VTA_DT_F32, 4, cd, 1);
@@ -78,7 +84,7 @@ static vta_graph *model(int leaky) {
   } else if (leaky) {
     int l = vta_graph_add_value(g, "leaky.y", VTA_DT_F32);
     int n = vta_graph_add_node(g, VTA_GOP_LEAKY_RELU, "leaky", 1, &y, 1, &l);
-    vta_attrs_set_float(&g->nodes[n].n_attrs, &g->nodes[n].attrs, "alpha", 0.2f);
+    vta_attrs_set_float(&g->nodes[n].n_attrs, &g->nodes[n].attrs, "alpha", leaky == 3 ? 1.5f : 0.2f);
     y = l;
   }
   if (leaky != 2) y = binary(g, VTA_GOP_MAX, "max1", y, scalar(g, "lo1", -0.3f));
@@ -147,6 +153,27 @@ static char *explain(const vta_graph *g, const vta_config *cfg, const vta_place 
   return text;
 }
 
+/* Runs the quantized bundle on cpu, fsim and rtl into out[0..2]: the same bytes, the two
+ * accelerator programs in one device run (the first layer's output stays on the device) and only
+ * the model's output coming back; returns the NMSE of out[0] against ref (the float model's). */
+static double run_chained_everywhere(const unsigned char *qb, size_t qn, const float *ref, float out[3][NY]) {
+  const char *backends[3] = {"cpu", "fsim", "rtl"};
+  for (int k = 0; k < 3; k++) {
+    vta_model_stats rs;
+    run(qb, qn, backends[k], out[k], &rs);
+    if (k) {
+      assert_int_equal(rs.programs, 2);
+      assert_int_equal(rs.device_runs, 1);
+      assert_int_equal(rs.bytes_from_device, NY);
+    }
+  }
+  assert_memory_equal(out[0], out[1], sizeof out[0]);
+  assert_memory_equal(out[0], out[2], sizeof out[0]);
+  double e = 0, s = 0;
+  for (int i = 0; i < NY; i++) e += (out[0][i] - ref[i]) * (out[0][i] - ref[i]), s += ref[i] * ref[i];
+  return s > 0 ? e / s : -1.0;
+}
+
 /* The Max / Min bounds become the two QConvs' clip ranges: no float node, no boundary between
  * the convolutions, both on the accelerator in one device run, every backend the same bits. */
 static void test_boundaries_max_min_fold_into_clip(void **state) {
@@ -188,26 +215,11 @@ static void test_boundaries_max_min_fold_into_clip(void **state) {
   free(text);
   float ref[NY], out[3][NY];
   run(fb, fn, NULL, ref, NULL);
-  const char *backends[3] = {"cpu", "fsim", "rtl"};
-  for (int k = 0; k < 3; k++) {
-    vta_model_stats rs;
-    run(qb, qn, backends[k], out[k], &rs);
-    if (k) {
-      assert_int_equal(rs.programs, 2);
-      assert_int_equal(rs.device_runs, 1); /* chained: c1's output stays on the device */
-      assert_int_equal(rs.bytes_from_device, NY); /* only the model's output comes back */
-    }
-  }
-  assert_memory_equal(out[0], out[1], sizeof out[0]);
-  assert_memory_equal(out[0], out[2], sizeof out[0]);
+  double nmse = run_chained_everywhere(qb, qn, ref, out);
   /* int8 against float: the folded bounds hold exactly (nothing above 0.5 or below 0), and the
    * values stay close. */
-  double e = 0, s = 0;
-  for (int i = 0; i < NY; i++) {
-    assert_true(out[0][i] >= 0 && out[0][i] <= 0.5f * 1.01f);
-    e += (out[0][i] - ref[i]) * (out[0][i] - ref[i]), s += ref[i] * ref[i];
-  }
-  if (!(s > 0) || e / s > 0.01) fail_msg("NMSE %g of the int8 model against float", s > 0 ? e / s : -1.0);
+  for (int i = 0; i < NY; i++) assert_true(out[0][i] >= 0 && out[0][i] <= 0.5f * 1.01f);
+  if (!(nmse >= 0) || nmse > 0.01) fail_msg("NMSE %g of the int8 model against float", nmse);
   free(places);
   free(qb);
   free(fb);
@@ -215,8 +227,122 @@ static void test_boundaries_max_min_fold_into_clip(void **state) {
   vta_graph_destroy(gf);
 }
 
-/* A LeakyRelu between the layers keeps its boundary pair, and --explain says it is the cause;
- * the Max after it is not folded (its input is float) and needs no boundary of its own. */
+/* The first convolution's LeakyRelu (slope 0.2) and the Max / Min after it fold into its
+ * epilogue: no float node, no boundary between the convolutions, one device run, the CPU, fsim
+ * and rtl the same bits; the negative side keeps its slope (outputs below 0 that the clip at 0 of
+ * the model without LeakyRelu would not have, measured against float). */
+static void test_boundaries_leaky_relu_folds_into_epilogue(void **state) {
+  (void)state;
+  make_inputs();
+  vta_config cfg;
+  vta_config_default(&cfg);
+  unsigned char *fb, *qb;
+  size_t fn, qn;
+  vta_graph *gf = compile(1, NULL, NULL, &fb, &fn);
+  vta_place *places = NULL;
+  vta_graph *g = compile(1, &cfg, &places, &qb, &qn);
+  int nbound = 0, nleaky = 0;
+  for (int i = 0; i < g->n_nodes; i++) {
+    const vta_node *nd = &g->nodes[i];
+    assert_true(nd->op != VTA_GOP_LEAKY_RELU && nd->op != VTA_GOP_MAX && nd->op != VTA_GOP_MIN);
+    nbound += nd->op == VTA_GOP_QUANTIZE_LINEAR || nd->op == VTA_GOP_DEQUANTIZE_LINEAR;
+    if (nd->op != VTA_GOP_QCONV) continue;
+    assert_true(places[i].acc);
+    int64_t k = vta_node_int(nd, "leaky_k", 0), m = vta_node_int(nd, "leaky_m", 0);
+    if (!k) continue;
+    nleaky++;
+    print_message("%s: LeakyRelu slope %lld / 2^%lld, shift %lld, clip [%lld, %lld]\n", nd->name,
+                  (long long)m, (long long)k, (long long)vta_node_int(nd, "shift", 0),
+                  (long long)vta_node_int(nd, "lo", -128), (long long)vta_node_int(nd, "hi", 127));
+    assert_true(fabs((double)m / ldexp(1, (int)k) - 0.2) < 0.01);
+    assert_true(vta_node_int(nd, "lo", -128) < 0);
+  }
+  assert_int_equal(nleaky, 1);
+  assert_int_equal(nbound, 2);
+  char *text = explain(g, &cfg, places);
+  assert_non_null(strstr(text, "2 quantize/dequantize boundary nodes (for: graph input 1, model output 1)"));
+  free(text);
+  float ref[NY], out[3][NY];
+  run(fb, fn, NULL, ref, NULL);
+  double nmse = run_chained_everywhere(qb, qn, ref, out);
+  print_message("int8 with the folded LeakyRelu against float: NMSE %.3g\n", nmse);
+  if (!(nmse >= 0) || nmse > 0.01) fail_msg("NMSE %g of the int8 model against float", nmse);
+  free(places);
+  free(qb);
+  free(fb);
+  vta_graph_destroy(g);
+  vta_graph_destroy(gf);
+}
+
+/* The slope m / 2^k the quantizer chose is the largest k for which nothing overflows int32 -
+ * |y| * 2^k + 2^(s + k - 1) < 2^31 with |y| <= 128 * sum |w| + |bias| per channel, shift + k <=
+ * 31, m <= 32767 - and m / 2^k moves no kept output by more than half a step; recomputed here
+ * from the node's constants, and the integer epilogue checked against the float slope over the
+ * whole range of y: within one step everywhere. With the weights' float scale 0.25 and 4 (int8
+ * weights span their range either way, the shift changes) the overflow bound, not the shift,
+ * decides k: 11 both times, |z| + rounding up to 0.73 of 2^31. */
+static void test_boundaries_leaky_slope_is_exact_and_cannot_overflow(void **state) {
+  (void)state;
+  make_inputs();
+  vta_config cfg;
+  vta_config_default(&cfg);
+  for (int big = 0; big < 2; big++) {
+    unsigned char *qb;
+    size_t qn;
+    vta_place *places = NULL;
+    leaky_weight_scale = big ? 4.0f : 0.25f;
+    vta_graph *g = compile(1, &cfg, &places, &qb, &qn);
+    leaky_weight_scale = 0.25f;
+    int checked = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+      const vta_node *nd = &g->nodes[i];
+      int k = (int)vta_node_int(nd, "leaky_k", 0);
+      if (nd->op != VTA_GOP_QCONV || !k) continue;
+      int m = (int)vta_node_int(nd, "leaky_m", 0), S = (int)vta_node_int(nd, "shift", 0);
+      int lo = (int)vta_node_int(nd, "lo", -128), hi = (int)vta_node_int(nd, "hi", 127);
+      const vta_gvalue *w = &g->values[nd->in[1]];
+      const int32_t *b = g->values[nd->in[2]].data;
+      const int32_t *mul = nd->n_in > 3 ? g->values[nd->in[3]].data : NULL;
+      int64_t per = vta_value_count(w) / w->dims[0];
+      double reach = (lo < 0 ? -lo : 0) + 0.5, worst = 0;
+      /* Largest: every k' > k fails one of the conditions. */
+      for (int kk = k; kk <= 31 - S; kk++) {
+        double mm = nearbyint(0.2f * ldexp(1, kk));
+        int ok = mm <= 32767 && fabs(0.2f - mm / ldexp(1, kk)) * reach / 0.2f <= 0.5;
+        for (int64_t c = 0; ok && c < w->dims[0]; c++) {
+          double sum = 0, mc = mul ? mul[c] : 1;
+          for (int64_t t = 0; t < per; t++) sum += abs(((const int8_t *)w->data)[c * per + t]);
+          int sc = S - (mul ? ilogb(mc) : 0);
+          double y = 128 * sum + fabs((double)b[c]) / mc;
+          if (kk == k) worst = fmax(worst, y * ldexp(1, kk) + ldexp(1, sc + kk - 1));
+          ok = y * ldexp(1, kk) + ldexp(1, sc + kk - 1) < 2147483648.0;
+        }
+        assert_true(kk == k ? ok : !ok);
+      }
+      print_message("weights x%g: slope %d / 2^%d, shift %d, largest |z| + rounding %.4g of 2^31\n",
+                    big ? 4.0 : 0.25, m, k, S, worst / 2147483648.0);
+      assert_true(k < 31 - S); /* the overflow bound decided */
+      /* The epilogue (uniform shift s) against the float slope: within one step. */
+      for (int64_t y = -(1ll << 20); y <= (1ll << 20); y += 37) {
+        int64_t z = y * ((int64_t)1 << k) > y * m ? y * ((int64_t)1 << k) : y * m;
+        int64_t o = (z + ((int64_t)1 << (S + k - 1))) >> (S + k);
+        o = o < lo ? lo : o > hi ? hi : o;
+        double f = nearbyint((y >= 0 ? y : 0.2f * y) / ldexp(1, S));
+        f = f < lo ? lo : f > hi ? hi : f;
+        assert_true(fabs((double)o - f) <= 1);
+      }
+      checked++;
+    }
+    assert_int_equal(checked, 1);
+    free(places);
+    free(qb);
+    vta_graph_destroy(g);
+  }
+}
+
+/* A LeakyRelu of slope 1.5 (no int8 form) between the layers keeps its boundary pair, and
+ * --explain says it is the cause; the Max after it is not folded (its input is float) and needs
+ * no boundary of its own. */
 static void test_boundaries_explain_names_the_float_operator(void **state) {
   (void)state;
   make_inputs();
@@ -225,7 +351,7 @@ static void test_boundaries_explain_names_the_float_operator(void **state) {
   unsigned char *qb;
   size_t qn;
   vta_place *places = NULL;
-  vta_graph *g = compile(1, &cfg, &places, &qb, &qn);
+  vta_graph *g = compile(3, &cfg, &places, &qb, &qn);
   char *text = explain(g, &cfg, places);
   assert_non_null(strstr(text, "boundary: int8 to float for LeakyRelu"));
   assert_non_null(strstr(text, "boundary: float to int8: its input comes from LeakyRelu"));
@@ -282,6 +408,8 @@ static void test_boundaries_per_channel_bound_stays_float(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_boundaries_max_min_fold_into_clip),
+      cmocka_unit_test(test_boundaries_leaky_relu_folds_into_epilogue),
+      cmocka_unit_test(test_boundaries_leaky_slope_is_exact_and_cannot_overflow),
       cmocka_unit_test(test_boundaries_explain_names_the_float_operator),
       cmocka_unit_test(test_boundaries_per_channel_bound_stays_float),
   };

@@ -49,8 +49,8 @@ static void run_cpu(vta_graph *g, void **bufs) {
 
 /* One QConv node on random data; compares the generated code with vta_qref_conv and, without
  * multipliers and groups, with the accelerator's reference vta_ref_conv2d. */
-static void check_qconv(int c, int h, int w, int m, int k, int stride, int pad, int dil, int group,
-                        int with_mul, int shift) {
+static void check_qconv_leaky(int c, int h, int w, int m, int k, int stride, int pad, int dil,
+                              int group, int with_mul, int shift, int leaky_k, int leaky_m) {
   vta_graph *g = vta_graph_create();
   int64_t xd[4] = {1, c, h, w}, wd[4] = {m, c / group, k, k}, md[1] = {m};
   int x = value(g, "x", VTA_DT_I8, 4, xd, 0), wv = value(g, "w", VTA_DT_I8, 4, wd, 1);
@@ -75,6 +75,10 @@ static void check_qconv(int c, int h, int w, int m, int k, int stride, int pad, 
   vta_attrs_set_int(&n->n_attrs, &n->attrs, "shift", shift);
   vta_attrs_set_int(&n->n_attrs, &n->attrs, "lo", -100);
   vta_attrs_set_int(&n->n_attrs, &n->attrs, "hi", 120);
+  if (leaky_k) {
+    vta_attrs_set_int(&n->n_attrs, &n->attrs, "leaky_k", leaky_k);
+    vta_attrs_set_int(&n->n_attrs, &n->attrs, "leaky_m", leaky_m);
+  }
   vta_error err = {0};
   if (vta_shape_infer(g, &err)) fail_msg("%s", err.msg);
   vta_qconv_shape s;
@@ -86,14 +90,16 @@ static void check_qconv(int c, int h, int w, int m, int k, int stride, int pad, 
   bufs[x] = X;
   bufs[y] = Y;
   run_cpu(g, bufs);
-  vta_qref_conv(&s, X, W, B, with_mul ? mul64 : NULL, shift, -100, 120, R);
+  vta_qrequant rq = {with_mul ? mul64 : NULL, shift, -100, 120, leaky_k, leaky_m};
+  vta_qref_conv(&s, X, W, B, &rq, R);
   assert_memory_equal(Y, R, (size_t)ny);
   if (!with_mul && group == 1 && dil == 1) {
     vta_conv_desc d = {.n = 1, .c = (uint32_t)c, .h = (uint32_t)h, .w = (uint32_t)w, .k = (uint32_t)m,
                        .kh = (uint32_t)k, .kw = (uint32_t)k, .stride_h = (uint32_t)stride,
                        .stride_w = (uint32_t)stride, .pad_top = (uint32_t)pad, .pad_left = (uint32_t)pad,
                        .pad_bottom = (uint32_t)pad, .pad_right = (uint32_t)pad, .has_bias = 1,
-                       .shift = (uint32_t)shift, .clip_lo = -100, .clip_hi = 120};
+                       .shift = (uint32_t)shift, .clip_lo = -100, .clip_hi = 120,
+                       .leaky_k = (uint32_t)leaky_k, .leaky_m = leaky_m};
     memset(R, 0, (size_t)ny);
     vta_ref_conv2d(&d, X, W, B, NULL, R);
     assert_memory_equal(Y, R, (size_t)ny);
@@ -104,6 +110,11 @@ static void check_qconv(int c, int h, int w, int m, int k, int stride, int pad, 
   vta_graph_destroy(g);
 }
 
+static void check_qconv(int c, int h, int w, int m, int k, int stride, int pad, int dil, int group,
+                        int with_mul, int shift) {
+  check_qconv_leaky(c, h, w, m, k, stride, pad, dil, group, with_mul, shift, 0, 0);
+}
+
 static void test_qops_conv_matches_references(void **state) {
   (void)state;
   check_qconv(5, 9, 11, 7, 3, 1, 1, 1, 1, 0, 9);   /* accelerator form */
@@ -111,6 +122,11 @@ static void test_qops_conv_matches_references(void **state) {
   check_qconv(16, 6, 6, 4, 1, 1, 0, 1, 1, 0, 0);   /* 1x1, no shift */
   check_qconv(6, 10, 9, 6, 3, 2, 1, 1, 6, 1, 20);  /* depthwise with multipliers */
   check_qconv(8, 9, 9, 4, 3, 1, 2, 2, 2, 1, 18);   /* grouped, dilated */
+  /* With a folded LeakyRelu: the accelerator form (also against vta_ref_conv2d), one whose
+   * y << 12 wraps int32 (the same wrap in both), and with multipliers (int64). */
+  check_qconv_leaky(5, 9, 11, 7, 3, 1, 1, 1, 1, 0, 9, 4, 3);
+  check_qconv_leaky(16, 8, 8, 8, 3, 1, 1, 1, 1, 0, 12, 12, 819);
+  check_qconv_leaky(6, 10, 9, 6, 3, 2, 1, 1, 6, 1, 20, 8, 51);
 }
 
 static void test_qops_dense_and_add_match_references(void **state) {
@@ -145,7 +161,8 @@ static void test_qops_dense_and_add_match_references(void **state) {
   void *bufs[16] = {0};
   bufs[x] = X, bufs[a2] = A, bufs[y] = Y, bufs[z] = Z;
   run_cpu(g, bufs);
-  vta_qref_dense(3, 37, 11, X, W, B, NULL, 7, 0, 127, RY);
+  vta_qrequant rq = {NULL, 7, 0, 127, 0, 0};
+  vta_qref_dense(3, 37, 11, X, W, B, &rq, RY);
   vta_qref_add(33, RY, A, 9193, -5993, 13, -128, 127, RZ);
   assert_memory_equal(Y, RY, 33);
   assert_memory_equal(Z, RZ, 33);

@@ -47,7 +47,8 @@ static int check_pool(const char *backend, const char *config, const vta_pool_de
   size_t nx = (size_t)d->n * d->c * d->h * d->w, ny = (size_t)d->n * d->c * ho * wo;
   int8_t *x = malloc(nx), *ref = malloc(ny), *got = malloc(ny);
   assert_true(x && ref && got);
-  for (size_t i = 0; i < nx; i++) x[i] = (int8_t)(rnd() % 128); /* after a ReLU */
+  for (size_t i = 0; i < nx; i++) /* after a ReLU, or anything for a pooling of negatives */
+    x[i] = (int8_t)(d->negative ? (int)(rnd() % 256) - 128 : (int)(rnd() % 128));
   vta_ref_pool_max(d, x, ref);
   vta_lowered low;
   if (vta_lower_maxpool(&cfg, d, &low, &err)) fail_msg("%s", err.msg);
@@ -120,6 +121,32 @@ static void test_pool_shapes_and_configurations(void **state) {
   assert_true(check_pool("fsim", "configs/small.json", &k_resnet));
 }
 
+/* Inputs that may be negative (a LeakyRelu's outputs): without padding the outputs start at
+ * -128, and windows of negatives give their largest, not 0; the reference says so, and fsim and
+ * rtl agree with it (with padding such a pooling is refused: test_pool_refuses_what_it_cannot_run). */
+static void test_pool_negative_inputs_without_padding(void **state) {
+  (void)state;
+  vta_pool_desc one = {.n = 1, .c = 16, .h = 1, .w = 4, .kh = 1, .kw = 2, .stride_h = 1,
+                       .stride_w = 2, .negative = 1};
+  int8_t x[64], y[32];
+  for (int i = 0; i < 64; i++) x[i] = (int8_t)(-100 + i);
+  vta_ref_pool_max(&one, x, y);
+  for (int c = 0; c < 16; c++)
+    for (int o = 0; o < 2; o++) assert_int_equal(y[c * 2 + o], -100 + c * 4 + 2 * o + 1);
+  vta_pool_desc two = {.n = 2, .c = 20, .h = 9, .w = 12, .kh = 2, .kw = 2, .stride_h = 2, .stride_w = 2,
+                       .negative = 1};
+  vta_pool_desc odd = {.n = 3, .c = 16, .h = 13, .w = 17, .kh = 3, .kw = 2, .stride_h = 2, .stride_w = 3,
+                       .negative = 1};
+  vta_pool_desc wake = {.n = 1, .c = 64, .h = 74, .w = 32, .kh = 2, .kw = 1, .stride_h = 2,
+                        .stride_w = 1, .negative = 1}; /* the speech embedding's first pooling */
+  const vta_pool_desc *ds[3] = {&two, &odd, &wake};
+  const char *cfgs[3] = {NULL, "configs/batch4.json", "configs/small.json"};
+  for (int c = 0; c < 3; c++)
+    for (int i = 0; i < 3; i++) assert_true(check_pool("fsim", cfgs[c], ds[i]));
+  assert_true(check_pool("rtl", NULL, &odd));
+  assert_true(check_pool("rtl", NULL, &wake));
+}
+
 static void test_pool_refuses_what_it_cannot_run(void **state) {
   (void)state;
   vta_config cfg;
@@ -132,6 +159,10 @@ static void test_pool_refuses_what_it_cannot_run(void **state) {
   d = k_resnet;
   d.pad_top = 3; /* a window entirely in the padding */
   assert_int_equal(vta_pool_check(&cfg, &d, &err), VTA_ERR_UNSUPPORTED);
+  d = k_resnet;
+  d.negative = 1; /* negative inputs and padding */
+  assert_int_equal(vta_pool_check(&cfg, &d, &err), VTA_ERR_UNSUPPORTED);
+  assert_non_null(strstr(err.msg, "may be negative"));
   vta_config small;
   assert_int_equal(vta_config_load(&small, "configs/small.json", &err), VTA_OK);
   d = (vta_pool_desc){.n = 1, .c = 16, .h = 20, .w = 20, .kh = 9, .kw = 9, .stride_h = 1, .stride_w = 1};
@@ -143,9 +174,10 @@ static void test_pool_refuses_what_it_cannot_run(void **state) {
   assert_int_equal(vta_pool_check(&cfg, &d, &err), VTA_ERR_INVALID);
 }
 
-/* The partitioner gives the accelerator only a max pooling whose input cannot be negative
- * (the loads pad with 0): after an int8 layer clipping at 0 or above, not after a graph input
- * or a layer whose clip lets negatives through. */
+/* The partitioner gives the accelerator a padded max pooling only when its input cannot be
+ * negative (the loads pad with 0): after an int8 layer clipping at 0 or above, not after a graph
+ * input or a layer whose clip lets negatives through; without padding it takes either, starting
+ * the outputs at -128 when the input may be negative. */
 static void test_pool_partition_needs_a_non_negative_input(void **state) {
   (void)state;
   vta_config cfg;
@@ -171,16 +203,24 @@ static void test_pool_partition_needs_a_non_negative_input(void **state) {
     assert_int_equal(vta_attrs_set_ints(&pn->n_attrs, &pn->attrs, "kernel_shape", 2, pd), 0);
     assert_int_equal(vta_attrs_set_ints(&pn->n_attrs, &pn->attrs, "strides", 2, pd), 0);
     vta_acc_layer L;
+    assert_int_equal(vta_acc_desc(g, pool, &cfg, &L, &err), 0);
+    assert_true(L.pool && L.nparts == 1 && L.parts[0].nch == 16 && L.pd.kh == 2 && L.pd.stride_w == 2);
+    assert_int_equal(L.pd.negative, lo < 0);
+    vta_acc_layer_free(&L);
+    /* Padded (a 3x3 window with pads 1: still 4x4 outputs): only a non-negative input. */
+    int64_t k3[2] = {3, 3}, p1[4] = {1, 1, 1, 1};
+    assert_int_equal(vta_attrs_set_ints(&pn->n_attrs, &pn->attrs, "kernel_shape", 2, k3), 0);
+    assert_int_equal(vta_attrs_set_ints(&pn->n_attrs, &pn->attrs, "pads", 4, p1), 0);
     int rc = vta_acc_desc(g, pool, &cfg, &L, &err);
     if (lo < 0) {
       assert_int_equal(rc, VTA_ERR_UNSUPPORTED);
       assert_non_null(strstr(err.msg, "may be negative"));
     } else {
       assert_int_equal(rc, 0);
-      assert_true(L.pool && L.nparts == 1 && L.parts[0].nch == 16 && L.pd.kh == 2 && L.pd.stride_w == 2);
+      assert_int_equal(L.pd.negative, 0);
       vta_acc_layer_free(&L);
     }
-    /* The add's first operand is a graph input's: pooling it directly is refused. */
+    /* The add's first operand is a graph input's: pooling it directly with padding is refused. */
     pn->in[0] = a;
     assert_int_equal(vta_acc_desc(g, pool, &cfg, &L, &err), VTA_ERR_UNSUPPORTED);
     assert_non_null(strstr(err.msg, "graph input"));
@@ -192,6 +232,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_pool_resnet_shape_on_fsim_and_rtl),
       cmocka_unit_test(test_pool_shapes_and_configurations),
+      cmocka_unit_test(test_pool_negative_inputs_without_padding),
       cmocka_unit_test(test_pool_refuses_what_it_cannot_run),
       cmocka_unit_test(test_pool_partition_needs_a_non_negative_input),
   };
