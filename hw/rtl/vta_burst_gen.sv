@@ -11,7 +11,8 @@ module vta_burst_gen #(
   parameter int unsigned AddrW       = 64,
   parameter int unsigned RowsW       = 16,
   parameter int unsigned LogBusBytes = 3,
-  parameter int unsigned MaxBeats    = 16   // a power of two >= 2
+  parameter int unsigned MaxBeats    = 16,    // a power of two >= 2
+  parameter int unsigned RowBytesW   = AddrW  // cmd_row_bytes_i's bits above these are zero
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -33,108 +34,149 @@ module vta_burst_gen #(
   localparam int unsigned PageBeats = 4096 >> LogBusBytes;
   localparam int unsigned PageW = $clog2(PageBeats + 1);
   localparam int unsigned LenW = LogMaxBeats + 1;
+  // A row's beats: its whole beats plus up to two for the partial ones at its ends.
+  localparam int unsigned HiW = (RowBytesW > LogBusBytes) ? RowBytesW - LogBusBytes : 1;
+  localparam int unsigned BeatsW = HiW + 2;
+  localparam int unsigned L = LogBusBytes;
 
-  logic             active_d, active_q;
-  logic [RowsW-1:0] rows_left_d, rows_left_q;
-  logic [AddrW-1:0] row_addr_d, row_addr_q, stride_d, stride_q, row_bytes_d, row_bytes_q;
-  logic [AddrW-1:0] cur_d, cur_q, beats_left_d, beats_left_q, next_row;
-  logic [PageW-1:0] to_4k_d, to_4k_q;
-  logic [LenW-1:0]  len_d, len_q;
-  logic             row_last;
+  typedef struct packed {
+    logic [BeatsW-1:0] beats_left;  // of the current row, this burst's included
+    logic [PageW-1:0]  to_4k;       // beats from this burst's start to the 4 KiB boundary
+    logic [LenW-1:0]   len;         // this burst's beats
+    logic              row_last;    // this burst ends its row
+  } burst_t;
 
-  // Beats covering [addr, addr + bytes).
-  function automatic logic [AddrW-1:0] beats_of(logic [AddrW-1:0] addr, logic [AddrW-1:0] bytes);
-    beats_of = ((addr & BusMask) + bytes + BusMask) >> LogBusBytes;
+  logic             active_q, last_row_q;
+  logic [RowsW-1:0] rows_left_q;
+  logic [AddrW-1:0] row_addr_q, stride_q, cur_q;
+  logic [L-1:0]     rb_lo_q;                      // row bytes mod the bus width
+  logic [BeatsW-1:0] rb_beats_q [3];              // whole beats of a row + 0, 1, 2
+  logic [2:0]       rb_over_q;                    // each of them exceeds MaxBeats
+  logic [1:0]       row_part;
+  burst_t           b_q, b_cmd, b_same, b_row, b_d;
+  logic [AddrW-1:0] cur_d, row_addr_d, next_row;
+  logic [11:0]      next_row_lo;
+  logic [HiW-1:0]   cmd_rb_hi;
+  logic             fire;
+
+  // A row that starts at byte offset o of a beat and has row bytes r = h * 2^L + l covers
+  // h + (o + l + 2^L - 1) / 2^L beats; the carry is 0, 1 or 2 and depends on L bits only.
+  function automatic logic [1:0] part_beats(logic [L-1:0] o, logic [L-1:0] l);
+    part_beats = 2'(({2'b0, o} + {2'b0, l} + (L + 2)'((1 << L) - 1)) >> L);
   endfunction
   // Beats from the beat holding addr to the next 4 KiB boundary (addr's low 12 bits only).
   function automatic logic [PageW-1:0] page_beats(logic [11:0] addr);
     logic [11:0] beat;
-    beat = addr & ~12'((1 << LogBusBytes) - 1);
-    page_beats = PageW'((13'd4096 - {1'b0, beat}) >> LogBusBytes);
+    beat = addr & ~12'((1 << L) - 1);
+    page_beats = PageW'((13'd4096 - {1'b0, beat}) >> L);
   endfunction
-  // A burst's length, min(beats left in the row, MaxBeats, beats to the 4 KiB boundary). The
-  // comparison with MaxBeats (a power of two) looks at bits, not through a carry chain.
-  function automatic logic [LenW-1:0] burst_len(logic [AddrW-1:0] left, logic [PageW-1:0] page);
-    logic [LenW-1:0] l;
-    if ((|left[AddrW-1:LogMaxBeats+1]) || (left[LogMaxBeats] && (|left[LogMaxBeats-1:0])))
-      l = LenW'(MaxBeats);
-    else l = left[LenW-1:0];
-    if (PageW'(l) > page) l = LenW'(page);
-    burst_len = l;
+  // A burst's length, min(beats left in the row, MaxBeats, beats to the 4 KiB boundary), and
+  // whether it is the row's last, from whether the beats left exceed MaxBeats (over) and their
+  // low bits: no wide comparison or sum lies on the way to the length.
+  localparam int unsigned BurstW = BeatsW + PageW + LenW + 1;  // $bits(burst_t)
+  localparam int unsigned NW = LogMaxBeats + 2;                 // narrow sums: up to 4 MaxBeats
+  function automatic logic [BurstW-1:0] burst_of(logic [BeatsW-1:0] left, logic over,
+                                                 logic [PageW-1:0] page);
+    logic [LenW-1:0] len;
+    len = over ? LenW'(MaxBeats) : left[LenW-1:0];
+    if (PageW'(len) > page) len = LenW'(page);
+    burst_of = {left, page, len, !over && (PageW'(left[LenW-1:0]) <= page)};
+  endfunction
+  // Whether y + c exceeds MaxBeats, for a small c: y at least 2 MaxBeats decides it by its high
+  // bits; below that the narrow sum is exact.
+  function automatic logic over_sum(logic [BeatsW-1:0] y, logic [1:0] c);
+    logic [NW-1:0] n;
+    n = NW'(y) + NW'(c);
+    over_sum = ((BeatsW > LogMaxBeats + 1) && (|(y >> (LogMaxBeats + 1)))) ||
+               (n > NW'(MaxBeats));
+  endfunction
+  // Whether left - len exceeds MaxBeats, for len <= MaxBeats <= left: left at least 4 MaxBeats
+  // decides it; below that the narrow difference is exact.
+  function automatic logic over_diff(logic [BeatsW-1:0] left, logic [LenW-1:0] len);
+    logic [NW-1:0] n;
+    n = NW'(left) - NW'(len);
+    over_diff = ((BeatsW > NW) && (|(left >> NW))) || (n > NW'(MaxBeats));
   endfunction
 
-  // Every register of the next burst (its address, length, the beats left to the 4 KiB
-  // boundary) is worked out in the cycle the current one is accepted, so the address channel
-  // sees registers only: the length is not recomputed from the address in the issuing cycle.
-  // The beats to the boundary count down with the bursts instead of being subtracted from the
-  // address.
+  // Every register of the next burst is worked out from registers before the address
+  // channel's answer is known, for each of the three things that can follow (the same row's
+  // next burst, the next row's first, a new command's first); the answer only picks one. The
+  // next row's beat count needs the low bits of its address only, and the row's whole beats
+  // are kept with one and two added, so no wide sum lies on the path to the burst length.
   assign cmd_ready_o = !active_q;
   assign ax_valid_o  = active_q;
   assign ax_addr_o   = cur_q;
-  assign ax_len_o    = 8'(len_q) - 8'd1;
+  assign ax_len_o    = 8'(b_q.len) - 8'd1;
   assign busy_o      = active_q;
+  assign fire        = active_q && ax_ready_i;
   assign next_row    = row_addr_q + stride_q;
-  assign row_last    = (beats_left_q == AddrW'(len_q));
+  assign next_row_lo = row_addr_q[11:0] + stride_q[11:0];
+  assign cmd_rb_hi   = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
+
+  assign row_part = part_beats(next_row_lo[L-1:0], rb_lo_q);
+  always_comb begin
+    logic [1:0]        c;
+    logic [PageW-1:0]  t4;
+    logic [BeatsW-1:0] left;
+    c     = part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]);
+    b_cmd = burst_of(BeatsW'(cmd_rb_hi) + BeatsW'(c), over_sum(BeatsW'(cmd_rb_hi), c),
+                     page_beats(cmd_base_i[11:0]));
+    t4    = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
+    left  = b_q.beats_left - BeatsW'(b_q.len);
+    b_same = burst_of(left, over_diff(b_q.beats_left, b_q.len), t4);
+    b_row  = burst_of(rb_beats_q[row_part], rb_over_q[row_part], page_beats(next_row_lo));
+  end
 
   always_comb begin
-    active_d     = active_q;
-    rows_left_d  = rows_left_q;
-    row_addr_d   = row_addr_q;
-    stride_d     = stride_q;
-    row_bytes_d  = row_bytes_q;
-    cur_d        = cur_q;
-    beats_left_d = beats_left_q;
-    to_4k_d      = to_4k_q;
-    if (cmd_valid_i && cmd_ready_o) begin
-      active_d     = 1'b1;
-      rows_left_d  = cmd_rows_i;
-      row_addr_d   = cmd_base_i;
-      stride_d     = cmd_stride_i;
-      row_bytes_d  = cmd_row_bytes_i;
-      cur_d        = cmd_base_i & ~BusMask;
-      beats_left_d = beats_of(cmd_base_i, cmd_row_bytes_i);
-      to_4k_d      = page_beats(cmd_base_i[11:0]);
-    end else if (ax_valid_o && ax_ready_i) begin
-      if (row_last) begin
-        if (rows_left_q == RowsW'(1)) begin
-          active_d = 1'b0;
-        end else begin
-          rows_left_d  = rows_left_q - 1'b1;
-          row_addr_d   = next_row;
-          cur_d        = next_row & ~BusMask;
-          beats_left_d = beats_of(next_row, row_bytes_q);
-          to_4k_d      = page_beats(next_row[11:0]);
-        end
-      end else begin
-        cur_d        = cur_q + (AddrW'(len_q) << LogBusBytes);
-        beats_left_d = beats_left_q - AddrW'(len_q);
-        to_4k_d      = (to_4k_q == PageW'(len_q)) ? PageW'(PageBeats) : to_4k_q - PageW'(len_q);
-      end
+    b_d        = b_q;
+    cur_d      = cur_q;
+    row_addr_d = row_addr_q;
+    if (!active_q) begin
+      b_d        = b_cmd;
+      cur_d      = cmd_base_i & ~BusMask;
+      row_addr_d = cmd_base_i;
+    end else if (fire && !b_q.row_last) begin
+      b_d   = b_same;
+      cur_d = cur_q + (AddrW'(b_q.len) << L);
+    end else if (fire) begin
+      b_d        = b_row;
+      cur_d      = next_row & ~BusMask;
+      row_addr_d = next_row;
     end
-    len_d = burst_len(beats_left_d, to_4k_d);
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      active_q     <= 1'b0;
-      rows_left_q  <= '0;
-      row_addr_q   <= '0;
-      stride_q     <= '0;
-      row_bytes_q  <= '0;
-      cur_q        <= '0;
-      beats_left_q <= '0;
-      to_4k_q      <= '0;
-      len_q        <= '0;
+      active_q    <= 1'b0;
+      last_row_q  <= 1'b0;
+      rows_left_q <= '0;
+      row_addr_q  <= '0;
+      stride_q    <= '0;
+      rb_lo_q     <= '0;
+      cur_q       <= '0;
+      b_q         <= '0;
+      rb_over_q   <= '0;
+      for (int k = 0; k < 3; k++) rb_beats_q[k] <= '0;
     end else begin
-      active_q     <= active_d;
-      rows_left_q  <= rows_left_d;
-      row_addr_q   <= row_addr_d;
-      stride_q     <= stride_d;
-      row_bytes_q  <= row_bytes_d;
-      cur_q        <= cur_d;
-      beats_left_q <= beats_left_d;
-      to_4k_q      <= to_4k_d;
-      len_q        <= len_d;
+      b_q        <= b_d;
+      cur_q      <= cur_d;
+      row_addr_q <= row_addr_d;
+      if (!active_q) begin
+        // Idle: the command's fields are taken every cycle, and it starts when it is valid.
+        active_q    <= cmd_valid_i;
+        rows_left_q <= cmd_rows_i;
+        last_row_q  <= (cmd_rows_i == RowsW'(1));
+        stride_q    <= cmd_stride_i;
+        rb_lo_q     <= cmd_row_bytes_i[L-1:0];
+        for (int k = 0; k < 3; k++) begin
+          rb_beats_q[k] <= BeatsW'(cmd_rb_hi) + BeatsW'(k);
+          rb_over_q[k]  <= over_sum(BeatsW'(cmd_rb_hi), 2'(k));
+        end
+      end else if (fire && b_q.row_last) begin
+        if (last_row_q) active_q <= 1'b0;
+        rows_left_q <= rows_left_q - 1'b1;
+        last_row_q  <= (rows_left_q == RowsW'(2));
+      end
     end
   end
 
@@ -143,6 +185,8 @@ module vta_burst_gen #(
     if (rst_ni && cmd_valid_i && cmd_ready_o) begin
       assert (cmd_rows_i != '0 && cmd_row_bytes_i != '0)
       else $error("vta_burst_gen: empty transfer");
+      assert ((cmd_row_bytes_i >> RowBytesW) == '0)
+      else $error("vta_burst_gen: %0d row bytes need more than %0d bits", cmd_row_bytes_i, RowBytesW);
     end
   end
 `endif

@@ -55,7 +55,8 @@ module vta_fetch
     .AddrW      (A),
     .RowsW      (1),
     .LogBusBytes(LogBusBytes),
-    .MaxBeats   (MaxBeats)
+    .MaxBeats   (MaxBeats),
+    .RowBytesW  (32 + LogInsnBytes)
   ) u_bursts (
     .clk_i,
     .rst_ni,
@@ -75,14 +76,15 @@ module vta_fetch
   vta_row_beats #(
     .AddrW      (A),
     .RowsW      (1),
-    .LogBusBytes(LogBusBytes)
+    .LogBusBytes(LogBusBytes),
+    .RowBytesW  (32 + LogInsnBytes)
   ) u_beats (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (has_work),
     .cmd_ready_o    (),
-    .cmd_base_i     (insn_addr_i),
-    .cmd_stride_i   ('0),
+    .cmd_base_lo_i  (insn_addr_i[LogBusBytes-1:0]),
+    .cmd_stride_lo_i('0),
     .cmd_row_bytes_i(A'(insn_count_i) << LogInsnBytes),
     .cmd_rows_i     (1'b1),
     .valid_o        (),

@@ -75,7 +75,8 @@ module vta_load_2d
   logic            bg_ready, rb_ready, rb_valid, rb_take;
   logic [3:0]      rb_log_elem;
   logic [MemoryMemoryTypeW-1:0] rb_type_q;
-  logic [A-1:0]    base, stride, row_bytes, rb_base, rb_stride, rb_row_bytes;
+  logic [A-1:0]    base, stride, row_bytes, rb_row_bytes;
+  logic [LogBusBytes-1:0] rb_base_lo, rb_stride_lo;  // the beat walker needs the low bits only
   logic [InsnW-1:0] q_head_bits, rb_insn_bits;
 
   // ---- Acceptance ----
@@ -107,7 +108,8 @@ module vta_load_2d
     .AddrW      (A),
     .RowsW      (RowsW),
     .LogBusBytes(LogBusBytes),
-    .MaxBeats   (16)
+    .MaxBeats   (16),
+    .RowBytesW  (MemoryXSizeW + 15)  // x_size << a 4-bit log2 of the element bytes
   ) u_bursts (
     .clk_i,
     .rst_ni,
@@ -140,22 +142,23 @@ module vta_load_2d
     .count_o    ()
   );
   assign rb_insn      = rb_insn_bits;
-  assign rb_base      = A'(rb_insn.dram_base) << rb_log_elem;
-  assign rb_stride    = A'(rb_insn.x_stride) << rb_log_elem;
+  assign rb_base_lo   = LogBusBytes'(A'(rb_insn.dram_base) << rb_log_elem);
+  assign rb_stride_lo = LogBusBytes'(A'(rb_insn.x_stride) << rb_log_elem);
   assign rb_row_bytes = A'(rb_insn.x_size) << rb_log_elem;
   assign rb_take      = rbq_valid && rb_ready;
 
   vta_row_beats #(
     .AddrW      (A),
     .RowsW      (RowsW),
-    .LogBusBytes(LogBusBytes)
+    .LogBusBytes(LogBusBytes),
+    .RowBytesW  (MemoryXSizeW + 15)
   ) u_beats (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (rbq_valid),
     .cmd_ready_o    (rb_ready),
-    .cmd_base_i     (rb_base),
-    .cmd_stride_i   (rb_stride),
+    .cmd_base_lo_i  (rb_base_lo),
+    .cmd_stride_lo_i(rb_stride_lo),
     .cmd_row_bytes_i(rb_row_bytes),
     .cmd_rows_i     (rb_insn.y_size),
     .valid_o        (rb_valid),

@@ -10,14 +10,15 @@
 module vta_row_beats #(
   parameter int unsigned AddrW       = 64,
   parameter int unsigned RowsW       = 16,
-  parameter int unsigned LogBusBytes = 3
+  parameter int unsigned LogBusBytes = 3,
+  parameter int unsigned RowBytesW   = AddrW  // cmd_row_bytes_i's bits above these are zero
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
   input  logic                   cmd_valid_i,
   output logic                   cmd_ready_o,
-  input  logic [AddrW-1:0]       cmd_base_i,
-  input  logic [AddrW-1:0]       cmd_stride_i,
+  input  logic [LogBusBytes-1:0] cmd_base_lo_i,    // the low bits of the first row's address
+  input  logic [LogBusBytes-1:0] cmd_stride_lo_i,  // and of the stride between rows
   input  logic [AddrW-1:0]       cmd_row_bytes_i,  // > 0
   input  logic [RowsW-1:0]       cmd_rows_i,       // > 0
   output logic                   valid_o,
@@ -26,83 +27,90 @@ module vta_row_beats #(
   output logic [LogBusBytes-1:0] hi_o,             // last byte of the beat that belongs
   output logic                   last_o            // last beat of the transfer
 );
-  localparam logic [AddrW-1:0] BusMask = AddrW'((1 << LogBusBytes) - 1);
+  localparam int unsigned L = LogBusBytes;
+  localparam int unsigned HiW = (RowBytesW > L) ? RowBytesW - L : 1;
+  localparam int unsigned BeatsW = HiW + 2;
 
-  logic             active_d, active_q;
-  logic [RowsW-1:0] rows_left_d, rows_left_q;
-  logic [AddrW-1:0] row_addr_d, row_addr_q, stride_d, stride_q, row_bytes_d, row_bytes_q;
-  logic [AddrW-1:0] beat_d, beat_q, beats_d, beats_q, next_row;
-  logic [LogBusBytes-1:0] row_end;
-  logic             first_beat, last_beat;
+  // Only the low L bits of the row addresses matter here (where a row starts and ends within a
+  // beat); the beats of a row are its whole beats plus 0, 1 or 2 by those bits, kept ready, and
+  // the beats left count down to a flag set a beat ahead, so no wide sum or comparison lies on
+  // the step path.
+  logic              active_q, last_row_q, first_q, last_q;
+  logic [RowsW-1:0]  rows_left_q;
+  logic [L-1:0]      row_lo_q, stride_lo_q, rb_lo_q, next_lo, row_end;
+  logic [BeatsW-1:0] left_q, rb_beats_q [3];
+  logic [2:0]        rb_one_q;
+  logic [HiW-1:0]    cmd_hi;
+  logic [1:0]        cmd_part, row_part;
 
-  function automatic logic [AddrW-1:0] beats_of(logic [AddrW-1:0] addr, logic [AddrW-1:0] bytes);
-    beats_of = ((addr & BusMask) + bytes + BusMask) >> LogBusBytes;
+  function automatic logic [1:0] part_beats(logic [L-1:0] o, logic [L-1:0] l);
+    part_beats = 2'(({2'b0, o} + {2'b0, l} + (L + 2)'((1 << L) - 1)) >> L);
   endfunction
 
-  // Only the byte offset of the row's last byte within its beat matters.
-  assign row_end     = row_addr_q[LogBusBytes-1:0] + row_bytes_q[LogBusBytes-1:0] - 1'b1;
-  assign next_row    = row_addr_q + stride_q;
-  assign first_beat  = (beat_q == '0);
-  assign last_beat   = (beat_q == beats_q - 1'b1);
+  assign row_end     = row_lo_q + rb_lo_q - 1'b1;
+  assign next_lo     = row_lo_q + stride_lo_q;
+  assign cmd_hi      = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
+  assign cmd_part    = part_beats(cmd_base_lo_i, cmd_row_bytes_i[L-1:0]);
+  assign row_part    = part_beats(next_lo, rb_lo_q);
   assign cmd_ready_o = !active_q || (step_i && last_o);
   assign valid_o     = active_q;
-  assign lo_o        = first_beat ? row_addr_q[LogBusBytes-1:0] : '0;
-  assign hi_o        = last_beat ? row_end : '1;
-  assign last_o      = last_beat && (rows_left_q == RowsW'(1));
-
-  always_comb begin
-    active_d    = active_q;
-    rows_left_d = rows_left_q;
-    row_addr_d  = row_addr_q;
-    stride_d    = stride_q;
-    row_bytes_d = row_bytes_q;
-    beat_d      = beat_q;
-    beats_d     = beats_q;
-    if (active_q && step_i) begin
-      if (last_beat) begin
-        if (rows_left_q == RowsW'(1)) active_d = 1'b0;
-        rows_left_d = rows_left_q - 1'b1;
-        row_addr_d  = next_row;
-        beat_d      = '0;
-        beats_d     = beats_of(next_row, row_bytes_q);
-      end else begin
-        beat_d = beat_q + 1'b1;
-      end
-    end
-    if (cmd_valid_i && cmd_ready_o) begin
-      active_d    = 1'b1;
-      rows_left_d = cmd_rows_i;
-      row_addr_d  = cmd_base_i;
-      stride_d    = cmd_stride_i;
-      row_bytes_d = cmd_row_bytes_i;
-      beat_d      = '0;
-      beats_d     = beats_of(cmd_base_i, cmd_row_bytes_i);
-    end
-  end
+  assign lo_o        = first_q ? row_lo_q : '0;
+  assign hi_o        = last_q ? row_end : '1;
+  assign last_o      = last_q && last_row_q;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       active_q    <= 1'b0;
+      last_row_q  <= 1'b0;
+      first_q     <= 1'b0;
+      last_q      <= 1'b0;
       rows_left_q <= '0;
-      row_addr_q  <= '0;
-      stride_q    <= '0;
-      row_bytes_q <= '0;
-      beat_q      <= '0;
-      beats_q     <= '0;
+      row_lo_q    <= '0;
+      stride_lo_q <= '0;
+      rb_lo_q     <= '0;
+      left_q      <= '0;
+      rb_one_q    <= '0;
+      for (int k = 0; k < 3; k++) rb_beats_q[k] <= '0;
     end else begin
-      active_q    <= active_d;
-      rows_left_q <= rows_left_d;
-      row_addr_q  <= row_addr_d;
-      stride_q    <= stride_d;
-      row_bytes_q <= row_bytes_d;
-      beat_q      <= beat_d;
-      beats_q     <= beats_d;
+      if (active_q && step_i) begin
+        if (last_q) begin
+          if (last_row_q) active_q <= 1'b0;
+          rows_left_q <= rows_left_q - 1'b1;
+          last_row_q  <= (rows_left_q == RowsW'(2));
+          row_lo_q    <= next_lo;
+          first_q     <= 1'b1;
+          left_q      <= rb_beats_q[row_part];
+          last_q      <= rb_one_q[row_part];
+        end else begin
+          first_q <= 1'b0;
+          left_q  <= left_q - 1'b1;
+          last_q  <= (left_q == BeatsW'(2));
+        end
+      end
+      if (cmd_valid_i && cmd_ready_o) begin
+        active_q    <= 1'b1;
+        rows_left_q <= cmd_rows_i;
+        last_row_q  <= (cmd_rows_i == RowsW'(1));
+        row_lo_q    <= cmd_base_lo_i;
+        stride_lo_q <= cmd_stride_lo_i;
+        rb_lo_q     <= cmd_row_bytes_i[L-1:0];
+        first_q     <= 1'b1;
+        left_q      <= BeatsW'(cmd_hi) + BeatsW'(cmd_part);
+        last_q      <= (cmd_hi == '0 && cmd_part == 2'd1) || (cmd_hi == HiW'(1) && cmd_part == 2'd0);
+        for (int k = 0; k < 3; k++) begin
+          rb_beats_q[k] <= BeatsW'(cmd_hi) + BeatsW'(k);
+          rb_one_q[k]   <= (BeatsW'(cmd_hi) + BeatsW'(k) == BeatsW'(1));
+        end
+      end
     end
   end
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && step_i) assert (active_q) else $error("vta_row_beats: step with no transfer");
+    if (rst_ni && cmd_valid_i && cmd_ready_o)
+      assert ((cmd_row_bytes_i >> RowBytesW) == '0)
+      else $error("vta_row_beats: %0d row bytes need more than %0d bits", cmd_row_bytes_i, RowBytesW);
   end
 `endif
 endmodule

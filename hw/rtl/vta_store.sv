@@ -59,7 +59,8 @@ module vta_store
     .AddrW      (A),
     .RowsW      (MemoryYSizeW),
     .LogBusBytes(LogBusBytes),
-    .MaxBeats   (16)
+    .MaxBeats   (16),
+    .RowBytesW  (MemoryXSizeW + LogOutElemBytes)
   ) u_bursts (
     .clk_i,
     .rst_ni,
@@ -79,14 +80,15 @@ module vta_store
   vta_row_beats #(
     .AddrW      (A),
     .RowsW      (MemoryYSizeW),
-    .LogBusBytes(LogBusBytes)
+    .LogBusBytes(LogBusBytes),
+    .RowBytesW  (MemoryXSizeW + LogOutElemBytes)
   ) u_slots (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (start && !empty_insn),
     .cmd_ready_o    (rb_ready),
-    .cmd_base_i     (base),
-    .cmd_stride_i   (stride),
+    .cmd_base_lo_i  (base[LogBusBytes-1:0]),
+    .cmd_stride_lo_i(stride[LogBusBytes-1:0]),
     .cmd_row_bytes_i(row_bytes),
     .cmd_rows_i     (head.y_size),
     .valid_o        (rb_valid),
