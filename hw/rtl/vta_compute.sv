@@ -263,7 +263,7 @@ module vta_compute
   logic [DstW-1:0]     f_dfo, f_dfi;
   logic [SrcW-1:0]     f_sfo, f_sfi;
   logic [IterW-1:0]    f_io1, f_ii1;
-  logic [FpW-1:0]      f_io, f_ii, f_dhi, f_shi;
+  logic [FpW-1:0]      f_io, f_ii;
   logic                f_src, f_dok, f_sok, f_ok, fp_now;
   logic [LogAccDepth-1:0] f_dlo, f_dhi_i, f_slo, f_shi_i;
   // Of the instruction in D, worked out (fp_done_q) the cycle after it arrived:
@@ -331,18 +331,26 @@ module vta_compute
       f_sprod_q <= f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
     end
   end
-  assign f_dhi = FpW'(fp_dmax) + f_dprod_q;
-  assign f_shi = FpW'(fp_smax) + f_sprod_q;
-  assign f_src = is_alu && !ha.use_imm;
-  assign f_dok = f_dhi < FpW'(AccDepth);
-  assign f_sok = (f_shi < FpW'(AccDepth)) && (FpW'(fp_smin) < FpW'(AccDepth));
+  // The bounds' checks compare the record's bounds with limits worked out from the products
+  // alone (beside the lookup, not after it): max + prod < AccDepth is max < AccDepth - prod,
+  // and the top index's bank, max + prod >= AccDepth / 2, is max >= AccDepth / 2 - prod. Only
+  // the registered indices need the sums.
+  logic [FpW-1:0] f_dlim, f_slim, f_dhalf;
+  logic           f_dbank;
+  assign f_dlim  = FpW'(AccDepth) - f_dprod_q;
+  assign f_slim  = FpW'(AccDepth) - f_sprod_q;
+  assign f_dhalf = FpW'(AccDepth / 2) - f_dprod_q;
+  assign f_src   = is_alu && !ha.use_imm;
+  assign f_dok   = (f_dprod_q < FpW'(AccDepth)) && (FpW'(fp_dmax) < f_dlim);
+  assign f_sok   = (f_sprod_q < FpW'(AccDepth)) && (FpW'(fp_smax) < f_slim) &&
+                   (FpW'(fp_smin) < FpW'(AccDepth));
+  assign f_dbank = (f_dprod_q >= FpW'(AccDepth / 2)) || (FpW'(fp_dmax) >= f_dhalf);
   assign f_dlo   = LogAccDepth'(fp_dmin);
-  assign f_dhi_i = LogAccDepth'(f_dhi);
+  assign f_dhi_i = LogAccDepth'(fp_dmax) + LogAccDepth'(f_dprod_q);
   assign f_slo   = LogAccDepth'(fp_smin);
-  assign f_shi_i = LogAccDepth'(f_shi);
+  assign f_shi_i = LogAccDepth'(fp_smax) + LogAccDepth'(f_sprod_q);
   // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
-  assign f_ok = zero_uops ||
-                (fp_hit && f_dok && (!f_src || f_sok) && (f_dlo[BankW] == f_dhi_i[BankW]));
+  assign f_ok = zero_uops || (fp_hit && f_dok && (!f_src || f_sok) && (f_dlo[BankW] == f_dbank));
 
   // Not while a load may still change the records (in the cycle it completes the lookup sees
   // the table after it), nor for an instruction arriving now.

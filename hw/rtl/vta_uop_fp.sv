@@ -45,17 +45,18 @@ module vta_uop_fp
   logic [UopSrcW-1:0] smin_q [NRec];
   logic [UopSrcW-1:0] smax_q [NRec];
   logic [PtrW-1:0]    ptr_q;
+  logic [NRec-1:0]    ptr_oh_q;  // ptr_q, one-hot
+  logic [NRec-1:0]    ovl_q;     // each record overlaps the one being built (as it stands now)
 
   // ---- the record being built ----
   logic               b_any_q, b_bad_q;
-  logic [AW-1:0]      b_lo_q, b_n_q, b_hi;
+  logic [AW-1:0]      b_lo_q, b_hi_q;
   logic [UopDstW-1:0] b_dmin_q, b_dmax_q;
   logic [UopSrcW-1:0] b_smin_q, b_smax_q;
   uop_word_t          w;
   logic               commit;
 
   assign w      = wdata_i;
-  assign b_hi   = b_lo_q + b_n_q;
   assign commit = ld_done_i && b_any_q;
 
   always_ff @(posedge clk_i) begin
@@ -69,7 +70,7 @@ module vta_uop_fp
       end else if (we_i) begin
         b_any_q <= 1'b1;
         // Contiguous writes only (a write past the end of the buffer wraps and is not).
-        if (b_any_q && AW'(waddr_i) != b_hi) b_bad_q <= 1'b1;
+        if (b_any_q && AW'(waddr_i) != b_hi_q) b_bad_q <= 1'b1;
       end
     end
   end
@@ -78,13 +79,13 @@ module vta_uop_fp
     if (we_i) begin
       if (!b_any_q) begin
         b_lo_q   <= AW'(waddr_i);
-        b_n_q    <= AW'(1);
+        b_hi_q   <= AW'(waddr_i) + 1'b1;
         b_dmin_q <= w.dst;
         b_dmax_q <= w.dst;
         b_smin_q <= w.src;
         b_smax_q <= w.src;
       end else begin
-        b_n_q <= b_n_q + 1'b1;
+        b_hi_q <= b_hi_q + 1'b1;
         if (w.dst < b_dmin_q) b_dmin_q <= w.dst;
         if (w.dst > b_dmax_q) b_dmax_q <= w.dst;
         if (w.src < b_smin_q) b_smin_q <= w.src;
@@ -99,26 +100,47 @@ module vta_uop_fp
     valid_d = valid_q;
     if (commit) begin
       for (int r = 0; r < NRec; r++) begin
-        if (b_bad_q || (lo_q[r] < b_hi && b_lo_q < hi_q[r])) valid_d[r] = 1'b0;
+        if (b_bad_q || ovl_q[r]) valid_d[r] = 1'b0;
       end
-      if (!b_bad_q) valid_d[ptr_q] = 1'b1;
+      if (!b_bad_q) valid_d = valid_d | ptr_oh_q;
     end
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      valid_q <= '0;
-      ptr_q   <= '0;
+      valid_q  <= '0;
+      ptr_q    <= '0;
+      ptr_oh_q <= NRec'(1);
     end else begin
       valid_q <= valid_d;
-      if (commit && !b_bad_q) ptr_q <= ptr_q + 1'b1;
+      if (commit && !b_bad_q) begin
+        ptr_q    <= ptr_q + 1'b1;
+        ptr_oh_q <= {ptr_oh_q[NRec-2:0], ptr_oh_q[NRec-1]};
+      end
+    end
+  end
+
+  // The overlap of every record with the range being built, registered: it is worked out
+  // against the range as the current write leaves it ([lo, hi) with hi = the written address
+  // + 1 or one past the old hi), as comparisons on registers and the write address, so the
+  // commit and the lookup in its cycle see a flag, not two comparisons behind an adder. A
+  // record is never written in the cycle before a commit (a commit needs a write after the
+  // previous one), so the records compared are those the commit sees.
+  always_ff @(posedge clk_i) begin
+    for (int r = 0; r < NRec; r++) begin
+      if (we_i && !b_any_q)
+        ovl_q[r] <= (lo_q[r] <= AW'(waddr_i)) && (AW'(waddr_i) < hi_q[r]);
+      else if (we_i)
+        ovl_q[r] <= (lo_q[r] <= b_hi_q) && (b_lo_q < hi_q[r]);
+      else
+        ovl_q[r] <= (lo_q[r] < b_hi_q) && (b_lo_q < hi_q[r]);
     end
   end
 
   always_ff @(posedge clk_i) begin
     if (commit && !b_bad_q) begin
       lo_q[ptr_q]   <= b_lo_q;
-      hi_q[ptr_q]   <= b_hi;
+      hi_q[ptr_q]   <= b_hi_q;
       dmin_q[ptr_q] <= b_dmin_q;
       dmax_q[ptr_q] <= b_dmax_q;
       smin_q[ptr_q] <= b_smin_q;
@@ -136,10 +158,10 @@ module vta_uop_fp
   logic            b_match;
   always_comb begin
     for (int r = 0; r < NRec; r++) begin
-      match[r] = valid_d[r] && !(commit && !b_bad_q && PtrW'(r) == ptr_q) &&
+      match[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) &&
                  lo_q[r] <= AW'(bgn_i) && end_i <= hi_q[r];
     end
-    b_match = commit && !b_bad_q && b_lo_q <= AW'(bgn_i) && end_i <= b_hi;
+    b_match = commit && !b_bad_q && b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q;
     hit_o  = (|match) || b_match;
     dmin_o = b_match ? b_dmin_q : '0;
     dmax_o = b_match ? b_dmax_q : '0;
