@@ -45,7 +45,11 @@ module vta_fetch
   // Beats in flight never exceed the buffer (the credit check below), so their count and the
   // credit arithmetic are narrow: a few bits, not a 32-bit chain behind the burst length.
   localparam int unsigned CredW = $clog2(BufDepth + 1) + $clog2(PerBeat) + 3;
-  logic [CredW-1:0] inflight_d, inflight_q;
+  // The room left for further beats, in instructions: BufDepth - buf_count - (beats in flight
+  // + 2) * PerBeat, kept as one register updated by what each cycle sends, receives, buffers
+  // and routes, so the credit check compares a register with the burst's length.
+  localparam int unsigned LogPer = $clog2(PerBeat);
+  logic signed [CredW:0] room_d, room_q;
   logic [31:0] remaining_d, remaining_q;
   logic has_work;
 
@@ -95,8 +99,7 @@ module vta_fetch
   );
 
   // Room for the burst, for everything already in flight and for what the gearbox holds.
-  assign credit_ok = (CredW'(buf_count) + ((inflight_q + CredW'(ar_len_o) + CredW'(2)) << $clog2(PerBeat)))
-                     <= CredW'(BufDepth);
+  assign credit_ok = $signed({1'b0, CredW'(ar_len_o) << LogPer}) <= room_q;
   assign ar_valid_o = bg_ax_valid && credit_ok;
   assign r_ready_o  = gb_in_ready;
 
@@ -137,20 +140,22 @@ module vta_fetch
   assign route = buf_valid && (to_load ? load_ready_i : (to_store ? store_ready_i : compute_ready_i));
 
   always_comb begin
-    inflight_d  = inflight_q;
+    room_d      = room_q;
     remaining_d = remaining_q;
-    if (ar_valid_o && ar_ready_i) inflight_d = inflight_d + CredW'(ar_len_o) + 1'b1;
-    if (r_valid_i && r_ready_o) inflight_d = inflight_d - 1'b1;
+    if (ar_valid_o && ar_ready_i) room_d = room_d - $signed({1'b0, (CredW'(ar_len_o) + 1'b1) << LogPer});
+    if (r_valid_i && r_ready_o) room_d = room_d + $signed((CredW + 1)'(PerBeat));
+    if (gb_valid && buf_in_ready) room_d = room_d - (CredW + 1)'(1);
+    if (route) room_d = room_d + (CredW + 1)'(1);
     if (start_i) remaining_d = insn_count_i;
     else if (route) remaining_d = remaining_q - 1'b1;
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      inflight_q  <= '0;
+      room_q      <= $signed((CredW + 1)'(BufDepth - 2 * PerBeat));
       remaining_q <= '0;
     end else begin
-      inflight_q  <= inflight_d;
+      room_q      <= room_d;
       remaining_q <= remaining_d;
     end
   end
@@ -158,9 +163,17 @@ module vta_fetch
   assign done_o = (remaining_q == '0);
 
 `ifndef SYNTHESIS
+  // The room register against its definition, from a count of the beats in flight.
+  int inflight_sim;
   always_ff @(posedge clk_i) begin
+    if (!rst_ni) inflight_sim <= 0;
+    else inflight_sim <= inflight_sim + ((ar_valid_o && ar_ready_i) ? int'(ar_len_o) + 1 : 0) -
+                         ((r_valid_i && r_ready_o) ? 1 : 0);
     if (rst_ni) begin
       assert (!(gb_valid && !buf_in_ready)) else $error("vta_fetch: instruction buffer overflow");
+      assert (int'(room_q) == int'(BufDepth) - int'(buf_count) - (inflight_sim + 2) * int'(PerBeat))
+      else $error("vta_fetch: room %0d, buffer %0d, %0d beats in flight", room_q, buf_count,
+                  inflight_sim);
     end
   end
 `endif
