@@ -34,19 +34,31 @@ module vta_axi_rd_arb #(
   logic [7:0]       len_d, len_q;
   logic [IdW-1:0]   id_d, id_q, last_d, last_q;
   logic [IdW-1:0]   pick;
+  logic [N-1:0]     gnt;  // pick, one-hot
   logic             any;
-  logic [IdW:0]     cand;
+  logic [AddrW-1:0] pick_addr;
+  logic [7:0]       pick_len;
 
-  // Round-robin: the first valid client after the last one granted.
+  // Round-robin: the first valid client after the last one granted. The order is spelled out
+  // for each last client (constant indices), so the grant is a few LUT levels, not sums.
   always_comb begin
-    pick = '0;
-    any  = 1'b0;
-    for (int k = N; k >= 1; k--) begin
-      cand = {1'b0, last_q} + k[IdW:0];
-      if (cand >= N[IdW:0]) cand = cand - N[IdW:0];
-      if (ar_valid_i[cand[IdW-1:0]]) begin
-        pick = cand[IdW-1:0];
-        any  = 1'b1;
+    gnt = '0;
+    for (int l = 0; l < N; l++) begin
+      if (last_q == IdW'(l)) begin
+        for (int k = N; k >= 1; k--) begin
+          if (ar_valid_i[(l + k) % N]) gnt = N'(1) << ((l + k) % N);
+        end
+      end
+    end
+    any       = |ar_valid_i;
+    pick      = '0;
+    pick_addr = '0;
+    pick_len  = '0;
+    for (int c = 0; c < N; c++) begin
+      if (gnt[c]) begin
+        pick      = pick | IdW'(c);
+        pick_addr = pick_addr | ar_addr_i[c*AddrW+:AddrW];
+        pick_len  = pick_len | ar_len_i[c*8+:8];
       end
     end
   end
@@ -54,8 +66,7 @@ module vta_axi_rd_arb #(
   assign take = any && (!full_q || m_ar_ready_i);
 
   always_comb begin
-    ar_ready_o = '0;
-    if (take) ar_ready_o[pick] = 1'b1;
+    ar_ready_o = take ? gnt : '0;
     full_d = full_q && !m_ar_ready_i;
     addr_d = addr_q;
     len_d  = len_q;
@@ -63,8 +74,8 @@ module vta_axi_rd_arb #(
     last_d = last_q;
     if (take) begin
       full_d = 1'b1;
-      addr_d = ar_addr_i[pick*AddrW+:AddrW];
-      len_d  = ar_len_i[pick*8+:8];
+      addr_d = pick_addr;
+      len_d  = pick_len;
       id_d   = pick;
       last_d = pick;
     end

@@ -43,6 +43,7 @@ module vta_burst_gen #(
     logic [BeatsW-1:0] beats_left;  // of the current row, this burst's included
     logic [PageW-1:0]  to_4k;       // beats from this burst's start to the 4 KiB boundary
     logic [LenW-1:0]   len;         // this burst's beats
+    logic [7:0]        len_m1;      // and less one, as AxLEN wants it
     logic              row_last;    // this burst ends its row
   } burst_t;
 
@@ -73,14 +74,14 @@ module vta_burst_gen #(
   // A burst's length, min(beats left in the row, MaxBeats, beats to the 4 KiB boundary), and
   // whether it is the row's last, from whether the beats left exceed MaxBeats (over) and their
   // low bits: no wide comparison or sum lies on the way to the length.
-  localparam int unsigned BurstW = BeatsW + PageW + LenW + 1;  // $bits(burst_t)
+  localparam int unsigned BurstW = BeatsW + PageW + LenW + 8 + 1;  // $bits(burst_t)
   localparam int unsigned NW = LogMaxBeats + 2;                 // narrow sums: up to 4 MaxBeats
   function automatic logic [BurstW-1:0] burst_of(logic [BeatsW-1:0] left, logic over,
                                                  logic [PageW-1:0] page);
     logic [LenW-1:0] len;
     len = over ? LenW'(MaxBeats) : left[LenW-1:0];
     if (PageW'(len) > page) len = LenW'(page);
-    burst_of = {left, page, len, !over && (PageW'(left[LenW-1:0]) <= page)};
+    burst_of = {left, page, len, 8'(len) - 8'd1, !over && (PageW'(left[LenW-1:0]) <= page)};
   endfunction
   // Whether y + c exceeds MaxBeats, for a small c: y at least 2 MaxBeats decides it by its high
   // bits; below that the narrow sum is exact.
@@ -106,7 +107,7 @@ module vta_burst_gen #(
   assign cmd_ready_o = !active_q;
   assign ax_valid_o  = active_q;
   assign ax_addr_o   = cur_q;
-  assign ax_len_o    = 8'(b_q.len) - 8'd1;
+  assign ax_len_o    = b_q.len_m1;
   assign busy_o      = active_q;
   assign fire        = active_q && ax_ready_i;
   assign next_row    = row_addr_q + stride_q;

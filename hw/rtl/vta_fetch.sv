@@ -49,7 +49,10 @@ module vta_fetch
   // + 2) * PerBeat, kept as one register updated by what each cycle sends, receives, buffers
   // and routes, so the credit check compares a register with the burst's length.
   localparam int unsigned LogPer = $clog2(PerBeat);
-  logic signed [CredW:0] room_d, room_q;
+  localparam int unsigned StepW = $clog2(PerBeat + 2) + 1;
+  logic signed [CredW:0] room_d, room_q, room_rest, room_cost;
+  logic signed [StepW-1:0] room_step;  // one cycle's change but for a burst sent
+  assign room_cost = $signed({1'b0, (CredW'(ar_len_o) + 1'b1) << LogPer});
   logic [31:0] remaining_d, remaining_q;
   logic has_work;
 
@@ -140,12 +143,13 @@ module vta_fetch
   assign route = buf_valid && (to_load ? load_ready_i : (to_store ? store_ready_i : compute_ready_i));
 
   always_comb begin
-    room_d      = room_q;
+    // What arrives, is buffered and is routed is summed beside the burst's cost; the address
+    // channel's answer only picks one of the two sums.
+    room_step = ((r_valid_i && r_ready_o) ? StepW'(PerBeat) : '0) + (route ? StepW'(1) : '0) -
+                ((gb_valid && buf_in_ready) ? StepW'(1) : '0);
+    room_rest = room_q + (CredW + 1)'(room_step);
+    room_d    = (ar_valid_o && ar_ready_i) ? room_rest - room_cost : room_rest;
     remaining_d = remaining_q;
-    if (ar_valid_o && ar_ready_i) room_d = room_d - $signed({1'b0, (CredW'(ar_len_o) + 1'b1) << LogPer});
-    if (r_valid_i && r_ready_o) room_d = room_d + $signed((CredW + 1)'(PerBeat));
-    if (gb_valid && buf_in_ready) room_d = room_d - (CredW + 1)'(1);
-    if (route) room_d = room_d + (CredW + 1)'(1);
     if (start_i) remaining_d = insn_count_i;
     else if (route) remaining_d = remaining_q - 1'b1;
   end
