@@ -427,6 +427,7 @@ void vta_regress_options_default(vta_regress_options *o) {
   memset(o, 0, sizeof *o);
   o->wave_window = 200;
   o->inject_fault = -1;
+  o->inject_crash = -1;
   o->argv0 = "vta";
 }
 
@@ -568,7 +569,7 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
     res->count[VTA_REGRESS_SKIPPED]--;
     double c0 = now_s();
     vta_diff_result dr;
-    char equiv[1536] = "";
+    char equiv[1536] = "", *crash = NULL;
     int ran = 0;
     if (!d && !vta_backend_find(be_name)) {
       snprintf(r->message, sizeof r->message, "not run: %s", open_error);
@@ -579,8 +580,9 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
       /* Through the runtime on the diff backend, in a child process (host/regress_work.c). */
       char spec[2048];
       work_spec(p, c, o, i, spec, sizeof spec);
-      vta_regress_work_run(p->configs[c->config], spec, c->workload, c->seed, &dr, equiv,
-                           sizeof equiv);
+      vta_regress_work_run(p->configs[c->config], spec, c->workload, c->seed,
+                           o->inject_crash >= 0 && (size_t)o->inject_crash == i, &dr, equiv,
+                           sizeof equiv, &crash);
       ran = 1;
     } else {
       if (o->inject_fault >= 0 && (size_t)o->inject_fault == i) vta_diff_inject_fault(d, 17);
@@ -660,11 +662,18 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
         char detail[4096];
         snprintf(detail, sizeof detail, "%s\n%sreproduce: %s\n%s%s%s%s", dr.message, where, cmd,
                  alone, equiv[0] ? "the same case by hand: " : "", equiv, equiv[0] ? "\n" : "");
-        r->detail = strdup(detail);
+        /* A crashed child's report (signal, place, backtrace) follows, whole. */
+        size_t dl = strlen(detail), cl = crash ? strlen(crash) : 0;
+        r->detail = malloc(dl + cl + 1);
+        if (r->detail) {
+          memcpy(r->detail, detail, dl);
+          memcpy(r->detail + dl, crash ? crash : "", cl + 1);
+        }
         r->wave = wave[0] ? strdup(wave) : NULL;
         bad++;
       }
     }
+    free(crash);
     /* A case that could not run may have left the two simulators' buffers in different
      * states (the reference stopped part-way, the device never started): the next case gets
      * a fresh session, so that one error does not turn the cases after it into failures. */
@@ -1116,7 +1125,7 @@ int vta_regress_run_jobs(const vta_regress_plan *p, const vta_regress_options *o
   char (*names)[32] = calloc(njobs ? njobs : 1, sizeof *names);
   char (*paths)[2][2048] = calloc(njobs ? njobs : 1, sizeof *paths);
   char **argvs = calloc((njobs ? njobs : 1) * 24, sizeof *argvs);
-  char deadline[32], window[32], inject[32];
+  char deadline[32], window[32], inject[32], crash[32];
   int rc = jobs && jr && names && paths && argvs ? VTA_OK
                                                  : vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
   snprintf(deadline, sizeof deadline, "%.0f",
@@ -1173,6 +1182,12 @@ int vta_regress_run_jobs(const vta_regress_plan *p, const vta_regress_options *o
       snprintf(inject, sizeof inject, "%zu", (size_t)o->inject_fault - first[j]);
       a[k++] = "--inject-fault";
       a[k++] = inject;
+    }
+    if (o->inject_crash >= 0 && (size_t)o->inject_crash >= first[j] &&
+        (size_t)o->inject_crash < first[j + 1]) {
+      snprintf(crash, sizeof crash, "%zu", (size_t)o->inject_crash - first[j]);
+      a[k++] = "--inject-crash";
+      a[k++] = crash;
     }
     a[k] = NULL;
     jobs[j] = (struct vta_job){names[j], a, work_dir, 0};

@@ -389,6 +389,38 @@ static void test_regress_bad_input_is_named(void **state) {
   cli_result_free(&r);
 }
 
+/* A case whose child process dies of a fault is an error whose report says where: the signal,
+ * the fault address and pc in the message, the mappings and the backtrace in the details
+ * (host/crash.h), run in this process or in a job of a parallel run alike. */
+static void test_regress_crashed_case_reports_its_backtrace(void **state) {
+  (void)state;
+  char xml[512];
+  path(xml, sizeof xml, "crash.xml");
+  for (int parallel = 0; parallel < 2; parallel++) {
+    cli_result r;
+    CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "fsim",
+            "--workload", "conv", "--seed-start", "5", "--seeds", "3", "--inject-crash", "1",
+            "--junit", xml, "-q", "-j", parallel ? "2" : "1");
+    if (r.status != 1) fail_msg("status %d\n%s\n%s", r.status, r.out, r.err);
+    assert_non_null(strstr(r.out, "3 cases: 2 passed, 0 failed, 1 errors, 0 skipped"));
+    const char *e = strstr(r.out, "ERROR conv seed=6 on fsim: conv seed=6 crashed (signal 11 "
+                                  "(SIGSEGV), fault address 0x");
+    if (!e) fail_msg("%s", r.out);
+    assert_non_null(strstr(e, "reproduce: vta regress --config configs/vta_default.json "
+                              "--backend fsim --workload conv --seed 6\n"));
+    assert_non_null(strstr(e, "\nvta: pc in "));
+    assert_non_null(strstr(e, "\nvta: backtrace (most recent call first):\n"));
+    assert_non_null(strstr(e, "vta(main+0x"));
+    assert_non_null(strstr(e, "\nvta: end of the crash report"));
+    cli_result_free(&r);
+    assert_int_equal(validate(xml), 0);
+    char *x = cli_slurp(xml, NULL);
+    assert_non_null(x);
+    assert_non_null(strstr(x, "vta: backtrace (most recent call first):"));
+    free(x);
+  }
+}
+
 /* The runtime-level workloads run the real code (vta bench gemm/alu, a lowered conv layer) on
  * the diff backend: a fault injected into the backend's copy after the first device run is a
  * failure that names the run, the address and the STORE, with both reproducing commands; the
@@ -502,6 +534,7 @@ int main(void) {
       cmocka_unit_test(test_regress_quick_suite_passes_with_valid_junit),
       cmocka_unit_test(test_regress_failure_names_address_instruction_waveform_and_command),
       cmocka_unit_test(test_regress_runtime_workloads_fail_with_their_commands),
+      cmocka_unit_test(test_regress_crashed_case_reports_its_backtrace),
       cmocka_unit_test(test_regress_generated_configurations),
       cmocka_unit_test(test_regress_dual_issue_waits_for_the_previous_instruction),
       cmocka_unit_test(test_regress_parallel_jobs_give_the_same_report),
