@@ -421,19 +421,17 @@ static void test_regress_crashed_case_reports_its_backtrace(void **state) {
   }
 }
 
-/* The runtime-level workloads run the real code (vta bench gemm/alu, a lowered conv layer) on
- * the diff backend: a fault injected into the backend's copy after the first device run is a
- * failure that names the run, the address and the STORE, with both reproducing commands; the
- * stand-alone one fails the same way. The `model` workload (a network compiled for the
- * configuration and run by the model runtime) is left out for now: its cases crashed now and
- * then on 28 November without reproducing (docs/user-guide/regress.md), and `make test` must
- * not depend on that; its report is the same code as the others'. */
+/* The runtime-level workloads run the real code (vta bench gemm/alu, a lowered conv layer, a
+ * network compiled for the configuration and run by the model runtime) on the diff backend: a
+ * fault injected into the backend's copy after the first device run is a failure that names
+ * the run, the address and the STORE, with both reproducing commands; the stand-alone one
+ * fails the same way. */
 static void test_regress_runtime_workloads_fail_with_their_commands(void **state) {
   (void)state;
   char xml[512];
   path(xml, sizeof xml, "work.xml");
-  static const char *const works[] = {"gemm", "alu", "conv"};
-  for (size_t k = 0; k < 3; k++) {
+  static const char *const works[] = {"gemm", "alu", "conv", "model"};
+  for (size_t k = 0; k < 4; k++) {
     cli_result r;
     CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "rtl",
             "--workload", works[k], "--seed-start", "5", "--seeds", "3", "--inject-fault", "1",
@@ -454,6 +452,8 @@ static void test_regress_runtime_workloads_fail_with_their_commands(void **state
       snprintf(want, sizeof want, "the same case by hand: vta bench %s ", works[k]);
       assert_non_null(strstr(f, want));
     }
+    if (k == 3) /* the model's failure names the seed, its layers and the chain that differed */
+      assert_non_null(strstr(f, "model seed 6 ("));
     cli_result_free(&r);
     assert_int_equal(validate(xml), 0);
   }
