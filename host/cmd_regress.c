@@ -32,7 +32,7 @@ static void regress_help(void) {
       "  --suite NAME       quick (make test): fsim, rtl, rtl@latency=1,bandwidth=3 x\n"
       "                     vta_default, rtl_wide x 120 random + 120 conc + 3 gemm + 3 alu +\n"
       "                     3 conv + 1 model seeds, and 3 generated configurations x fsim,\n"
-      "                     sc x 30 + 30 + 2 + 2 + 2; nightly (make regress): fsim, rtl,\n"
+      "                     sc x 30 + 30 + 2 + 2 + 2 + 1; nightly (make regress): fsim, rtl,\n"
       "                     sc x vta_default, rtl_wide, batch4, block8 x 12500 + 12500 + 50 +\n"
       "                     50 + 50 + 25 model, and 8 generated configurations x fsim, sc x\n"
       "                     500 + 500 + 20 + 20 + 20 + 10 model;\n"

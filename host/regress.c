@@ -160,7 +160,7 @@ static const char *safe_name(const char *spec, char *buf, size_t n) {
  * them on the RTL behind a slow memory, a third of a bus beat per cycle, which changes every
  * interleaving of the modules), a few cases of the runtime-level workloads (gemm, alu, conv,
  * and one compiled network, `model`), and three generated configurations on fsim and sc (whose
- * models need no build; no `model` there); about 60 s with the sanitizers on this 2-core machine under load. The
+ * models need no build); about 60 s with the sanitizers on this 2-core machine under load. The
  * nightly one, in `make regress`: 12,500 + 12,500 programs per configuration and backend, so
  * that each of rtl and sc sees 100,000 programs over four configurations, plus eight generated
  * configurations. */
@@ -183,10 +183,7 @@ static const char *const k_nightly_backends[] = {"fsim", "rtl", "sc"};
 _Static_assert(VTA_DIFF_W_COUNT == 6, "the suites give seeds to every workload");
 static const suite_part k_quick[] = {
     {k_quick_configs, 2, 0, k_quick_backends, 3, {120, 120, 3, 3, 3, 1}},
-    /* No `model` case on the generated configurations here: three of them crashed (SIGSEGV in
-     * the case's child process) in runs of 28 November that did not reproduce; the nightly
-     * keeps them (docs/user-guide/regress.md). */
-    {NULL, 0, 3, k_gen_backends, 2, {30, 30, 2, 2, 2, 0}},
+    {NULL, 0, 3, k_gen_backends, 2, {30, 30, 2, 2, 2, 1}},
 };
 static const suite_part k_nightly[] = {
     {k_nightly_configs, 4, 0, k_nightly_backends, 3, {12500, 12500, 50, 50, 50, 25}},
