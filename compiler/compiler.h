@@ -775,6 +775,12 @@ int vta_codegen_llvm_deploy(const vta_graph *g, const vta_cpu_target *target, co
 int vta_codegen_llvm(const vta_graph *g, vta_cpu_code *out, vta_error *err);
 void vta_cpu_code_free(vta_cpu_code *c);
 
+/* The first relocation of an x86-64 ELF object that holds its target in 32 bits or fewer
+ * (object_reach.c): such a reference misses when the JIT places the sections it joins more
+ * than 2 GiB apart. Returns 1 and describes it in what ("R_X86_64_PC32 at offset 0x14 of
+ * .rela.rodata"), 0 when there is none, -1 when obj is not an x86-64 ELF64 object. */
+int vta_cpu_object_short_reloc(const unsigned char *obj, size_t size, char *what, size_t n);
+
 typedef struct vta_cpu_jit vta_cpu_jit;
 /* Loads the code with ORC LLJIT: the native object when it was generated for this machine
  * (linking only), else the bitcode (compiled now for this machine). fns[i] receives node i's

@@ -9,6 +9,7 @@
 
 #include "host/cli.h"
 #include "host/cli_args.h"
+#include "host/crash.h"
 #include "host/executor.h"
 #include "host/regress.h"
 #include "sim/gen/cfg.h"
@@ -30,8 +31,8 @@ static void regress_help(void) {
       "what to run:\n"
       "  --suite NAME       quick (make test): fsim, rtl, rtl@latency=1,bandwidth=3 x\n"
       "                     vta_default, rtl_wide x 120 random + 120 conc + 3 gemm + 3 alu +\n"
-      "                     3 conv seeds, and 3 generated configurations x fsim,\n"
-      "                     sc x 30 + 30 + 2 + 2 + 2; nightly (make regress): fsim, rtl,\n"
+      "                     3 conv + 1 model seeds, and 3 generated configurations x fsim,\n"
+      "                     sc x 30 + 30 + 2 + 2 + 2 + 1; nightly (make regress): fsim, rtl,\n"
       "                     sc x vta_default, rtl_wide, batch4, block8 x 12500 + 12500 + 50 +\n"
       "                     50 + 50 + 25 model, and 8 generated configurations x fsim, sc x\n"
       "                     500 + 500 + 20 + 20 + 20 + 10 model;\n"
@@ -73,6 +74,8 @@ static void regress_help(void) {
       "  -q, --quiet        no progress line\n"
       "  --inject-fault N   test hook: flip one bit of case N's device memory after its run\n"
       "                     (shows the failure path: report, waveform, exit status)\n"
+      "  --inject-crash N   test hook: case N's child process (gemm, alu, conv, model)\n"
+      "                     faults before it runs (the report carries its backtrace)\n"
       "  --job F --job-results R [--deadline T] [--coverage-data DIR]\n"
       "                     one job of a parallel run, as the executor starts it\n"
       "  -h, --help         show this help\n"
@@ -93,9 +96,9 @@ int vta_cmd_regress(int argc, char **argv) {
   vta_diff_workload works[VTA_DIFF_W_COUNT];
   size_t nc = 0, nb = 0, nw = 0;
   uint64_t seed = 0, seed_start = 0, seeds = 0, jobs = 1, fail_max = 0, window = 200;
-  uint64_t budget = 0, inject = 0, ngen = 0;
+  uint64_t budget = 0, inject = 0, ngen = 0, crash = 0;
   const char *print_config = NULL;
-  int have_seed = 0, have_start = 0, quiet = 0, no_waves = 0, have_inject = 0;
+  int have_seed = 0, have_start = 0, quiet = 0, no_waves = 0, have_inject = 0, have_crash = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = NULL;
     int m;
@@ -202,6 +205,12 @@ int vta_cmd_regress(int argc, char **argv) {
       have_inject = 1;
       continue;
     }
+    if (OPT_("--inject-crash", NULL) != 0) {
+      if (m < 0 || vta_cli_parse_u64(cmd, "--inject-crash", v, 100000000, &crash) != 0)
+        return VTA_EXIT_USAGE;
+      have_crash = 1;
+      continue;
+    }
     U64_("--seeds", seeds, 10000000)
     U64_("--gen-configs", ngen, 16)
     if (OPT_("--print-config", NULL) != 0) {
@@ -247,12 +256,16 @@ int vta_cmd_regress(int argc, char **argv) {
   o.wave_window = window;
   o.progress = !quiet;
   o.inject_fault = have_inject ? (int64_t)inject : -1;
+  o.inject_crash = have_crash ? (int64_t)crash : -1;
   o.argv0 = "vta";
   o.coverage_dir = coverage ? coverage : coverage_data;
   vta_error err;
   if (job) {
     /* One job of a parallel run (started by the executor): no table, no JUnit. */
     if (!job_results) return vta_cli_usage_error(cmd, "--job needs --job-results FILE");
+    /* A job that crashes (its generated programs run in this process) leaves a backtrace in
+     * its log, which the parent's error for its cases names. */
+    vta_crash_trace_install(2);
     if (vta_regress_job(job, job_results, &o, (double)deadline, &err) != VTA_OK)
       return vta_cli_fail(cmd, &err);
     return VTA_EXIT_OK;

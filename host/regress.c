@@ -159,8 +159,8 @@ static const char *safe_name(const char *spec, char *buf, size_t n) {
  * generated programs on the two configurations with RTL models built by the tests (a third of
  * them on the RTL behind a slow memory, a third of a bus beat per cycle, which changes every
  * interleaving of the modules), a few cases of the runtime-level workloads (gemm, alu, conv,
- * but no compiled network, `model`, for now), and three generated configurations on fsim and sc
- * (whose models need no build); about 60 s with the sanitizers on this 2-core machine under load. The
+ * and one compiled network, `model`), and three generated configurations on fsim and sc (whose
+ * models need no build); about 60 s with the sanitizers on this 2-core machine under load. The
  * nightly one, in `make regress`: 12,500 + 12,500 programs per configuration and backend, so
  * that each of rtl and sc sees 100,000 programs over four configurations, plus eight generated
  * configurations. */
@@ -182,11 +182,8 @@ static const char *const k_nightly_configs[] = {"configs/vta_default.json",
 static const char *const k_nightly_backends[] = {"fsim", "rtl", "sc"};
 _Static_assert(VTA_DIFF_W_COUNT == 6, "the suites give seeds to every workload");
 static const suite_part k_quick[] = {
-    /* No `model` cases here: on 28 November they crashed now and then (SIGSEGV in the case's
-     * child process, on fixed and generated configurations alike, 2 of 6 in one run) and did
-     * not reproduce when rerun; the nightly keeps them (docs/user-guide/regress.md). */
-    {k_quick_configs, 2, 0, k_quick_backends, 3, {120, 120, 3, 3, 3, 0}},
-    {NULL, 0, 3, k_gen_backends, 2, {30, 30, 2, 2, 2, 0}},
+    {k_quick_configs, 2, 0, k_quick_backends, 3, {120, 120, 3, 3, 3, 1}},
+    {NULL, 0, 3, k_gen_backends, 2, {30, 30, 2, 2, 2, 1}},
 };
 static const suite_part k_nightly[] = {
     {k_nightly_configs, 4, 0, k_nightly_backends, 3, {12500, 12500, 50, 50, 50, 25}},
@@ -427,6 +424,7 @@ void vta_regress_options_default(vta_regress_options *o) {
   memset(o, 0, sizeof *o);
   o->wave_window = 200;
   o->inject_fault = -1;
+  o->inject_crash = -1;
   o->argv0 = "vta";
 }
 
@@ -568,7 +566,7 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
     res->count[VTA_REGRESS_SKIPPED]--;
     double c0 = now_s();
     vta_diff_result dr;
-    char equiv[1536] = "";
+    char equiv[1536] = "", *crash = NULL;
     int ran = 0;
     if (!d && !vta_backend_find(be_name)) {
       snprintf(r->message, sizeof r->message, "not run: %s", open_error);
@@ -579,8 +577,9 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
       /* Through the runtime on the diff backend, in a child process (host/regress_work.c). */
       char spec[2048];
       work_spec(p, c, o, i, spec, sizeof spec);
-      vta_regress_work_run(p->configs[c->config], spec, c->workload, c->seed, &dr, equiv,
-                           sizeof equiv);
+      vta_regress_work_run(p->configs[c->config], spec, c->workload, c->seed,
+                           o->inject_crash >= 0 && (size_t)o->inject_crash == i, &dr, equiv,
+                           sizeof equiv, &crash);
       ran = 1;
     } else {
       if (o->inject_fault >= 0 && (size_t)o->inject_fault == i) vta_diff_inject_fault(d, 17);
@@ -660,11 +659,18 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
         char detail[4096];
         snprintf(detail, sizeof detail, "%s\n%sreproduce: %s\n%s%s%s%s", dr.message, where, cmd,
                  alone, equiv[0] ? "the same case by hand: " : "", equiv, equiv[0] ? "\n" : "");
-        r->detail = strdup(detail);
+        /* A crashed child's report (signal, place, backtrace) follows, whole. */
+        size_t dl = strlen(detail), cl = crash ? strlen(crash) : 0;
+        r->detail = malloc(dl + cl + 1);
+        if (r->detail) {
+          memcpy(r->detail, detail, dl);
+          memcpy(r->detail + dl, crash ? crash : "", cl + 1);
+        }
         r->wave = wave[0] ? strdup(wave) : NULL;
         bad++;
       }
     }
+    free(crash);
     /* A case that could not run may have left the two simulators' buffers in different
      * states (the reference stopped part-way, the device never started): the next case gets
      * a fresh session, so that one error does not turn the cases after it into failures. */
@@ -1116,7 +1122,7 @@ int vta_regress_run_jobs(const vta_regress_plan *p, const vta_regress_options *o
   char (*names)[32] = calloc(njobs ? njobs : 1, sizeof *names);
   char (*paths)[2][2048] = calloc(njobs ? njobs : 1, sizeof *paths);
   char **argvs = calloc((njobs ? njobs : 1) * 24, sizeof *argvs);
-  char deadline[32], window[32], inject[32];
+  char deadline[32], window[32], inject[32], crash[32];
   int rc = jobs && jr && names && paths && argvs ? VTA_OK
                                                  : vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
   snprintf(deadline, sizeof deadline, "%.0f",
@@ -1173,6 +1179,12 @@ int vta_regress_run_jobs(const vta_regress_plan *p, const vta_regress_options *o
       snprintf(inject, sizeof inject, "%zu", (size_t)o->inject_fault - first[j]);
       a[k++] = "--inject-fault";
       a[k++] = inject;
+    }
+    if (o->inject_crash >= 0 && (size_t)o->inject_crash >= first[j] &&
+        (size_t)o->inject_crash < first[j + 1]) {
+      snprintf(crash, sizeof crash, "%zu", (size_t)o->inject_crash - first[j]);
+      a[k++] = "--inject-crash";
+      a[k++] = crash;
     }
     a[k] = NULL;
     jobs[j] = (struct vta_job){names[j], a, work_dir, 0};

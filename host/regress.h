@@ -100,6 +100,8 @@ typedef struct vta_regress_options {
   int progress;            /* 1: progress line on stderr */
   int64_t inject_fault;    /* test hook: case index whose device memory gets one bit flipped
                               after its run (-1 = none) */
+  int64_t inject_crash;    /* test hook: case index (a runtime-level workload) whose child
+                              process faults before it runs (-1 = none) */
   const char *argv0;       /* the vta program named in reproduction commands */
   /* Coverage: the rtl cases run the models built with line and toggle coverage (make
    * rtl-cov-models) and write their data under this folder; vta_regress_coverage merges it.

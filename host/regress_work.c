@@ -22,6 +22,7 @@
 
 #include "compiler/accel/vta_lower.h"
 #include "host/cli.h"
+#include "host/crash.h"
 #include "sim/gen/cfg.h"
 #include "sim/gen/prog.h"
 #include "vta/device.h"
@@ -218,7 +219,9 @@ static void last_line(const char *text, char *out, size_t n) {
 }
 
 void vta_regress_work_run(const char *config, const char *backend, vta_diff_workload w,
-                          uint64_t seed, vta_diff_result *r, char *equiv, size_t n) {
+                          uint64_t seed, int inject_crash, vta_diff_result *r, char *equiv,
+                          size_t n, char **crash) {
+  *crash = NULL;
   memset(r, 0, sizeof *r);
   r->insn_index = -1;
   r->outcome = VTA_DIFF_ERROR;
@@ -262,6 +265,9 @@ void vta_regress_work_run(const char *config, const char *backend, vta_diff_work
     if (!freopen("/dev/null", "w", stdout)) _exit(3);
     dup2(fds[1], 2);
     close(fds[1]);
+    /* A crash writes its place and backtrace to the captured standard error (host/crash.h). */
+    vta_crash_trace_install(2);
+    if (inject_crash) vta_crash_fault_now();
     int st = vta_regress_work_main(config, backend, w, seed);
     fflush(NULL);
     _exit(st ? 1 : 0);
@@ -304,14 +310,29 @@ void vta_regress_work_run(const char *config, const char *backend, vta_diff_work
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
   }
   char line[768] = "";
+  /* A crash report (the child's handler wrote it last) is kept whole for the case's details;
+   * the message is the line before it, what the case last said. */
+  const char *report = text && WIFSIGNALED(st) ? vta_crash_report_find(text) : NULL;
+  if (report) {
+    *crash = strdup(report);
+    text[report - text] = 0;
+  }
   if (text) last_line(text, line, sizeof line);
   if (timed_out) {
     snprintf(r->message, sizeof r->message, "%s seed=%llu did not finish in %d s (stopped)%s%s",
              vta_diff_workload_name(w), (unsigned long long)seed, VTA_REGRESS_WORK_TIMEOUT,
              line[0] ? "; its last message: " : "", line);
   } else if (WIFSIGNALED(st)) {
-    snprintf(r->message, sizeof r->message, "%s seed=%llu crashed (signal %d)%s%s",
-             vta_diff_workload_name(w), (unsigned long long)seed, WTERMSIG(st),
+    /* "signal 11 (SIGSEGV), fault address 0x..., pc 0x..." from the report when there is one */
+    char sig[160];
+    if (*crash) {
+      const char *p = *crash + strlen(VTA_CRASH_MARK);
+      snprintf(sig, sizeof sig, "%.*s", (int)strcspn(p, "\n"), p);
+    } else {
+      snprintf(sig, sizeof sig, "%d", WTERMSIG(st));
+    }
+    snprintf(r->message, sizeof r->message, "%s seed=%llu crashed (signal %s)%s%s",
+             vta_diff_workload_name(w), (unsigned long long)seed, sig,
              line[0] ? "; its last message: " : "", line);
   } else if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
     r->outcome = VTA_DIFF_PASS;

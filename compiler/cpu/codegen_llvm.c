@@ -387,6 +387,9 @@ static int vector_width(const vta_cpu_target *t) {
   return 4;
 }
 
+/* x86-64 objects use the large code model (target_machine says why). */
+static int large_code_model(const vta_cpu_target *t) { return strncmp(t->triple, "x86_64", 6) == 0; }
+
 static LLVMTargetMachineRef target_machine(const vta_cpu_target *t, vta_error *err) {
   init_llvm(1);
   LLVMTargetRef tr;
@@ -404,8 +407,7 @@ static LLVMTargetMachineRef target_machine(const vta_cpu_target *t, vta_error *e
    * process's own functions they call, out of reach of the small model's 32-bit relative
    * calls (calibration crashed at random through such a call; it never did with randomisation
    * off). */
-  LLVMCodeModel model =
-      strncmp(t->triple, "x86_64", 6) == 0 ? LLVMCodeModelLarge : LLVMCodeModelDefault;
+  LLVMCodeModel model = large_code_model(t) ? LLVMCodeModelLarge : LLVMCodeModelDefault;
   LLVMTargetMachineRef tm = LLVMCreateTargetMachine(tr, t->triple, t->cpu, t->features,
                                                     LLVMCodeGenLevelDefault, LLVMRelocPIC, model);
   if (!tm)
@@ -555,7 +557,14 @@ static int generate(const vta_graph *g, const vta_cpu_target *target, int what, 
   if (msg) LLVMDisposeMessage(msg);
   if (!rc) {
     /* Every function gets the target's CPU and features so that code generated later from
-     * the bitcode (the JIT on another machine of the same triple) matches the optimiser. */
+     * the bitcode (the JIT on another machine of the same triple) matches the optimiser.
+     * With the large code model, no jump tables either: LLVM 14 still writes their entries
+     * as 32-bit offsets from .rodata to .text (R_X86_64_PC32), which the JIT's RuntimeDyld
+     * truncates silently when it maps the two sections more than 2 GiB apart. That happened:
+     * the `model` workload of `vta regress` crashed now and then (seed 1191 on vta_default,
+     * fsim) jumping 8 GiB away from the 1x1 convolution kernel's remainder dispatch, into
+     * the simulated device memory its parent process holds (object_reach.c). The attribute
+     * travels in the bitcode too, so the JIT's own compiles of it obey it. */
     for (LLVMValueRef f = LLVMGetFirstFunction(c.mod); f; f = LLVMGetNextFunction(f)) {
       if (LLVMIsDeclaration(f)) continue;
       LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
@@ -564,6 +573,9 @@ static int generate(const vta_graph *g, const vta_cpu_target *target, int what, 
       LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                               LLVMCreateStringAttribute(c.ctx, "target-features", 15, target->features,
                                                         (unsigned)strlen(target->features)));
+      if (large_code_model(target))
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                LLVMCreateStringAttribute(c.ctx, "no-jump-tables", 14, "true", 4));
     }
     /* The kernels are vectorised by construction: the loop vectoriser, SLP and the unroller
      * only cost compile time here (with them, O3 took 2.5 s on PP-OCR's classifier and fully
@@ -604,6 +616,16 @@ static int generate(const vta_graph *g, const vta_cpu_target *target, int what, 
       LLVMDisposeMemoryBuffer(mb);
       if (!out->object) rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
     }
+    /* The large code model's promise, checked: no reference in the object needs its target
+     * within 2 GiB (an LLVM upgrade that brings back a 32-bit form fails here, every time,
+     * instead of crashing in the JIT now and then). */
+    char what[160];
+    if (!rc && large_code_model(target) &&
+        vta_cpu_object_short_reloc(out->object, out->object_size, what, sizeof what) > 0)
+      rc = vta_error_set(err, VTA_ERR_INVALID,
+                         "internal error: the CPU code for %s has a 32-bit reference (%s), which "
+                         "the JIT cannot resolve when it maps the object's sections more than "
+                         "2 GiB apart", target->triple, what);
     if (m) LLVMDisposeMessage(m);
   }
   if (!rc && (what & VTA_CODE_IR_TEXT)) {

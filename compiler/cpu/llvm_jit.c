@@ -4,8 +4,9 @@
  * The design idea: a bundle carries the code twice, as a native object for the machine it was
  * compiled on and as optimised bitcode. On that machine (same triple, CPU name and features)
  * loading is only linking the object, a few milliseconds; anywhere else the bitcode is
- * compiled for the running CPU, so the same bundle still runs. libm functions the kernels call
- * (expf, tanhf) and memset/memcpy are resolved from the running process.
+ * compiled for the running CPU, so the same bundle still runs (and so is an x86-64 object with
+ * 32-bit references, which RuntimeDyld cannot place safely: object_reach.c). libm functions
+ * the kernels call (expf, tanhf) and memset/memcpy are resolved from the running process.
  */
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Core.h>
@@ -85,6 +86,15 @@ int vta_cpu_jit_add(vta_cpu_jit *j, const vta_cpu_code *code, const vta_graph *g
                strcmp(host.triple, code->target.triple) == 0 &&
                strcmp(host.cpu, code->target.cpu) == 0 &&
                strcmp(host.features, code->target.features) == 0;
+  /* An x86-64 object with 32-bit references (jump tables, from a bundle written before the
+   * code generator turned them off) is not linked: RuntimeDyld may map its sections too far
+   * apart for them and would truncate them silently (object_reach.c). Its bitcode is compiled
+   * here instead, without jump tables. */
+  char short_ref[160] = "";
+  int x86 = strncmp(host.triple, "x86_64", 6) == 0;
+  if (native && x86 &&
+      vta_cpu_object_short_reloc(code->object, code->object_size, short_ref, sizeof short_ref) > 0)
+    native = 0;
   if (native) {
     LLVMMemoryBufferRef ob = LLVMCreateMemoryBufferWithMemoryRangeCopy(
         (const char *)code->object, code->object_size, "vta_cpu.o");
@@ -92,6 +102,11 @@ int vta_cpu_jit_add(vta_cpu_jit *j, const vta_cpu_code *code, const vta_graph *g
     if (e) return jit_error(err, e, "cannot add the native object");
     goto lookup;
   }
+  if ((!code->bitcode || !code->size) && short_ref[0])
+    return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                         "the bundle's CPU object has a 32-bit reference (%s) the JIT cannot "
+                         "place safely, and no bitcode to compile instead: recompile the model "
+                         "with this version", short_ref);
   if (!code->bitcode || !code->size)
     return vta_error_set(err, VTA_ERR_UNSUPPORTED,
                          "the CPU code is a native object for %s (cpu %s) without bitcode; this "
@@ -128,6 +143,11 @@ int vta_cpu_jit_add(vta_cpu_jit *j, const vta_cpu_code *code, const vta_graph *g
     LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(ctx, "target-features", 15, host.features,
                                                       (unsigned)strlen(host.features)));
+    /* LLJIT compiles x86-64 code in the large code model, whose jump tables LLVM 14 still
+     * writes with 32-bit offsets (see codegen_llvm.c); older bundles' bitcode lacks this. */
+    if (x86)
+      LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                              LLVMCreateStringAttribute(ctx, "no-jump-tables", 14, "true", 4));
   }
   LLVMSetTarget(m, host.triple);
   LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, tsc);

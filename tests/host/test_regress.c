@@ -60,12 +60,13 @@ static void test_regress_quick_suite_passes_with_valid_junit(void **state) {
              "--seed-start %s\n--- its stdout ---\n%s\n--- its stderr ---\n%s",
              start, r.status, start, r.out, r.err);
   printf("%s", r.out);
-  /* 2 configurations x 3 backends x (120 + 120 + 3 + 3 + 3), and 3 generated configurations x
-   * fsim, sc x (30 + 30 + 2 + 2 + 2); sc's cases are skipped by name when it is not built. */
+  /* 2 configurations x 3 backends x (120 + 120 + 3 + 3 + 3 + 1 model), and 3 generated
+   * configurations x fsim, sc x (30 + 30 + 2 + 2 + 2 + 1); sc's cases are skipped by name when it
+   * is not built. */
   if (vta_backend_find("sc"))
-    assert_non_null(strstr(r.out, "1890 cases: 1890 passed, 0 failed, 0 errors, 0 skipped"));
+    assert_non_null(strstr(r.out, "1902 cases: 1902 passed, 0 failed, 0 errors, 0 skipped"));
   else
-    assert_non_null(strstr(r.out, "1890 cases: 1692 passed, 0 failed, 0 errors, 198 skipped"));
+    assert_non_null(strstr(r.out, "1902 cases: 1701 passed, 0 failed, 0 errors, 201 skipped"));
   /* The progress lines (of the executor's jobs) go to stderr, the table to stdout. */
   assert_non_null(strstr(r.err, "[jobs "));
   cli_result_free(&r);
@@ -75,7 +76,7 @@ static void test_regress_quick_suite_passes_with_valid_junit(void **state) {
   /* 2 configurations x fsim, rtl, rtl behind a slow memory; 3 generated x fsim, sc */
   assert_int_equal(count(x, "<testsuite "), 12);
   assert_non_null(strstr(x, "<testsuite name=\"vta_default.rtl@latency=1,bandwidth=3\""));
-  assert_int_equal(count(x, "<testcase "), 1890);
+  assert_int_equal(count(x, "<testcase "), 1902);
   snprintf(want, sizeof want, "<testsuite name=\"gen:%s.sc\"", start);
   assert_non_null(strstr(x, want));
   assert_non_null(strstr(x, "name=\"conv seed="));
@@ -389,19 +390,49 @@ static void test_regress_bad_input_is_named(void **state) {
   cli_result_free(&r);
 }
 
-/* The runtime-level workloads run the real code (vta bench gemm/alu, a lowered conv layer) on
- * the diff backend: a fault injected into the backend's copy after the first device run is a
- * failure that names the run, the address and the STORE, with both reproducing commands; the
- * stand-alone one fails the same way. The `model` workload (a network compiled for the
- * configuration and run by the model runtime) is left out for now: its cases crashed now and
- * then on 28 November without reproducing (docs/user-guide/regress.md), and `make test` must
- * not depend on that; its report is the same code as the others'. */
+/* A case whose child process dies of a fault is an error whose report says where: the signal,
+ * the fault address and pc in the message, the mappings and the backtrace in the details
+ * (host/crash.h), run in this process or in a job of a parallel run alike. */
+static void test_regress_crashed_case_reports_its_backtrace(void **state) {
+  (void)state;
+  char xml[512];
+  path(xml, sizeof xml, "crash.xml");
+  for (int parallel = 0; parallel < 2; parallel++) {
+    cli_result r;
+    CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "fsim",
+            "--workload", "conv", "--seed-start", "5", "--seeds", "3", "--inject-crash", "1",
+            "--junit", xml, "-q", "-j", parallel ? "2" : "1");
+    if (r.status != 1) fail_msg("status %d\n%s\n%s", r.status, r.out, r.err);
+    assert_non_null(strstr(r.out, "3 cases: 2 passed, 0 failed, 1 errors, 0 skipped"));
+    const char *e = strstr(r.out, "ERROR conv seed=6 on fsim: conv seed=6 crashed (signal 11 "
+                                  "(SIGSEGV), fault address 0x");
+    if (!e) fail_msg("%s", r.out);
+    assert_non_null(strstr(e, "reproduce: vta regress --config configs/vta_default.json "
+                              "--backend fsim --workload conv --seed 6\n"));
+    assert_non_null(strstr(e, "\nvta: pc in "));
+    assert_non_null(strstr(e, "\nvta: backtrace (most recent call first):\n"));
+    assert_non_null(strstr(e, "vta(main+0x"));
+    assert_non_null(strstr(e, "\nvta: end of the crash report"));
+    cli_result_free(&r);
+    assert_int_equal(validate(xml), 0);
+    char *x = cli_slurp(xml, NULL);
+    assert_non_null(x);
+    assert_non_null(strstr(x, "vta: backtrace (most recent call first):"));
+    free(x);
+  }
+}
+
+/* The runtime-level workloads run the real code (vta bench gemm/alu, a lowered conv layer, a
+ * network compiled for the configuration and run by the model runtime) on the diff backend: a
+ * fault injected into the backend's copy after the first device run is a failure that names
+ * the run, the address and the STORE, with both reproducing commands; the stand-alone one
+ * fails the same way. */
 static void test_regress_runtime_workloads_fail_with_their_commands(void **state) {
   (void)state;
   char xml[512];
   path(xml, sizeof xml, "work.xml");
-  static const char *const works[] = {"gemm", "alu", "conv"};
-  for (size_t k = 0; k < 3; k++) {
+  static const char *const works[] = {"gemm", "alu", "conv", "model"};
+  for (size_t k = 0; k < 4; k++) {
     cli_result r;
     CLI_RUN(&r, "regress", "--config", "configs/vta_default.json", "--backend", "rtl",
             "--workload", works[k], "--seed-start", "5", "--seeds", "3", "--inject-fault", "1",
@@ -422,6 +453,8 @@ static void test_regress_runtime_workloads_fail_with_their_commands(void **state
       snprintf(want, sizeof want, "the same case by hand: vta bench %s ", works[k]);
       assert_non_null(strstr(f, want));
     }
+    if (k == 3) /* the model's failure names the seed, its layers and the chain that differed */
+      assert_non_null(strstr(f, "model seed 6 ("));
     cli_result_free(&r);
     assert_int_equal(validate(xml), 0);
   }
@@ -502,6 +535,7 @@ int main(void) {
       cmocka_unit_test(test_regress_quick_suite_passes_with_valid_junit),
       cmocka_unit_test(test_regress_failure_names_address_instruction_waveform_and_command),
       cmocka_unit_test(test_regress_runtime_workloads_fail_with_their_commands),
+      cmocka_unit_test(test_regress_crashed_case_reports_its_backtrace),
       cmocka_unit_test(test_regress_generated_configurations),
       cmocka_unit_test(test_regress_dual_issue_waits_for_the_previous_instruction),
       cmocka_unit_test(test_regress_parallel_jobs_give_the_same_report),
