@@ -25,9 +25,13 @@ module vta_uop_fp
   input  logic [LogUopDepth-1:0] waddr_i,
   input  logic [UopBytes*8-1:0]  wdata_i,
   input  logic                   ld_done_i,   // the LOAD UOP has written its last entry
-  // lookup of an instruction's micro-op range
+  // lookup of an instruction's micro-op range: the instruction held (bgn_i, end_i) and the one
+  // taken in this cycle to be held from the next (take_i, nbgn_i, nend_i)
   input  logic [LogUopDepth-1:0] bgn_i,
   input  logic [LogUopDepth:0]   end_i,
+  input  logic                   take_i,
+  input  logic [LogUopDepth-1:0] nbgn_i,
+  input  logic [LogUopDepth:0]   nend_i,
   output logic                   hit_o,
   output logic [UopDstW-1:0]     dmin_o,
   output logic [UopDstW-1:0]     dmax_o,
@@ -154,14 +158,26 @@ module vta_uop_fp
   // run of the kernel just loaded, knows its footprint when it may start. As at most one record
   // matches a non-empty range, the bounds are an OR of the matching record's, not a chain of
   // 32 priority multiplexers (an empty range has no micro-ops: the caller ignores its bounds).
-  logic [NRec-1:0] match;
-  logic            b_match;
+  //
+  // Whether each record's range holds the instruction's is registered (in_q): worked out
+  // against the instruction as it is taken (from the queue's registered head), and, for the
+  // record a commit writes, against the record built, so the lookup reads flags and no
+  // comparison lies between the instruction and the bounds.
+  logic [NRec-1:0] match, in_q;
+  logic            b_match, b_in, b_in_next;
+  assign b_in      = b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q;
+  assign b_in_next = b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q;
+  always_ff @(posedge clk_i) begin
+    for (int r = 0; r < NRec; r++) begin
+      if (commit && !b_bad_q && ptr_oh_q[r]) in_q[r] <= take_i ? b_in_next : b_in;
+      else if (take_i) in_q[r] <= lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r];
+    end
+  end
   always_comb begin
     for (int r = 0; r < NRec; r++) begin
-      match[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) &&
-                 lo_q[r] <= AW'(bgn_i) && end_i <= hi_q[r];
+      match[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) && in_q[r];
     end
-    b_match = commit && !b_bad_q && b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q;
+    b_match = commit && !b_bad_q && b_in;
     hit_o  = (|match) || b_match;
     dmin_o = b_match ? b_dmin_q : '0;
     dmax_o = b_match ? b_dmax_q : '0;
