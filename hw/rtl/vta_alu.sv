@@ -4,29 +4,26 @@
 // from the sign-extended low LogAccWidth+1 bits of the operand: a non-negative amount shifts
 // right arithmetically, a negative one shifts left by its magnitude, and shifting every bit out
 // gives zero (ISA.md section 3, as the functional simulator does). The second operand is either
-// the immediate, sign-extended, or the lanes of a second ACC element, so a vector operand costs
-// no extra cycle.
+// the lanes of a second ACC element or the immediate, sign-extended into every lane; the
+// compute module selects it a stage earlier (with the operand forwarding), so no multiplexer
+// lies between the operand registers and the multiply, and a vector operand costs no extra
+// cycle.
 module vta_alu
   import vta_pkg::*;
 (
   input  logic [AluAluOpcodeW-1:0]     op_i,
-  input  logic                         use_imm_i,
-  input  logic [AluImmW-1:0]           imm_i,
   input  logic [AccLanes*AccWidth-1:0] dst_i,
   input  logic [AccLanes*AccWidth-1:0] src_i,
   output logic [AccLanes*AccWidth-1:0] res_o
 );
   localparam int unsigned ShW = LogAccWidth + 1;
 
-  logic signed [AccWidth-1:0] imm_ext;
-  assign imm_ext = AccWidth'($signed(imm_i));
-
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
       logic signed [AccWidth-1:0] a, b, r;
       logic signed [ShW-1:0] sh;
       a = dst_i[l*AccWidth+:AccWidth];
-      b = use_imm_i ? imm_ext : src_i[l*AccWidth+:AccWidth];
+      b = src_i[l*AccWidth+:AccWidth];
       sh = b[ShW-1:0];
       unique case (op_i)
         AluMin: r = (a < b) ? a : b;

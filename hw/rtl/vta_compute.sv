@@ -659,12 +659,13 @@ module vta_compute
   logic                   gr_valid_q, gr_write_q, gr_last_q, gr_reset_q;
   logic                   ar_valid_q, ar_write_q, ar_last_q;
   logic [LogAccDepth-1:0] gr_a_q, ar_a_q, ar_s_q;
-  logic [AluTagW-1:0]     ar_tag_q, a2_tag_q;
+  logic [AluTagW-1:0]     ar_tag_q;
   logic                   g2_write_q, g2_last_q, g2_reset_q, a2_write_q, a2_last_q;
   logic [LogAccDepth-1:0] g2_a_q, a2_a_q;
-  logic                   a2_reset_q, a2_use_imm_q;
-  logic [AluAluOpcodeW-1:0] a2_op_q;
-  logic [AluImmW-1:0]     a2_imm_q;
+  logic                   a2_reset_q, ar_reset, ar_use_imm;
+  logic [AluAluOpcodeW-1:0] a2_op_q, ar_op;
+  logic [AluImmW-1:0]     ar_imm;
+  logic [AccWidth-1:0]    ar_imm_ext;
   logic                   g3_valid_q, g3_write_q, g3_last_q, g3_reset_q;
   logic                   a3_valid_q, a3_write_q, a3_last_q;
   logic [LogAccDepth-1:0] g3_a_q, a3_a_q;
@@ -675,7 +676,8 @@ module vta_compute
       ar_valid_q <= 1'b0;
       g2_valid_q <= 1'b0;
       a2_valid_q <= 1'b0;
-      a2_tag_q   <= '0;
+      a2_reset_q <= 1'b0;
+      a2_op_q    <= '0;
       g3_valid_q <= 1'b0;
       a3_valid_q <= 1'b0;
     end else begin
@@ -686,7 +688,8 @@ module vta_compute
       // The ALU's operation and immediate, reset so that synthesis keeps them in flip-flops:
       // as the end of a shift-register chain (an SRL16E) their clock-to-output delay (1.5 ns
       // of cell delay against 0.4 ns) would open the multiply's path in C2.
-      a2_tag_q   <= ar_tag_q;
+      a2_reset_q <= ar_reset;
+      a2_op_q    <= ar_op;
       g3_valid_q <= g2_valid_q;
       a3_valid_q <= a2_valid_q;
     end
@@ -716,7 +719,9 @@ module vta_compute
     a3_last_q  <= a2_last_q;
     a3_a_q     <= a2_a_q;
   end
-  assign {a2_reset_q, a2_use_imm_q, a2_op_q, a2_imm_q} = a2_tag_q;
+  // The immediate goes into the second operand's register in R (below); C2 needs the rest.
+  assign {ar_reset, ar_use_imm, ar_op, ar_imm} = ar_tag_q;
+  assign ar_imm_ext = AccWidth'($signed(ar_imm));
 
   // ---- ACC: two banks by the index MSB, each two copies (a: destinations, b: ALU operand) ----
   logic            g3_wr, a3_wr;
@@ -835,9 +840,12 @@ module vta_compute
     ad_sel_q <= fwd_sel(ar_a_q, a2_valid_q && a2_write_q, a2_a_q, a3_wr, a3_a_q, a_h2_v_q,
                         a_h2_a_q);
     ad_old_q <= (a3_wr && a3_a_q == ar_a_q) ? a_res_q : a_h2_d_q;
-    as_sel_q <= fwd_sel(ar_s_q, a2_valid_q && a2_write_q, a2_a_q, a3_wr, a3_a_q, a_h2_v_q,
+    // An immediate second operand takes the place of the forwarded value (select 3).
+    as_sel_q <= ar_use_imm ? 2'd3 :
+                fwd_sel(ar_s_q, a2_valid_q && a2_write_q, a2_a_q, a3_wr, a3_a_q, a_h2_v_q,
                         a_h2_a_q);
-    as_old_q <= (a3_wr && a3_a_q == ar_s_q) ? a_res_q : a_h2_d_q;
+    as_old_q <= ar_use_imm ? {AccLanes{ar_imm_ext}} :
+                ((a3_wr && a3_a_q == ar_s_q) ? a_res_q : a_h2_d_q);
   end
 
   // ---- C2: the operands and the arithmetic; C3: the result registers ----
@@ -880,8 +888,6 @@ module vta_compute
 
   vta_alu u_alu (
     .op_i     (a2_op_q),
-    .use_imm_i(a2_use_imm_q),
-    .imm_i    (a2_imm_q),
     .dst_i    (a_dst_val),
     .src_i    (a_src_val),
     .res_o    (alu_res)
