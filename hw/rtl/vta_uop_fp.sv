@@ -127,17 +127,16 @@ module vta_uop_fp
   // The overlap of every record with the range being built, registered: it is worked out
   // against the range as the current write leaves it ([lo, hi) with hi = the written address
   // + 1 or one past the old hi), as comparisons on registers and the write address, so the
-  // commit and the lookup in its cycle see a flag, not two comparisons behind an adder. A
-  // record is never written in the cycle before a commit (a commit needs a write after the
-  // previous one), so the records compared are those the commit sees.
+  // commit and the lookup in its cycle see a flag, not two comparisons behind an adder. The
+  // flags hold between writes: a commit needs a write after the previous commit (and after the
+  // load's start), so the records and the range compared are those the commit sees. (Held, not
+  // recomputed every cycle, they also cost the Verilator model nothing in most cycles.)
   always_ff @(posedge clk_i) begin
     for (int r = 0; r < NRec; r++) begin
       if (we_i && !b_any_q)
         ovl_q[r] <= (lo_q[r] <= AW'(waddr_i)) && (AW'(waddr_i) < hi_q[r]);
       else if (we_i)
         ovl_q[r] <= (lo_q[r] <= b_hi_q) && (b_lo_q < hi_q[r]);
-      else
-        ovl_q[r] <= (lo_q[r] < b_hi_q) && (b_lo_q < hi_q[r]);
     end
   end
 
