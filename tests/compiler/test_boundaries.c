@@ -174,6 +174,34 @@ static double run_chained_everywhere(const unsigned char *qb, size_t qn, const f
   return s > 0 ? e / s : -1.0;
 }
 
+/* A test model compiled twice, float on the CPU and int8 for the default configuration, and
+ * both run: the float output is the reference for the int8 one on every backend. */
+typedef struct model_pair {
+  unsigned char *fb, *qb;
+  size_t fn, qn;
+  vta_graph *gf, *g;
+  vta_place *places;
+} model_pair;
+
+static void pair_compile(int leaky, const vta_config *cfg, model_pair *p) {
+  p->places = NULL;
+  p->gf = compile(leaky, NULL, NULL, &p->fb, &p->fn);
+  p->g = compile(leaky, cfg, &p->places, &p->qb, &p->qn);
+}
+
+static double pair_run(const model_pair *p, float *ref, float out[3][NY]) {
+  run(p->fb, p->fn, NULL, ref, NULL);
+  return run_chained_everywhere(p->qb, p->qn, ref, out);
+}
+
+static void pair_free(model_pair *p) {
+  free(p->places);
+  free(p->qb);
+  free(p->fb);
+  vta_graph_destroy(p->g);
+  vta_graph_destroy(p->gf);
+}
+
 /* The Max / Min bounds become the two QConvs' clip ranges: no float node, no boundary between
  * the convolutions, both on the accelerator in one device run, every backend the same bits. */
 static void test_boundaries_max_min_fold_into_clip(void **state) {
@@ -181,11 +209,10 @@ static void test_boundaries_max_min_fold_into_clip(void **state) {
   make_inputs();
   vta_config cfg;
   vta_config_default(&cfg);
-  unsigned char *fb, *qb;
-  size_t fn, qn;
-  vta_graph *gf = compile(0, NULL, NULL, &fb, &fn);
-  vta_place *places = NULL;
-  vta_graph *g = compile(0, &cfg, &places, &qb, &qn);
+  model_pair mp;
+  pair_compile(0, &cfg, &mp);
+  vta_graph *g = mp.g;
+  vta_place *places = mp.places;
   int nconv = 0, nbound = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const vta_node *nd = &g->nodes[i];
@@ -214,17 +241,12 @@ static void test_boundaries_max_min_fold_into_clip(void **state) {
   assert_non_null(strstr(text, "2 quantize/dequantize boundary nodes (for: graph input 1, model output 1)"));
   free(text);
   float ref[NY], out[3][NY];
-  run(fb, fn, NULL, ref, NULL);
-  double nmse = run_chained_everywhere(qb, qn, ref, out);
+  double nmse = pair_run(&mp, ref, out);
   /* int8 against float: the folded bounds hold exactly (nothing above 0.5 or below 0), and the
    * values stay close. */
   for (int i = 0; i < NY; i++) assert_true(out[0][i] >= 0 && out[0][i] <= 0.5f * 1.01f);
   if (!(nmse >= 0) || nmse > 0.01) fail_msg("NMSE %g of the int8 model against float", nmse);
-  free(places);
-  free(qb);
-  free(fb);
-  vta_graph_destroy(g);
-  vta_graph_destroy(gf);
+  pair_free(&mp);
 }
 
 /* The first convolution's LeakyRelu (slope 0.2) and the Max / Min after it fold into its
@@ -236,11 +258,10 @@ static void test_boundaries_leaky_relu_folds_into_epilogue(void **state) {
   make_inputs();
   vta_config cfg;
   vta_config_default(&cfg);
-  unsigned char *fb, *qb;
-  size_t fn, qn;
-  vta_graph *gf = compile(1, NULL, NULL, &fb, &fn);
-  vta_place *places = NULL;
-  vta_graph *g = compile(1, &cfg, &places, &qb, &qn);
+  model_pair mp;
+  pair_compile(1, &cfg, &mp);
+  vta_graph *g = mp.g;
+  vta_place *places = mp.places;
   int nbound = 0, nleaky = 0;
   for (int i = 0; i < g->n_nodes; i++) {
     const vta_node *nd = &g->nodes[i];
@@ -263,15 +284,10 @@ static void test_boundaries_leaky_relu_folds_into_epilogue(void **state) {
   assert_non_null(strstr(text, "2 quantize/dequantize boundary nodes (for: graph input 1, model output 1)"));
   free(text);
   float ref[NY], out[3][NY];
-  run(fb, fn, NULL, ref, NULL);
-  double nmse = run_chained_everywhere(qb, qn, ref, out);
+  double nmse = pair_run(&mp, ref, out);
   print_message("int8 with the folded LeakyRelu against float: NMSE %.3g\n", nmse);
   if (!(nmse >= 0) || nmse > 0.01) fail_msg("NMSE %g of the int8 model against float", nmse);
-  free(places);
-  free(qb);
-  free(fb);
-  vta_graph_destroy(g);
-  vta_graph_destroy(gf);
+  pair_free(&mp);
 }
 
 /* The slope m / 2^k the quantizer chose is the largest k for which nothing overflows int32 -
