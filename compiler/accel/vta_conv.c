@@ -934,12 +934,17 @@ static int walk(walker *w, vta_error *err) {
     uint32_t shiftb = e->shift_vec ? biasb + row : 0;
     uint32_t roundb = e->leaky_k ? biasb + (vrows - 1) * row : 0;
     for (uint32_t j = 0; !rc && j < spu; j++, t++) {
-      int res_step = j == n_red;
-      uint32_t cii = res_step ? 0 : j / (n_ky * n_kx), ci0 = cii * p->ci_t;
+      /* A residual is the unit's first step: its short GEMM then follows the previous unit's
+       * last reduction step, which is long enough to hide this unit's ACC reset and bias add
+       * (ALU work on this unit's slot that its first GEMM waits for). The sums wrap, so the
+       * order of the steps leaves every output as it was. */
+      int res_step = d->has_residual && j == 0;
+      uint32_t rj = d->has_residual ? j - 1 : j; /* the reduction step, unless res_step */
+      uint32_t cii = res_step ? 0 : rj / (n_ky * n_kx), ci0 = cii * p->ci_t;
       uint32_t ci_n = res_step ? 0 : min_u32(p->ci_t, w->g.cib - ci0);
       tapset tp = {0, 0, 0, 0};
       if (!res_step) {
-        uint32_t kyi = j / n_kx % n_ky, kxi = j % n_kx;
+        uint32_t kyi = rj / n_kx % n_ky, kxi = rj % n_kx;
         tp.ky0 = kyi * kh_t;
         tp.kh_n = min_u32(kh_t, d->kh - tp.ky0);
         tp.kx0 = kxi * kw_t;
@@ -955,7 +960,7 @@ static int walk(walker *w, vta_error *err) {
         empty = in0.x_size == 0; /* the tile is all padding: nothing to add */
       }
       uint64_t ikey = res_step ? (1ull << 63) | ((uint64_t)q.spi << 24) | q.coi
-                               : ((uint64_t)q.spi << 24) | j;
+                               : ((uint64_t)q.spi << 24) | rj;
       if (!rc && !empty && place(&is, ikey, t, &ih)) {
         uint32_t base = (uint32_t)ih * l->inp_slot;
         if (res_step) {
@@ -981,7 +986,7 @@ static int walk(walker *w, vta_error *err) {
       }
       is.prev = ih;
       if (!rc && !res_step && !empty) {
-        uint64_t wkey = ((uint64_t)q.coi << 32) | j;
+        uint64_t wkey = ((uint64_t)q.coi << 32) | rj;
         if (place(&ws, wkey, t, &wh)) {
           memset(&x, 0, sizeof x);
           x.type = VTA_MEM_WGT;
