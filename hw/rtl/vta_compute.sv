@@ -112,7 +112,15 @@ module vta_compute
   gemm_insn_t   hg;
   alu_insn_t    ha;
   logic is_gemm, is_alu, is_load, is_finish, known_load, load_empty, tokens_ok, zero_uops;
-  logic [16:0] y_total;
+  // Worked out from the queue's head as an instruction is taken, so that D's dispatch
+  // compares registers instead of sums: the LOAD's rows (its pads included) are none or one,
+  // and where a one-row LOAD UOP's writes end.
+  /* verilator lint_off UNUSEDSIGNAL */
+  memory_insn_t cm;  // the head as a LOAD; only the fields below are read
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic [16:0]  c_y_total;
+  logic         y_none_q, y_one_q;
+  logic [17:0]  uld_end_q;
 
   assign cmd_ready_o = !d_valid_q || d_fire;
   assign d_take      = cmd_valid_i && cmd_ready_o;
@@ -121,8 +129,15 @@ module vta_compute
     else if (d_take) d_valid_q <= 1'b1;
     else if (d_fire) d_valid_q <= 1'b0;
   end
+  assign cm        = cmd_data_i;
+  assign c_y_total = 17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1);
   always_ff @(posedge clk_i) begin
-    if (d_take) d_q <= cmd_data_i;
+    if (d_take) begin
+      d_q       <= cmd_data_i;
+      y_none_q  <= c_y_total == '0;
+      y_one_q   <= c_y_total == 17'd1;
+      uld_end_q <= 18'(cm.sram_base) + 18'(cm.x_pad_0) + 18'(cm.x_size) + 18'(cm.x_pad_1);
+    end
   end
 
   assign hm = d_q;
@@ -135,8 +150,7 @@ module vta_compute
   assign known_load = is_load && (hm.memory_type == MemUop || hm.memory_type == MemAcc ||
                                   hm.memory_type == MemAcc8bit);
   // A LOAD that moves nothing (ISA.md: a sync no-op, whatever the pads say; the DMA agrees).
-  assign y_total    = 17'(hm.y_pad_0) + 17'(hm.y_size) + 17'(hm.y_pad_1);
-  assign load_empty = (hm.x_size == '0) || (y_total == '0);
+  assign load_empty = (hm.x_size == '0) || y_none_q;
   assign tokens_ok  = (!hm.pop_prev || tok_from_load_i) && (!hm.pop_next || tok_from_store_i);
   // GEMM and ALU share the layout of every field up to iter_in (ISA.md section 2).
   assign zero_uops  = (hg.uop_end <= UopIdxW'(hg.uop_bgn)) || (hg.iter_out == '0) ||
@@ -443,11 +457,11 @@ module vta_compute
   // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, uld_end); with
   // padding rows its extent is not worked out here, and it waits for the units to stop issuing.
   assign is_uld  = known_load && !load_empty && (hm.memory_type == MemUop);
-  assign uld_end = 18'(hm.sram_base) + 18'(hm.x_pad_0) + 18'(hm.x_size) + 18'(hm.x_pad_1);
+  assign uld_end = uld_end_q;
   always_comb begin
     uld_apart = 1'b1;
     for (int p = 0; p < 2; p++) begin
-      if (run_issue[p] && !(y_total == 17'd1 && (18'(run_end[p]) <= 18'(hm.sram_base) ||
+      if (run_issue[p] && !(y_one_q && (18'(run_end[p]) <= 18'(hm.sram_base) ||
                                                  uld_end <= 18'(run_bgn[p])))) begin
         uld_apart = 1'b0;
       end

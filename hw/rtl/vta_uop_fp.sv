@@ -79,17 +79,29 @@ module vta_uop_fp
     end
   end
 
+  // The range as this cycle's write leaves it.
+  logic [AW-1:0] b_lo_n, b_hi_n;
+  always_comb begin
+    b_lo_n = b_lo_q;
+    b_hi_n = b_hi_q;
+    if (we_i && !b_any_q) begin
+      b_lo_n = AW'(waddr_i);
+      b_hi_n = AW'(waddr_i) + 1'b1;
+    end else if (we_i) begin
+      b_hi_n = b_hi_q + 1'b1;
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     if (we_i) begin
+      b_lo_q <= b_lo_n;
+      b_hi_q <= b_hi_n;
       if (!b_any_q) begin
-        b_lo_q   <= AW'(waddr_i);
-        b_hi_q   <= AW'(waddr_i) + 1'b1;
         b_dmin_q <= w.dst;
         b_dmax_q <= w.dst;
         b_smin_q <= w.src;
         b_smax_q <= w.src;
       end else begin
-        b_hi_q <= b_hi_q + 1'b1;
         if (w.dst < b_dmin_q) b_dmin_q <= w.dst;
         if (w.dst > b_dmax_q) b_dmax_q <= w.dst;
         if (w.src < b_smin_q) b_smin_q <= w.src;
@@ -162,9 +174,20 @@ module vta_uop_fp
   // against the instruction as it is taken (from the queue's registered head), and, for the
   // record a commit writes, against the record built, so the lookup reads flags and no
   // comparison lies between the instruction and the bounds.
+  //
+  // Whether the record being built holds the instruction's range is registered the same way
+  // (b_in_q), worked out whenever either changes (a write, a take) from both as they will be,
+  // so that in the commit cycle no comparison lies between D's instruction and the bounds.
   logic [NRec-1:0] match, in_q;
-  logic            b_match, b_in, b_in_next;
-  assign b_in      = b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q;
+  logic            b_match, b_in, b_in_q, b_in_next;
+  logic [LogUopDepth-1:0] i_bgn;
+  logic [LogUopDepth:0]   i_end;
+  assign i_bgn = take_i ? nbgn_i : bgn_i;
+  assign i_end = take_i ? nend_i : end_i;
+  always_ff @(posedge clk_i) begin
+    if (we_i || take_i) b_in_q <= b_lo_n <= AW'(i_bgn) && i_end <= b_hi_n;
+  end
+  assign b_in      = b_in_q;
   assign b_in_next = b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q;
   always_ff @(posedge clk_i) begin
     for (int r = 0; r < NRec; r++) begin
@@ -195,6 +218,8 @@ module vta_uop_fp
     if (rst_ni) begin
       assert (!(we_i && ld_done_i)) else $error("vta_uop_fp: micro-op write in the commit cycle");
       assert (!(we_i && ld_start_i)) else $error("vta_uop_fp: micro-op write before the load");
+      assert (!commit || b_in_q == (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q))
+      else $error("vta_uop_fp: the registered range check disagrees with the range");
     end
   end
 `endif
