@@ -172,10 +172,14 @@ module vta_compute
   logic [AccW-1:0] a8_wide, ld_acc_data;
   logic ld_is_uop, ld_is_acc, ld_is_a8;
 
-  always_comb begin
-    ld_log_elem = 4'(LogUopElemBytes);
-    if (hm.memory_type == MemAcc) ld_log_elem = 4'(LogAccElemBytes);
-    if (hm.memory_type == MemAcc8bit) ld_log_elem = 4'(LogAcc8bitElemBytes);
+  // The element size of D's LOAD, decoded as it is taken (the DMA's first burst is worked out
+  // from it in the cycle the load starts).
+  always_ff @(posedge clk_i) begin
+    if (d_take) begin
+      ld_log_elem <= 4'(LogUopElemBytes);
+      if (cm.memory_type == MemAcc) ld_log_elem <= 4'(LogAccElemBytes);
+      if (cm.memory_type == MemAcc8bit) ld_log_elem <= 4'(LogAcc8bitElemBytes);
+    end
   end
   assign ld_is_uop = (ld_q.memory_type == MemUop);
   assign ld_is_acc = (ld_q.memory_type == MemAcc);

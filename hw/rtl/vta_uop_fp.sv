@@ -178,14 +178,13 @@ module vta_uop_fp
   // Whether the record being built holds the instruction's range is registered the same way
   // (b_in_q), worked out whenever either changes (a write, a take) from both as they will be,
   // so that in the commit cycle no comparison lies between D's instruction and the bounds.
+  // Both comparisons are made and the take (late: the end of the dispatch) only picks one.
   logic [NRec-1:0] match, in_q;
-  logic            b_match, b_in, b_in_q, b_in_next;
-  logic [LogUopDepth-1:0] i_bgn;
-  logic [LogUopDepth:0]   i_end;
-  assign i_bgn = take_i ? nbgn_i : bgn_i;
-  assign i_end = take_i ? nend_i : end_i;
+  logic            b_match, b_in, b_in_q, b_in_next, b_in_held, b_in_taken;
+  assign b_in_held  = b_lo_n <= AW'(bgn_i) && end_i <= b_hi_n;
+  assign b_in_taken = b_lo_n <= AW'(nbgn_i) && nend_i <= b_hi_n;
   always_ff @(posedge clk_i) begin
-    if (we_i || take_i) b_in_q <= b_lo_n <= AW'(i_bgn) && i_end <= b_hi_n;
+    if (we_i || take_i) b_in_q <= take_i ? b_in_taken : b_in_held;
   end
   assign b_in      = b_in_q;
   assign b_in_next = b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q;
