@@ -200,6 +200,12 @@ typedef struct vta_tile_model {
 
 void vta_tile_model_default(const vta_config *cfg, vta_tile_model *m);
 
+/* The cost model's prediction of any program (one device run: the event model of
+ * vta_tile_predict, fed the program's operations instead of a schedule walk). A sync before
+ * the last operation is not modelled as a run boundary. */
+int vta_tile_predict_program(const vta_config *cfg, const vta_tile_model *m,
+                             const vta_program *prog, vta_tile_cost *cost, vta_error *err);
+
 /* Is the plan feasible (every tile fits its buffers, fields fit, pads at most 15)? */
 int vta_tile_check(const vta_config *cfg, const vta_conv_desc *d, const vta_tile_plan *p,
                    vta_error *err);

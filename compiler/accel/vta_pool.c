@@ -142,7 +142,6 @@ int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered
                      .x_size = 1, .y_size = 1, .x_stride = 1};
   if (!b.rc) b.rc = vta_program_add_load(out->prog, &x, err);
   uint64_t T = (uint64_t)nb * cb * ntr * ntc, t = 0;
-  uint64_t gemm = 0, alu = 0, beats = 0, bus = cfg->bus_bytes ? cfg->bus_bytes : 8;
   vta_uop taps[256];
   for (uint32_t n = 0; n < nb && !b.rc; n++)
     for (uint32_t c = 0; c < cb && !b.rc; c++)
@@ -166,7 +165,6 @@ int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered
                               .x_pad_after = qa};
           if (!b.rc) b.rc = vta_program_add_load(out->prog, &x, err);
           dep(&b, 1, L, C);
-          beats += (uint64_t)x.y_size * x.x_size * cfg->elem_bytes[VTA_MEM_INP] / bus;
           /* ---- compute: copy into ACC, reset the outputs, MAX over the taps ---- */
           dep(&b, 0, L, C);
           if (t >= 2) dep(&b, 0, S, C);
@@ -200,8 +198,6 @@ int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered
           if (d->negative) run(&b, kn);
           run(&b, km);
           dep(&b, 1, C, S);
-          gemm += 2ull * rows * cols + (uint64_t)rn * cn;
-          alu += (uint64_t)(nu + (d->negative ? 1 : 0)) * rn * cn;
           /* ---- store: the output rows ---- */
           dep(&b, 0, C, S);
           x = (vta_prog_xfer){.type = VTA_MEM_OUT, .buf = VTA_PROG_BUF_OUTPUT, .sram = ob,
@@ -216,13 +212,14 @@ int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered
     vta_lowered_free(out);
     return b.rc;
   }
-  /* A prediction for --explain: the busiest of the GEMM unit, the ALU and the read channel
-   * (they overlap across tiles), plus the first tile's load. */
-  uint64_t busiest = gemm > alu ? gemm : alu;
-  if (beats > busiest) busiest = beats;
-  out->choice.cost.cycles = busiest + (T ? beats / T : 0) + 64;
-  out->choice.cost.gemm_uops = gemm;
-  out->choice.cost.alu_uops = alu;
+  /* The prediction: the program through the cost model's event model (vta_tile.c), as the
+   * convolutions' are. */
+  b.rc = vta_tile_predict_program(cfg, NULL, out->prog, &out->choice.cost, err);
+  if (b.rc) {
+    vta_error_prefix(err, "predicting max pooling");
+    vta_lowered_free(out);
+    return b.rc;
+  }
   out->choice.cost.units = T;
   return VTA_OK;
 }

@@ -551,6 +551,57 @@ int vta_tile_predict(const vta_config *cfg, const vta_tile_model *m, const vta_c
   return rc;
 }
 
+int vta_tile_predict_program(const vta_config *cfg, const vta_tile_model *m,
+                             const vta_program *prog, vta_tile_cost *cost, vta_error *err) {
+  vta_tile_model dm;
+  if (!m) {
+    vta_tile_model_default(cfg, &dm);
+    m = &dm;
+  }
+  memset(cost, 0, sizeof *cost);
+  csink s;
+  memset(&s, 0, sizeof s);
+  s.cfg = cfg;
+  s.m = m;
+  s.c = cost;
+  int rc = VTA_OK;
+  size_t nk = vta_program_kernel_count(prog), n = vta_program_op_count(prog);
+  /* The kernels first: their ids are then the program's indices. */
+  for (size_t i = 0; rc == VTA_OK && i < nk; i++) {
+    uint32_t id;
+    rc = cs_kernel(&s, vta_program_kernel(prog, i), &id, err);
+  }
+  int synced = 0;
+  for (size_t i = 0; rc == VTA_OK && i < n; i++) {
+    const vta_prog_op *op = vta_program_op(prog, i);
+    switch (op->op) {
+      case VTA_PROG_LOAD: rc = cs_load(&s, &op->x, err); break;
+      case VTA_PROG_STORE: rc = cs_store(&s, &op->x, err); break;
+      case VTA_PROG_RUN:
+        rc = op->kernel < nk ? cs_run(&s, op->kernel, err)
+                             : vta_error_set(err, VTA_ERR_INVALID,
+                                             "cost model: operation %zu runs kernel %u of %zu", i,
+                                             op->kernel, nk);
+        break;
+      case VTA_PROG_PUSH: rc = cs_dep(&s, 1, op->from, op->to, err); break;
+      case VTA_PROG_POP: rc = cs_dep(&s, 0, op->from, op->to, err); break;
+      default:
+        /* Only a program's final sync is modelled: one device run. */
+        if (i + 1 == n) {
+          rc = cs_sync(&s, err);
+          synced = 1;
+        }
+        break;
+    }
+  }
+  if (rc == VTA_OK && !synced) rc = cs_sync(&s, err);
+  for (int q = 0; q < VTA_Q_COUNT; q++) free(s.q[q].t);
+  for (int mod = 0; mod < VTA_MOD_COUNT; mod++) free(s.mod[mod].v);
+  free(s.k);
+  free(s.ring);
+  return rc;
+}
+
 int vta_tile_check(const vta_config *cfg, const vta_conv_desc *d, const vta_tile_plan *p,
                    vta_error *err) {
   int rc = vta_conv_check(cfg, d, err);

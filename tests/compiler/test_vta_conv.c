@@ -832,6 +832,34 @@ static void test_lower_rejects_bad_layers(void **state) {
 
 /* A lowered program printed and parsed back, and serialised and read back, is the same
  * program and computes the same result. */
+/* The cost model over a built program (vta_tile_predict_program, which max pooling and any
+ * other program use) sees exactly the operations the schedule walk gave the plan search, so
+ * their predictions agree to the cycle. */
+static void test_program_prediction_equals_the_walks(void **state) {
+  rig r;
+  rig_open(&r, NULL);
+  vta_conv_desc shapes[4] = {conv(24, 9, 20, 3, 2, 1), conv(64, 14, 96, 1, 2, 0),
+                             conv(16, 10, 16, 3, 1, 1), conv(48, 7, 32, 3, 1, 1)};
+  shapes[2].has_residual = 1;
+  shapes[2].residual_mul = 37;
+  for (int i = 0; i < 4; i++) {
+    layer L;
+    layer_make(&L, &shapes[i], 3000);
+    vta_lowered low;
+    vta_error err;
+    assert_int_equal(vta_lower_conv2d(&r.cfg, &shapes[i], L.w, L.bias, NULL, &low, &err), VTA_OK);
+    vta_tile_cost c;
+    if (vta_tile_predict_program(&r.cfg, NULL, low.prog, &c, &err)) fail_msg("%s", err.msg);
+    assert_true(low.choice.cost.cycles > 0);
+    assert_int_equal(c.cycles, low.choice.cost.cycles);
+    assert_int_equal(c.gemm_uops, low.choice.cost.gemm_uops);
+    assert_int_equal(c.alu_uops, low.choice.cost.alu_uops);
+    vta_lowered_free(&low);
+    layer_free(&L);
+  }
+  rig_close(&r);
+}
+
 static void test_lowered_program_survives_text_and_binary(void **state) {
   rig r;
   rig_open(&r, NULL);
@@ -886,6 +914,7 @@ static void test_lowered_program_survives_text_and_binary(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_program_prediction_equals_the_walks),
       cmocka_unit_test(test_pack_act_round_trips),
       cmocka_unit_test(test_pack_wgt_places_blocks),
       cmocka_unit_test(test_lower_rejects_bad_layers),
