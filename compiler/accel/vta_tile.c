@@ -512,30 +512,41 @@ static int cs_sync(void *ctx, vta_error *err) {
   return VTA_OK;
 }
 
+/* An empty event model for cfg (m NULL: the default constants, kept in *dm), counting into
+ * cost; sink_close frees what it recorded. */
+static void sink_open(csink *s, const vta_config *cfg, const vta_tile_model *m,
+                      vta_tile_model *dm, vta_tile_cost *cost) {
+  if (!m) {
+    vta_tile_model_default(cfg, dm);
+    m = dm;
+  }
+  memset(cost, 0, sizeof *cost);
+  memset(s, 0, sizeof *s);
+  s->cfg = cfg;
+  s->m = m;
+  s->c = cost;
+}
+
+static void sink_close(csink *s) {
+  for (int q = 0; q < VTA_Q_COUNT; q++) free(s->q[q].t);
+  for (int mod = 0; mod < VTA_MOD_COUNT; mod++) free(s->mod[mod].v);
+  free(s->k);
+  free(s->ring);
+}
+
 int vta_tile_predict(const vta_config *cfg, const vta_tile_model *m, const vta_conv_desc *d,
                      vta_tile_epilogue epi, const vta_tile_plan *p, vta_tile_cost *cost,
                      vta_error *err) {
   vta_tile_model dm;
-  if (!m) {
-    vta_tile_model_default(cfg, &dm);
-    m = &dm;
-  }
-  memset(cost, 0, sizeof *cost);
   csink s;
-  memset(&s, 0, sizeof s);
-  s.cfg = cfg;
-  s.m = m;
-  s.c = cost;
+  sink_open(&s, cfg, m, &dm, cost);
   vta_sched_epi e;
   vta_sched_epi_default(d, epi, &e);
   /* Micro-ops are built: the footprints of the kernels come from them. */
   vta_sched_sink sink = {.ctx = &s, .wants_uops = 1, .kernel = cs_kernel, .load = cs_load,
                          .store = cs_store, .run = cs_run, .dep = cs_dep, .sync = cs_sync};
   int rc = vta_sched_walk(cfg, d, &e, p, &sink, err);
-  for (int q = 0; q < VTA_Q_COUNT; q++) free(s.q[q].t);
-  for (int mod = 0; mod < VTA_MOD_COUNT; mod++) free(s.mod[mod].v);
-  free(s.k);
-  free(s.ring);
+  sink_close(&s);
   vta_conv_desc tmp;
   if (p->im2col) {
     vta_conv_im2col_desc(d, &tmp);
@@ -554,16 +565,8 @@ int vta_tile_predict(const vta_config *cfg, const vta_tile_model *m, const vta_c
 int vta_tile_predict_program(const vta_config *cfg, const vta_tile_model *m,
                              const vta_program *prog, vta_tile_cost *cost, vta_error *err) {
   vta_tile_model dm;
-  if (!m) {
-    vta_tile_model_default(cfg, &dm);
-    m = &dm;
-  }
-  memset(cost, 0, sizeof *cost);
   csink s;
-  memset(&s, 0, sizeof s);
-  s.cfg = cfg;
-  s.m = m;
-  s.c = cost;
+  sink_open(&s, cfg, m, &dm, cost);
   int rc = VTA_OK;
   size_t nk = vta_program_kernel_count(prog), n = vta_program_op_count(prog);
   /* The kernels first: their ids are then the program's indices. */
@@ -595,10 +598,7 @@ int vta_tile_predict_program(const vta_config *cfg, const vta_tile_model *m,
     }
   }
   if (rc == VTA_OK && !synced) rc = cs_sync(&s, err);
-  for (int q = 0; q < VTA_Q_COUNT; q++) free(s.q[q].t);
-  for (int mod = 0; mod < VTA_MOD_COUNT; mod++) free(s.mod[mod].v);
-  free(s.k);
-  free(s.ring);
+  sink_close(&s);
   return rc;
 }
 
