@@ -34,16 +34,20 @@ uint32_t vta_pool_out_w(const vta_pool_desc *d) {
 /* Input rows (or columns) a tile of r output rows (columns) reads. */
 static uint32_t span(uint32_t r, uint32_t stride, uint32_t k) { return (r - 1) * stride + k; }
 
-/* The tile: r output rows by q output columns whose input (span x span entries) and output fit
- * half of ACC and whose input fits half of INP, with the fewest estimated cycles: the busier of
- * the GEMM unit (two micro-ops per input entry: reset and copy, one per output: reset) and the
- * ALU (a micro-op per tap and output), plus a fixed cost per tile (its instructions and the
- * pipeline's hand-overs; halos make narrow tiles read more). */
-static int tile_shape(const vta_config *cfg, const vta_pool_desc *d, uint32_t *r, uint32_t *q) {
+/* Tile shapes: r output rows by q output columns whose input (span x span entries) and output
+ * fit half of ACC and whose input fits half of INP, ranked by an estimate: the busier of the
+ * GEMM unit (two micro-ops per input entry: reset and copy, one per output: reset) and the ALU
+ * (a micro-op per tap and output), plus a fixed cost per tile (its instructions and the
+ * pipeline's hand-overs; halos make narrow tiles read more). The best n (at most max) go to
+ * r[], q[], best first; returns n. */
+#define POOL_SHAPES 8
+static size_t tile_shapes(const vta_config *cfg, const vta_pool_desc *d, uint32_t *r, uint32_t *q,
+                          size_t max) {
   uint32_t acc_half = cfg->depth[VTA_MEM_ACC] / 2, inp_half = cfg->depth[VTA_MEM_INP] / 2;
   uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d);
-  uint64_t best = UINT64_MAX;
-  *r = *q = 0;
+  uint64_t est[POOL_SHAPES];
+  size_t n = 0;
+  if (max > POOL_SHAPES) max = POOL_SHAPES;
   for (uint32_t c = wo; c >= 1; c--) {
     uint64_t cols = span(c, d->stride_w, d->kw), nc = (wo + c - 1) / c;
     for (uint32_t k = 1; k <= ho; k++) {
@@ -51,10 +55,16 @@ static int tile_shape(const vta_config *cfg, const vta_pool_desc *d, uint32_t *r
       if (a + (uint64_t)k * c > acc_half || a > inp_half) break;
       uint64_t tiles = nc * ((ho + k - 1) / k), gemm = tiles * (2 * a + (uint64_t)k * c);
       uint64_t alu = ((uint64_t)d->kh * d->kw + (d->negative ? 1 : 0)) * ho * wo, cost = (gemm > alu ? gemm : alu) + 64 * tiles;
-      if (cost < best) best = cost, *r = k, *q = c;
+      /* Insert in order (a later shape goes after an equal one). */
+      size_t at = n;
+      while (at > 0 && est[at - 1] > cost) at--;
+      if (at >= max) continue;
+      if (n < max) n++;
+      for (size_t i = n - 1; i > at; i--) est[i] = est[i - 1], r[i] = r[i - 1], q[i] = q[i - 1];
+      est[at] = cost, r[at] = k, q[at] = c;
     }
   }
-  return best != UINT64_MAX;
+  return n;
 }
 
 int vta_pool_check(const vta_config *cfg, const vta_pool_desc *d, vta_error *err) {
@@ -83,7 +93,7 @@ int vta_pool_check(const vta_config *cfg, const vta_pool_desc *d, vta_error *err
                          "identity weight tile: it needs BLOCK_IN = BLOCK_OUT (here %u and %u)",
                          cfg->block_in, cfg->block_out);
   uint32_t r, q;
-  if (!tile_shape(cfg, d, &r, &q))
+  if (!tile_shapes(cfg, d, &r, &q, 1))
     return vta_error_set(err, VTA_ERR_BOUNDS, "max pooling: one output (a %ux%u window) does not fit "
                          "half of ACC (%u entries) or of INP (%u)", d->kh, d->kw,
                          cfg->depth[VTA_MEM_ACC] / 2, cfg->depth[VTA_MEM_INP] / 2);
@@ -109,14 +119,13 @@ static void dep(builder *b, int push, vta_jit_stage from, vta_jit_stage to) {
   if (!b->rc) b->rc = push ? vta_program_add_push(b->p, from, to, b->err) : vta_program_add_pop(b->p, from, to, b->err);
 }
 
-int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered *out,
-                      vta_error *err) {
+/* The program for tiles of R x Q outputs, with the cost model's prediction. */
+static int lower_shape(const vta_config *cfg, const vta_pool_desc *d, uint32_t R, uint32_t Q,
+                       vta_lowered *out, vta_error *err) {
   memset(out, 0, sizeof *out);
-  int rc = vta_pool_check(cfg, d, err);
-  if (rc) return rc;
+  int rc;
   const vta_jit_stage L = VTA_JIT_STAGE_LOAD, C = VTA_JIT_STAGE_COMPUTE, S = VTA_JIT_STAGE_STORE;
-  uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d), R, Q;
-  tile_shape(cfg, d, &R, &Q);
+  uint32_t ho = vta_pool_out_h(d), wo = vta_pool_out_w(d);
   uint32_t cb = ceil_div(d->c, cfg->block_in), nb = ceil_div(d->n, cfg->batch);
   uint32_t ntr = ceil_div(ho, R), ntc = ceil_div(wo, Q);
   uint32_t acc_half = cfg->depth[VTA_MEM_ACC] / 2, inp_half = cfg->depth[VTA_MEM_INP] / 2;
@@ -221,5 +230,31 @@ int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered
     return b.rc;
   }
   out->choice.cost.units = T;
+  return VTA_OK;
+}
+
+int vta_lower_maxpool(const vta_config *cfg, const vta_pool_desc *d, vta_lowered *out,
+                      vta_error *err) {
+  memset(out, 0, sizeof *out);
+  int rc = vta_pool_check(cfg, d, err);
+  if (rc) return rc;
+  /* The estimate's best few shapes, each built and predicted by the event model; the fewest
+   * predicted cycles win (the estimate misses the hand-overs and the read channel). */
+  uint32_t r[POOL_SHAPES], q[POOL_SHAPES];
+  size_t n = tile_shapes(cfg, d, r, q, POOL_SHAPES);
+  for (size_t i = 0; i < n; i++) {
+    vta_lowered cand;
+    rc = lower_shape(cfg, d, r[i], q[i], &cand, err);
+    if (rc) {
+      if (out->prog) vta_lowered_free(out);
+      return rc;
+    }
+    if (!out->prog || cand.choice.cost.cycles < out->choice.cost.cycles) {
+      if (out->prog) vta_lowered_free(out);
+      *out = cand;
+    } else {
+      vta_lowered_free(&cand);
+    }
+  }
   return VTA_OK;
 }
