@@ -407,7 +407,6 @@ module vta_compute
   logic       can_uop, can_nop, can_uld, can_mem, mem_done, is_uld, uld_apart, ld_rq_q;
   logic [GemmUopEndW-1:0] run_bgn [2];
   logic [GemmUopEndW-1:0] run_end [2];
-  logic [17:0] uld_end;
   logic       g_c1_valid, g_c1_write, g_c1_last, a_c1_valid, a_c1_write, a_c1_last;
   logic       g2_valid_q, a2_valid_q;
   logic [RqW:0] rq_cnt_q;
@@ -458,15 +457,14 @@ module vta_compute
   assign can_uop = (is_gemm || is_alu) && fp_done_q && tokens_ok && !loading_q && own_free &&
                    other_free && rq_room;
   assign can_nop = known_load && load_empty && tokens_ok && !loading_q && rq_room;
-  // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, uld_end); with
+  // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, uld_end_q); with
   // padding rows its extent is not worked out here, and it waits for the units to stop issuing.
   assign is_uld  = known_load && !load_empty && (hm.memory_type == MemUop);
-  assign uld_end = uld_end_q;
   always_comb begin
     uld_apart = 1'b1;
     for (int p = 0; p < 2; p++) begin
       if (run_issue[p] && !(y_one_q && (18'(run_end[p]) <= 18'(hm.sram_base) ||
-                                                 uld_end <= 18'(run_bgn[p])))) begin
+                                                 uld_end_q <= 18'(run_bgn[p])))) begin
         uld_apart = 1'b0;
       end
     end

@@ -178,19 +178,19 @@ module vta_uop_fp
   // Whether the record being built holds the instruction's range is registered the same way
   // (b_in_q), worked out whenever either changes (a write, a take) from both as they will be,
   // so that in the commit cycle no comparison lies between D's instruction and the bounds.
-  // Both comparisons are made and the take (late: the end of the dispatch) only picks one.
+  // Both comparisons are made and the take (late: the end of the dispatch) only picks one; in
+  // a commit cycle (no write) b_in_taken is also the flag of the record written for the
+  // instruction being taken.
   logic [NRec-1:0] match, in_q;
-  logic            b_match, b_in, b_in_q, b_in_next, b_in_held, b_in_taken;
+  logic            b_match, b_in_q, b_in_held, b_in_taken;
   assign b_in_held  = b_lo_n <= AW'(bgn_i) && end_i <= b_hi_n;
   assign b_in_taken = b_lo_n <= AW'(nbgn_i) && nend_i <= b_hi_n;
   always_ff @(posedge clk_i) begin
     if (we_i || take_i) b_in_q <= take_i ? b_in_taken : b_in_held;
   end
-  assign b_in      = b_in_q;
-  assign b_in_next = b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q;
   always_ff @(posedge clk_i) begin
     for (int r = 0; r < NRec; r++) begin
-      if (commit && !b_bad_q && ptr_oh_q[r]) in_q[r] <= take_i ? b_in_next : b_in;
+      if (commit && !b_bad_q && ptr_oh_q[r]) in_q[r] <= take_i ? b_in_taken : b_in_q;
       else if (take_i) in_q[r] <= lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r];
     end
   end
@@ -198,7 +198,7 @@ module vta_uop_fp
     for (int r = 0; r < NRec; r++) begin
       match[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) && in_q[r];
     end
-    b_match = commit && !b_bad_q && b_in;
+    b_match = commit && !b_bad_q && b_in_q;
     hit_o  = (|match) || b_match;
     dmin_o = b_match ? b_dmin_q : '0;
     dmax_o = b_match ? b_dmax_q : '0;
