@@ -178,8 +178,10 @@ static int derive(vta_config *cfg, const char *origin, vta_error *err) {
    * the DSP input (6), product (7) and output (8) registers, one per adder-tree level; ACC is
    * read (C1) two cycles before the dot product is there (C2). */
   cfg->compute_c1 = 6 + cfg->gemm_tree_levels;
-  /* R (ACC's array read), C2 (its output register; the result register), C3 (the write). */
+  /* R (ACC's array read), C2 (its output register; the result register), C3 (the write). The
+   * ALU computes in two stages (C2a, C2b) and writes in C4. */
   cfg->compute_c3 = cfg->compute_c1 + 3;
+  cfg->compute_c4 = cfg->compute_c1 + 4;
   return vta_isa_layout(cfg, origin, err);
 }
 

@@ -383,13 +383,18 @@ static int cs_sync(void *ctx, vta_error *err) {
    * time covered by a unit's work (its busy time counts once when both run). */
   uint64_t ufree[2] = {0, 0}, next_start = 0, retired = 0, covered = 0;
   /* A unit is free for its next instruction when it issues its last micro-op; that micro-op
-   * writes ACC in compute_c3 (C3 of the compute pipeline, docs/hw.md), two of
-   * which the constants above already count (they date from the three-stage pipeline). An
-   * instruction that may touch the other unit's elements starts handoff cycles after the
+   * writes ACC in compute_c3 (C3 of the compute pipeline, docs/hw.md; the ALU's in compute_c4),
+   * two of which the constants above already count (they date from the three-stage pipeline).
+   * An instruction that may touch the other unit's elements starts handoff cycles after the
    * other's last micro-op issued, so that its first ACC read follows that write (the read in
-   * C1, the write in C3: compute_c3 - compute_c1 cycles; hw/rtl/vta_compute.sv, other_free). */
-  uint64_t pipe = (uint64_t)s->cfg->compute_c1 + 1;
-  uint64_t handoff = (uint64_t)s->cfg->compute_c3 - s->cfg->compute_c1;
+   * C1, the write in C3 or C4: compute_c3 - compute_c1 or compute_c4 - compute_c1 cycles;
+   * hw/rtl/vta_compute.sv, other_free). The ALU's MUL stall (a micro-op that reads what the
+   * MUL just before it wrote) is not modelled: the compiler's epilogues do not make one. */
+  const uint64_t pipe[2] = {(uint64_t)s->cfg->compute_c1 + 1,
+                            (uint64_t)s->cfg->compute_c1 + 1 + (s->cfg->compute_c4 -
+                                                                s->cfg->compute_c3)};
+  const uint64_t handoff[2] = {(uint64_t)s->cfg->compute_c3 - s->cfg->compute_c1,
+                               (uint64_t)s->cfg->compute_c4 - s->cfg->compute_c1};
   uint32_t ubgn[2] = {0, 0}, uend[2] = {0, 0}; /* micro-op entries each unit reads */
   footprint ufp[2];
   memset(ufp, 0, sizeof ufp);
@@ -407,12 +412,12 @@ static int cs_sync(void *ctx, vta_error *err) {
         if (in->kind == I_EXEC) {
           t = max_u64(t, ufree[in->unit]);
           if (!fp_apart(&in->fp, &ufp[!in->unit], bank))
-            t = max_u64(t, ufree[!in->unit] + handoff);
+            t = max_u64(t, ufree[!in->unit] + handoff[!in->unit]);
         } else if (in->kind == I_READ && in->uop) {
           for (int u = 0; u < 2; u++)
             if (in->ubgn < uend[u] && ubgn[u] < in->uend) t = max_u64(t, ufree[u]);
         } else if (in->kind == I_READ) {
-          t = max_u64(t, max_u64(max_u64(ufree[0], ufree[1]) + pipe, retired));
+          t = max_u64(t, max_u64(max_u64(ufree[0] + pipe[0], ufree[1] + pipe[1]), retired));
         }
       }
       int ready = 1;
@@ -471,14 +476,14 @@ static int cs_sync(void *ctx, vta_error *err) {
         rd_free = (rd_free > data ? rd_free : data) + in->beats; /* later bursts wait */
         fin = data + max_u64(in->beats, in->entries) + m->load_overhead;
       } else if (in->kind == I_EXEC) {
-        fin = start + in->cycles + m->compute_overhead + pipe;
+        fin = start + in->cycles + m->compute_overhead + pipe[in->unit];
       } else if (in->kind == I_STORE) {
         fin = start + max_u64(in->beats, in->entries) + m->write_latency + m->load_overhead;
       }
       if (best == VTA_MOD_COMPUTE) {
         next_start = start + 1;
         if (in->kind == I_EXEC) {
-          ufree[in->unit] = fin - pipe;
+          ufree[in->unit] = fin - pipe[in->unit];
           ufp[in->unit] = in->fp;
           ubgn[in->unit] = in->ubgn;
           uend[in->unit] = in->uend;

@@ -1,22 +1,41 @@
-// vta_alu - the vector ALU: one operation over the BATCH*BLOCK_OUT lanes of an ACC element.
+// vta_alu - the vector ALU: one operation over the BATCH*BLOCK_OUT lanes of an ACC element, in
+// two stages (docs/hw.md, "Compute pipeline"):
+//   C2a: every operation but MUL, and a micro-op with the reset flag (zero), into pre_o; the
+//        operands of a MUL into the multiply's input registers (the DSP slices' A and B);
+//   C2b: the product (MUL without reset) or pre_o, into res_o, which the compute module
+//        writes to ACC and OUT in the next cycle (C4).
+// So every result but a product is ready after C2a, and a dependent micro-op in the next cycle
+// takes it from pre_o (the compute module's forwarding); a product is ready only after C2b,
+// and the ALU's sequencer keeps a micro-op that reads it out of the next cycle (a stall).
 //
 // MIN and MAX compare signed values, ADD and MUL wrap to AccWidth bits. SHR takes its amount
 // from the sign-extended low LogAccWidth+1 bits of the operand: a non-negative amount shifts
 // right arithmetically, a negative one shifts left by its magnitude, and shifting every bit out
 // gives zero (ISA.md section 3, as the functional simulator does). The second operand is either
 // the lanes of a second ACC element or the immediate, sign-extended into every lane; the
-// compute module selects it a stage earlier (with the operand forwarding), so no multiplexer
-// lies between the operand registers and the multiply, and a vector operand costs no extra
-// cycle.
+// compute module selects it a stage earlier (with the operand forwarding).
+// The registers load only for valid writing micro-ops (en2_i in C2a, en3_i in C2b), so pre_o and
+// res_o keep the unit's last result of each stage for the forwarding.
 module vta_alu
   import vta_pkg::*;
 (
+  input  logic                         clk_i,
+  // C2a
+  input  logic                         en2_i,
   input  logic [AluAluOpcodeW-1:0]     op_i,
+  input  logic                         reset_i,
   input  logic [AccLanes*AccWidth-1:0] dst_i,
   input  logic [AccLanes*AccWidth-1:0] src_i,
+  output logic [AccLanes*AccWidth-1:0] pre_o,
+  // C2b
+  input  logic                         en3_i,
   output logic [AccLanes*AccWidth-1:0] res_o
 );
   localparam int unsigned ShW = LogAccWidth + 1;
+  localparam int unsigned AccW = AccLanes * AccWidth;
+
+  logic [AccW-1:0] pre, pre_q, ma_q, mb_q, prod, res_q;
+  logic            mul_q;
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
@@ -33,10 +52,31 @@ module vta_alu
           if (sh >= 0) r = a >>> sh;
           else r = a << (-sh);
         end
-        AluMul: r = a * b;
-        default: r = a;
+        default: r = a;  // MUL: its product comes from C2b
       endcase
-      res_o[l*AccWidth+:AccWidth] = r;
+      pre[l*AccWidth+:AccWidth] = reset_i ? '0 : r;
     end
   end
+
+  always_ff @(posedge clk_i) begin
+    if (en2_i) begin
+      pre_q <= pre;
+      mul_q <= (op_i == AluMul) && !reset_i;
+      ma_q  <= dst_i;
+      mb_q  <= src_i;
+    end
+  end
+
+  always_comb begin
+    for (int l = 0; l < AccLanes; l++) begin
+      prod[l*AccWidth+:AccWidth] = ma_q[l*AccWidth+:AccWidth] * mb_q[l*AccWidth+:AccWidth];
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (en3_i) res_q <= mul_q ? prod : pre_q;
+  end
+
+  assign pre_o = pre_q;
+  assign res_o = res_q;
 endmodule

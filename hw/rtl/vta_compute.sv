@@ -10,8 +10,8 @@
 //              products go through vta_gemm's multipliers and adder tree, while each unit's
 //              control (indices, flags, ALU tag) waits in a delay line (vta_delay);
 //   C1:        ACC is read (ComputeC1 cycles after C0; the same depth for both units);
-//   C2 result: GEMM accumulate (ACC + dot product) or ALU operation; writes ACC and the narrowed
-//              OUT element.
+//   C2 result: GEMM accumulate (ACC + dot product), written to ACC and the narrowed OUT
+//              element in C3; the ALU takes two stages (C2a, C2b: vta_alu) and writes in C4.
 //
 // Instructions are decoded in program order from a one-entry decode register (D). An
 // instruction's footprint, the range of ACC indices its destinations can take (and of its
@@ -32,10 +32,13 @@
 // compute no-op) enters a retire queue when it starts and leaves it, firing its pushes, once it
 // and everything before it have completed; so a consumer never sees a token of an instruction
 // before an earlier one has finished. A micro-op reads ACC (C1) before the three micro-ops of
-// its unit ahead of it have written (C3); the unit keeps their results and forwards them (a
-// reduction loop accumulates into one element every cycle). An instruction that may touch the
-// other unit's elements starts three cycles after the other's last micro-op issued, so it
-// reads that unit's writes from ACC itself. A LOAD UOP starts while the units run
+// its unit ahead of it have written (C3; four for the ALU, which writes in C4); the unit keeps
+// their results and forwards them (a reduction loop accumulates into one element every
+// cycle). A product is ready a cycle later than the ALU's other results, so the ALU's
+// sequencer holds a micro-op that reads the destination of the MUL just ahead of it for one
+// cycle (a stall of its front, C0 to X). An instruction that may touch the other unit's
+// elements starts three cycles after the GEMM unit's last micro-op issued, or four after the
+// ALU's (stall cycles not counted), so it reads that unit's writes from ACC itself. A LOAD UOP starts while the units run
 // instructions whose micro-ops it does not overwrite (the JIT puts new kernels beside the
 // resident ones), so fetching a kernel overlaps the instructions before it; it completes
 // through the retire queue. LOAD ACC and
@@ -296,9 +299,10 @@ module vta_compute
   logic [LogAccDepth-1:0] run_slo_q [2];
   logic [LogAccDepth-1:0] run_shi_q [2];
   // Of the instruction each unit issued before that one, while its last micro-ops may still be
-  // on their way to ACC (prev_live_q[p][0]: this cycle, [1]: the next): a unit takes its next
+  // on their way to ACC (prev_live_q[p][k]: k cycles from now): a unit takes its next
   // instruction in the cycle it issues the last micro-op of the one before, so for two more
-  // cycles the run_* footprint no longer covers every micro-op the unit has in flight.
+  // cycles (three for the ALU) the run_* footprint no longer covers every micro-op the unit
+  // has in flight.
   logic                prev_ok_q [2];
   logic                prev_nop_q [2];
   logic                prev_src_q [2];
@@ -306,7 +310,7 @@ module vta_compute
   logic [LogAccDepth-1:0] prev_dhi_q [2];
   logic [LogAccDepth-1:0] prev_slo_q [2];
   logic [LogAccDepth-1:0] prev_shi_q [2];
-  logic [1:0]          prev_live_q [2];
+  logic [2:0]          prev_live_q [2];
 
   // The instruction at the queue's head, which D takes when d_take is set.
   gemm_insn_t ng;
@@ -412,7 +416,8 @@ module vta_compute
   logic [RqW:0] rq_cnt_q;
   logic       run_issue [2];
   logic       run_last [2];
-  logic [1:0] run_tail_q [2];  // each unit issued its last micro-op one, two cycles ago
+  logic [2:0] run_tail_q [2];  // each unit issued its last micro-op one, two, three cycles ago
+  logic       a_stall;         // the ALU's front holds (its cycles do not count in the tails)
 
   assign run_issue[0] = g_issue;
   assign run_issue[1] = a_issue;
@@ -442,13 +447,16 @@ module vta_compute
                                prev_dlo_q[!unit], prev_dhi_q[!unit], prev_slo_q[!unit],
                                prev_shi_q[!unit]));
   // An instruction that may touch the other unit's elements starts only once the other unit's
-  // last micro-op has written ACC (C3) before its own first read (C1): three cycles after that
-  // last micro-op issued, so no forwarding between the units is needed.
-  assign other_free   = (!run_issue[!unit] && !run_tail_q[!unit][0] && !run_tail_q[!unit][1]) ||
+  // last micro-op has written ACC (C3, the ALU's C4) before its own first read (C1): three
+  // cycles after that last micro-op issued (four after the ALU's), so no forwarding between
+  // the units is needed.
+  // The tail bits that count: two after the GEMM unit (C3 - C1), three after the ALU (C4 - C1).
+  assign other_free   = (!run_issue[!unit] &&
+                         ((run_tail_q[!unit] & (unit ? 3'b011 : 3'b111)) == 3'b000)) ||
                         compat;
   assign units_idle   = !g_issue && !a_issue && !g_seq_busy && !a_seq_busy && !g_dly_busy &&
                         !a_dly_busy && !gr_valid_q && !ar_valid_q && !g2_valid_q && !a2_valid_q &&
-                        !g3_valid_q && !a3_valid_q;
+                        !g3_valid_q && !a3_valid_q && !a4_valid_q;
   assign drained      = units_idle && (rq_cnt_q == '0) && !loading_q;
   assign rq_room      = (rq_cnt_q != (RqW + 1)'(RqDepth));
 
@@ -497,7 +505,9 @@ module vta_compute
     if (!rst_ni) begin
       for (int p = 0; p < 2; p++) run_tail_q[p] <= '0;
     end else begin
-      for (int p = 0; p < 2; p++) run_tail_q[p] <= {run_tail_q[p][0], run_last[p]};
+      for (int p = 0; p < 2; p++) begin
+        if (p == 0 || !a_stall) run_tail_q[p] <= {run_tail_q[p][1:0], run_last[p]};
+      end
     end
   end
 
@@ -509,10 +519,11 @@ module vta_compute
     end
   end
   // The footprint a unit's new instruction replaces stays live for the cycles in which the
-  // replaced one's micro-ops may still be before C3 (its last issued this cycle or the one
-  // before). Should it replace a footprint that is itself still live next cycle (two
-  // instructions taken within two cycles), the two are not merged: the kept one is marked
-  // unknown, so the other unit waits those cycles out (sim/sc mirrors this rule).
+  // replaced one's micro-ops may still be before C3 (the ALU's C4): its last issued this cycle
+  // or the one before (or the one before that, for the ALU). Should it replace a footprint
+  // that is itself still live next cycle (two instructions taken within two cycles), the two
+  // are not merged: the kept one is marked unknown, so the other unit waits those cycles out
+  // (sim/sc mirrors this rule). The ALU's windows stand still while its front stalls.
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       for (int p = 0; p < 2; p++) begin
@@ -522,10 +533,15 @@ module vta_compute
     end else begin
       for (int p = 0; p < 2; p++) begin
         if (can_uop && unit == 1'(p)) begin
-          prev_live_q[p] <= {run_last[p], run_last[p] | run_tail_q[p][0] | prev_live_q[p][1]};
+          // Live k cycles ahead (bit k-1) if the last issue was at most TailLen - k cycles ago.
+          prev_live_q[p] <= {1'b0, prev_live_q[p][2:1]} |
+                            ((p == 1) ? {run_last[p],
+                                         run_last[p] | run_tail_q[p][0],
+                                         run_last[p] | run_tail_q[p][0] | run_tail_q[p][1]}
+                                      : {1'b0, run_last[p], run_last[p] | run_tail_q[p][0]});
           prev_ok_q[p]   <= run_ok_q[p] && !prev_live_q[p][1];
-        end else begin
-          prev_live_q[p] <= {1'b0, prev_live_q[p][1]};
+        end else if (p == 0 || !a_stall) begin
+          prev_live_q[p] <= {1'b0, prev_live_q[p][2:1]};
         end
       end
     end
@@ -565,6 +581,13 @@ module vta_compute
   logic [SrcW-1:0]    a_x_src;
   logic [AluTagW-1:0] a_x_tag;
   logic               g_seq_busy, a_seq_busy, g_dly_busy, a_dly_busy;
+  logic               g_adv, a_adv, a_u2_valid, a_u2_write, hz_q, x_slow, u2_reads;
+  // Only the index bits of ACC and the tag's reset, use_imm and opcode are compared.
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [AluTagW-1:0] a_u2_tag;
+  logic [DstW-1:0]    a_u2_dst;
+  logic [SrcW-1:0]    a_u2_src;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   vta_uop_seq #(.TagW(1)) u_gemm_seq (
     .clk_i,
@@ -585,7 +608,9 @@ module vta_compute
     .wfi_i      (WgtIdxW'(hg.wgt_factor_in)),
     .nop_i      (zero_uops),
     .tag_i      (hg.reset_reg),
+    .stall_i    (1'b0),
     .issue_o    (g_issue),
+    .adv_o      (g_adv),
     .last_o     (g_last),
     .bgn_o      (run_bgn[0]),
     .end_o      (run_end[0]),
@@ -596,7 +621,12 @@ module vta_compute
     .x_dst_o    (g_x_dst),
     .x_src_o    (g_src),
     .x_wgt_o    (g_wgt),
-    .busy_o     (g_seq_busy)
+    .busy_o     (g_seq_busy),
+    .u2_valid_o (),
+    .u2_write_o (),
+    .u2_tag_o   (),
+    .u2_dst_o   (),
+    .u2_src_o   ()
   );
 
   vta_uop_seq #(.TagW(AluTagW), .KeepWgt(1'b0)) u_alu_seq (
@@ -618,7 +648,9 @@ module vta_compute
     .wfi_i      ('0),
     .nop_i      (zero_uops),
     .tag_i      ({ha.reset_reg, ha.use_imm, ha.alu_opcode, ha.imm}),
+    .stall_i    (a_stall),
     .issue_o    (a_issue),
+    .adv_o      (a_adv),
     .last_o     (a_last),
     .bgn_o      (run_bgn[1]),
     .end_o      (run_end[1]),
@@ -629,8 +661,36 @@ module vta_compute
     .x_dst_o    (a_x_dst),
     .x_src_o    (a_x_src),
     .x_wgt_o    (),
-    .busy_o     (a_seq_busy)
+    .busy_o     (a_seq_busy),
+    .u2_valid_o (a_u2_valid),
+    .u2_write_o (a_u2_write),
+    .u2_tag_o   (a_u2_tag),
+    .u2_dst_o   (a_u2_dst),
+    .u2_src_o   (a_u2_src)
   );
+
+  // ---- the ALU's MUL stall ----
+  // A product is written a cycle later than the ALU's other results can be forwarded (vta_alu),
+  // so a micro-op that reads (as destination or vector operand) the destination of a MUL just
+  // ahead of it must not follow it in the next cycle. The comparison is made one cycle ahead,
+  // between the micro-op in U2 and the one in X, and registered: the stall then holds the
+  // ALU's front (C0 to X) for the cycle in which the two would have been adjacent, and a
+  // bubble enters the delay line between them. A micro-op with the reset flag writes zero in
+  // C2a and counts as no MUL.
+  logic                     u2_use_imm, x_reset;
+  logic [AluAluOpcodeW-1:0] x_op;
+  assign u2_use_imm = a_u2_tag[AluTagW-2];
+  assign x_reset    = a_x_tag[AluTagW-1];
+  assign x_op       = a_x_tag[AluImmW+:AluAluOpcodeW];
+  assign x_slow   = a_x_valid && a_x_write && (x_op == AluMul) && !x_reset;
+  assign u2_reads = a_u2_valid && a_u2_write &&
+                    ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_x_dst)) ||
+                     (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_x_dst))));
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) hz_q <= 1'b0;
+    else hz_q <= x_slow && u2_reads;  // x_slow is low in a stall: nothing leaves X then
+  end
+  assign a_stall = hz_q;
 
   // ---- X to C1: the delay lines (the GEMM unit's operands meanwhile go through vta_gemm) ----
   localparam int unsigned XToC1 = ComputeC1 - 3;
@@ -671,7 +731,8 @@ module vta_compute
   assign wgt_raddr_o = LogWgtDepth'(g_wgt);
 
   // ---- the stages after C1: R (ACC's array read), C2 (its output register; the result), C3
-  // (the result register; ACC and OUT are written) ----
+  // (the result register; ACC and OUT are written). The ALU: R, C2a and C2b (vta_alu), C4
+  // (its result register; ACC and OUT are written) ----
   logic                   gr_valid_q, gr_write_q, gr_last_q, gr_reset_q;
   logic                   ar_valid_q, ar_write_q, ar_last_q;
   logic [LogAccDepth-1:0] gr_a_q, ar_a_q, ar_s_q;
@@ -685,6 +746,8 @@ module vta_compute
   logic                   g3_valid_q, g3_write_q, g3_last_q, g3_reset_q;
   logic                   a3_valid_q, a3_write_q, a3_last_q;
   logic [LogAccDepth-1:0] g3_a_q, a3_a_q;
+  logic                   a4_valid_q, a4_write_q, a4_last_q;
+  logic [LogAccDepth-1:0] a4_a_q;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -696,6 +759,7 @@ module vta_compute
       a2_op_q    <= '0;
       g3_valid_q <= 1'b0;
       a3_valid_q <= 1'b0;
+      a4_valid_q <= 1'b0;
     end else begin
       gr_valid_q <= g_c1_valid;
       ar_valid_q <= a_c1_valid;
@@ -703,11 +767,12 @@ module vta_compute
       a2_valid_q <= ar_valid_q;
       // The ALU's operation and immediate, reset so that synthesis keeps them in flip-flops:
       // as the end of a shift-register chain (an SRL16E) their clock-to-output delay (1.5 ns
-      // of cell delay against 0.4 ns) would open the multiply's path in C2.
+      // of cell delay against 0.4 ns) would open the operations' path in C2a.
       a2_reset_q <= ar_reset;
       a2_op_q    <= ar_op;
       g3_valid_q <= g2_valid_q;
       a3_valid_q <= a2_valid_q;
+      a4_valid_q <= a3_valid_q;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -734,20 +799,23 @@ module vta_compute
     a3_write_q <= a2_write_q;
     a3_last_q  <= a2_last_q;
     a3_a_q     <= a2_a_q;
+    a4_write_q <= a3_write_q;
+    a4_last_q  <= a3_last_q;
+    a4_a_q     <= a3_a_q;
   end
   // The immediate goes into the second operand's register in R (below); C2 needs the rest.
   assign {ar_reset, ar_use_imm, ar_op, ar_imm} = ar_tag_q;
   assign ar_imm_ext = AccWidth'($signed(ar_imm));
 
   // ---- ACC: two banks by the index MSB, each two copies (a: destinations, b: ALU operand) ----
-  logic            g3_wr, a3_wr;
-  logic [AccW-1:0] g_res_q, a_res_q;
+  logic            g3_wr, a4_wr;
+  logic [AccW-1:0] g_res_q, a_res;
   logic [LogAccDepth-1:0] ld_waddr;
   logic [AccW-1:0] acc_a_rdata [2];
   logic [AccW-1:0] acc_b_rdata [2];
 
   assign g3_wr    = g3_valid_q && g3_write_q;
-  assign a3_wr    = a3_valid_q && a3_write_q;
+  assign a4_wr    = a4_valid_q && a4_write_q;
   assign ld_waddr = LogAccDepth'(wr_addr);
 
   for (genvar b = 0; b < 2; b++) begin : g_acc_bank
@@ -759,15 +827,15 @@ module vta_compute
     assign rd_s    = a_rd && (a_s1[BankW] == 1'(b));
     assign raddr_a = rd_g ? g_a1[BankW-1:0] : a_a1[BankW-1:0];
     assign wr_g    = g3_wr && (g3_a_q[BankW] == 1'(b));
-    assign wr_a    = a3_wr && (a3_a_q[BankW] == 1'(b));
+    assign wr_a    = a4_wr && (a4_a_q[BankW] == 1'(b));
     assign wr_l    = acc_ld_we && (ld_waddr[BankW] == 1'(b));
     assign we      = wr_g || wr_a || wr_l;
     always_comb begin
       waddr = ld_waddr[BankW-1:0];
       wdata = ld_acc_data;
       if (wr_a) begin
-        waddr = a3_a_q[BankW-1:0];
-        wdata = a_res_q;
+        waddr = a4_a_q[BankW-1:0];
+        wdata = a_res;
       end
       if (wr_g) begin
         waddr = g3_a_q[BankW-1:0];
@@ -781,6 +849,7 @@ module vta_compute
       .waddr_i(waddr),
       .wdata_i(wdata),
       .re_i   (rd_g || rd_a),
+      .oe_i   (1'b1),
       .raddr_i(raddr_a),
       .rdata_o(acc_a_rdata[b])
     );
@@ -791,6 +860,7 @@ module vta_compute
       .waddr_i(waddr),
       .wdata_i(wdata),
       .re_i   (rd_s),
+      .oe_i   (1'b1),
       .raddr_i(a_s1[BankW-1:0]),
       .rdata_o(acc_b_rdata[b])
     );
@@ -814,13 +884,20 @@ module vta_compute
   // source of every operand is chosen in R, one cycle ahead, so that C2 only has a four-way
   // multiplexer in front of its arithmetic:
   //   0, 1: the block RAM of bank 0 or 1; 2: h1; 3: old_q (h2 or h3, picked in R).
+  // The ALU writes in C4, so a read misses the writes of the four micro-ops ahead of it. When
+  // it reaches C2a they are: the one in C2b, whose result (if not a product: the MUL stall
+  // keeps a reader of a product out of this distance) is vta_alu's pre_o; the one in C4, in
+  // vta_alu's res_o; and the two written in the two cycles before (h2, h3), one of which R
+  // picks into old_q. So the ALU's operands have a five-way multiplexer:
+  //   0, 1: the block RAM of bank 0 or 1; 2: pre_o; 3: res_o; 4: old_q.
   // The other unit's writes need no forwarding: a unit starts an instruction that may touch
   // the other's elements only once the other's last micro-op has written (dispatch, above).
   logic                   g_h2_v_q, a_h2_v_q;
   logic [LogAccDepth-1:0] g_h2_a_q, a_h2_a_q;
   logic [AccW-1:0]        g_h2_d_q, a_h2_d_q;
-  logic [1:0]             g_sel_q, ad_sel_q, as_sel_q;
-  logic [AccW-1:0]        g_old_q, ad_old_q, as_old_q;
+  logic [1:0]             g_sel_q;
+  logic [2:0]             ad_sel_q, as_sel_q;
+  logic [AccW-1:0]        g_old_q, ad_old_q, as_old_q, a_pre;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -828,14 +905,14 @@ module vta_compute
       a_h2_v_q <= 1'b0;
     end else begin
       g_h2_v_q <= g3_wr;
-      a_h2_v_q <= a3_wr;
+      a_h2_v_q <= a4_wr;
     end
   end
   always_ff @(posedge clk_i) begin
     g_h2_a_q <= g3_a_q;
     g_h2_d_q <= g_res_q;
-    a_h2_a_q <= a3_a_q;
-    a_h2_d_q <= a_res_q;
+    a_h2_a_q <= a4_a_q;
+    a_h2_d_q <= a_res;
   end
 
   // In R, for an operand at addr: the micro-op now in C2 becomes h1, the one in C3 h2 and the
@@ -848,24 +925,30 @@ module vta_compute
     else if ((v3 && a3 == addr) || (vh && ah == addr)) fwd_sel = 2'd3;
     else fwd_sel = {1'b0, addr[BankW]};
   endfunction
+  // The ALU's, in R: the micro-op now in C2a will be in C2b (pre_o), the one in C2b in C4
+  // (res_o); the one in C4 and the one in h2 are picked into old_q now.
+  function automatic logic [2:0] fwd_sel_alu(logic [LogAccDepth-1:0] addr);
+    if (a2_valid_q && a2_write_q && a2_a_q == addr) fwd_sel_alu = 3'd2;
+    else if (a3_valid_q && a3_write_q && a3_a_q == addr) fwd_sel_alu = 3'd3;
+    else if ((a4_wr && a4_a_q == addr) || (a_h2_v_q && a_h2_a_q == addr)) fwd_sel_alu = 3'd4;
+    else fwd_sel_alu = {2'b0, addr[BankW]};
+  endfunction
 
   always_ff @(posedge clk_i) begin
     g_sel_q  <= fwd_sel(gr_a_q, g2_valid_q && g2_write_q, g2_a_q, g3_wr, g3_a_q, g_h2_v_q,
                         g_h2_a_q);
     g_old_q  <= (g3_wr && g3_a_q == gr_a_q) ? g_res_q : g_h2_d_q;
-    ad_sel_q <= fwd_sel(ar_a_q, a2_valid_q && a2_write_q, a2_a_q, a3_wr, a3_a_q, a_h2_v_q,
-                        a_h2_a_q);
-    ad_old_q <= (a3_wr && a3_a_q == ar_a_q) ? a_res_q : a_h2_d_q;
-    // An immediate second operand takes the place of the forwarded value (select 3).
-    as_sel_q <= ar_use_imm ? 2'd3 :
-                fwd_sel(ar_s_q, a2_valid_q && a2_write_q, a2_a_q, a3_wr, a3_a_q, a_h2_v_q,
-                        a_h2_a_q);
+    ad_sel_q <= fwd_sel_alu(ar_a_q);
+    ad_old_q <= (a4_wr && a4_a_q == ar_a_q) ? a_res : a_h2_d_q;
+    // An immediate second operand takes the place of the forwarded value (select 4).
+    as_sel_q <= ar_use_imm ? 3'd4 : fwd_sel_alu(ar_s_q);
     as_old_q <= ar_use_imm ? {AccLanes{ar_imm_ext}} :
-                ((a3_wr && a3_a_q == ar_s_q) ? a_res_q : a_h2_d_q);
+                ((a4_wr && a4_a_q == ar_s_q) ? a_res : a_h2_d_q);
   end
 
-  // ---- C2: the operands and the arithmetic; C3: the result registers ----
-  logic [AccW-1:0] g_dst_val, a_dst_val, a_src_val, gemm_res, alu_res, gemm_dot;
+  // ---- C2: the operands and the arithmetic; C3: the result registers (the ALU: C2a, C2b,
+  // C4) ----
+  logic [AccW-1:0] g_dst_val, a_dst_val, a_src_val, gemm_res, gemm_dot;
 
   always_comb begin
     unique case (g_sel_q)
@@ -875,15 +958,17 @@ module vta_compute
       default: g_dst_val = g_old_q;
     endcase
     unique case (ad_sel_q)
-      2'd0: a_dst_val = acc_a_rdata[0];
-      2'd1: a_dst_val = acc_a_rdata[1];
-      2'd2: a_dst_val = a_res_q;
+      3'd0: a_dst_val = acc_a_rdata[0];
+      3'd1: a_dst_val = acc_a_rdata[1];
+      3'd2: a_dst_val = a_pre;
+      3'd3: a_dst_val = a_res;
       default: a_dst_val = ad_old_q;
     endcase
     unique case (as_sel_q)
-      2'd0: a_src_val = acc_b_rdata[0];
-      2'd1: a_src_val = acc_b_rdata[1];
-      2'd2: a_src_val = a_res_q;
+      3'd0: a_src_val = acc_b_rdata[0];
+      3'd1: a_src_val = acc_b_rdata[1];
+      3'd2: a_src_val = a_pre;
+      3'd3: a_src_val = a_res;
       default: a_src_val = as_old_q;
     endcase
   end
@@ -903,29 +988,33 @@ module vta_compute
   end
 
   vta_alu u_alu (
+    .clk_i,
+    .en2_i    (a2_valid_q && a2_write_q),
     .op_i     (a2_op_q),
+    .reset_i  (a2_reset_q),
     .dst_i    (a_dst_val),
     .src_i    (a_src_val),
-    .res_o    (alu_res)
+    .pre_o    (a_pre),
+    .en3_i    (a3_valid_q && a3_write_q),
+    .res_o    (a_res)
   );
 
   // A micro-op with the reset flag writes zero (the register's synchronous clear). The result
   // registers load only for writing micro-ops, so h1 stays the unit's last write.
   always_ff @(posedge clk_i) begin
     if (g2_valid_q && g2_write_q) g_res_q <= g2_reset_q ? '0 : gemm_res;
-    if (a2_valid_q && a2_write_q) a_res_q <= a2_reset_q ? '0 : alu_res;
   end
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
       out_g_wdata_o[l*OutWidth+:OutWidth] = g_res_q[l*AccWidth+:OutWidth];
-      out_a_wdata_o[l*OutWidth+:OutWidth] = a_res_q[l*AccWidth+:OutWidth];
+      out_a_wdata_o[l*OutWidth+:OutWidth] = a_res[l*AccWidth+:OutWidth];
     end
   end
   assign out_g_we_o    = g3_wr;
   assign out_g_waddr_o = LogOutDepth'(g3_a_q);
-  assign out_a_we_o    = a3_wr;
-  assign out_a_waddr_o = LogOutDepth'(a3_a_q);
+  assign out_a_we_o    = a4_wr;
+  assign out_a_waddr_o = LogOutDepth'(a4_a_q);
 
   // ---- retirement in program order ----
   // Kinds: 0 the GEMM unit, 1 the ALU, 2 a no-op (complete when it starts), 3 a LOAD UOP.
@@ -939,7 +1028,7 @@ module vta_compute
   logic [1:0]     head_kind;
 
   assign g_done    = g3_valid_q && g3_last_q;
-  assign a_done    = a3_valid_q && a3_last_q;
+  assign a_done    = a4_valid_q && a4_last_q;
   assign l_done    = loading_q && l2d_done && ld_rq_q;
   assign rq_push   = can_uop || can_nop || can_uld;
   assign head_kind = rq_kind_q[rq_head_q];
@@ -988,8 +1077,8 @@ module vta_compute
   assign insn_done_o = retire || mem_done;
   assign gemm_uop_o  = g3_wr;
   assign mac_uop_o   = g3_wr && !g3_reset_q;
-  assign alu_uop_o   = a3_wr;
-  assign dual_o      = g3_wr && a3_wr;
+  assign alu_uop_o   = a4_wr;
+  assign dual_o      = g3_wr && a4_wr;
   assign busy_o      = !units_idle || loading_q || l2d_busy || (rq_cnt_q != '0);
   assign pending_o   = d_valid_q;
   assign stall_o     = (d_valid_q && !tokens_ok && !g_issue && !a_issue && !loading_q) ||
@@ -1013,24 +1102,32 @@ module vta_compute
   assign ax_s  = LogAccDepth'(a_x_src);
   assign gx_rd = g_x_valid && g_x_write;
   assign ax_rd = a_x_valid && a_x_write;
+  logic                   run_adv [2];
+  assign run_adv[0] = g_adv;
+  assign run_adv[1] = a_adv;
+  // The ALU's copies stand still while its front stalls, with the micro-ops they belong to.
   always_ff @(posedge clk_i) begin
     for (int p = 0; p < 2; p++) begin
-      chk_ok_q[0][p]  <= run_issue[p] && run_ok_q[p] && !run_nop_q[p];
-      chk_dlo_q[0][p] <= run_dlo_q[p];
-      chk_dhi_q[0][p] <= run_dhi_q[p];
-      chk_slo_q[0][p] <= run_slo_q[p];
-      chk_shi_q[0][p] <= run_shi_q[p];
-      for (int d = 1; d < 3; d++) begin
-        chk_ok_q[d][p]  <= chk_ok_q[d-1][p];
-        chk_dlo_q[d][p] <= chk_dlo_q[d-1][p];
-        chk_dhi_q[d][p] <= chk_dhi_q[d-1][p];
-        chk_slo_q[d][p] <= chk_slo_q[d-1][p];
-        chk_shi_q[d][p] <= chk_shi_q[d-1][p];
+      if (p == 0 || !a_stall) begin
+        chk_ok_q[0][p]  <= run_adv[p] && run_ok_q[p] && !run_nop_q[p];
+        chk_dlo_q[0][p] <= run_dlo_q[p];
+        chk_dhi_q[0][p] <= run_dhi_q[p];
+        chk_slo_q[0][p] <= run_slo_q[p];
+        chk_shi_q[0][p] <= run_shi_q[p];
+        for (int d = 1; d < 3; d++) begin
+          chk_ok_q[d][p]  <= chk_ok_q[d-1][p];
+          chk_dlo_q[d][p] <= chk_dlo_q[d-1][p];
+          chk_dhi_q[d][p] <= chk_dhi_q[d-1][p];
+          chk_slo_q[d][p] <= chk_slo_q[d-1][p];
+          chk_shi_q[d][p] <= chk_shi_q[d-1][p];
+        end
       end
     end
-    chk_src_q[0] <= run_src_q[1];
-    chk_src_q[1] <= chk_src_q[0];
-    chk_src_q[2] <= chk_src_q[1];
+    if (!a_stall) begin
+      chk_src_q[0] <= run_src_q[1];
+      chk_src_q[1] <= chk_src_q[0];
+      chk_src_q[2] <= chk_src_q[1];
+    end
   end
 
   always_ff @(posedge clk_i) begin
@@ -1054,9 +1151,15 @@ module vta_compute
                  (run_dlo_q[1][BankW] == run_dhi_q[1][BankW]) &&
                  (!run_src_q[1] || apart(run_dlo_q[0], run_dhi_q[0], run_slo_q[1], run_shi_q[1]))))))
       else $error("vta_compute: GEMM and ALU instructions that can interfere issue together");
-      assert (!(g3_wr && a3_wr && g3_a_q == a3_a_q))
+      assert (!(g3_wr && a4_wr && g3_a_q == a4_a_q))
       else $error("vta_compute: both units wrote ACC entry %0d in one cycle", g3_a_q);
       assert (!(retire && mem_done)) else $error("vta_compute: two completions in one cycle");
+      // The MUL stall keeps a reader of a product out of the cycle after it.
+      assert (!(ar_valid_q && ar_write_q && a2_valid_q && a2_write_q && (a2_op_q == AluMul) &&
+                !a2_reset_q &&
+                (a2_a_q == ar_a_q || (!ar_use_imm && a2_a_q == ar_s_q))))
+      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL just ahead of it",
+                  a2_a_q);
       assert (!(acc_ld_we && !units_idle)) else $error("vta_compute: ACC load while units run");
       assert (!(uop_we && g_issue && (GemmUopEndW'(uop_waddr) >= run_bgn[0]) &&
                 (GemmUopEndW'(uop_waddr) < run_end[0])))

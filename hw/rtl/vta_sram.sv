@@ -2,7 +2,9 @@
 //
 // Read data appears the cycle after the address (block RAM timing), or with OutReg two cycles
 // after it, through the block RAM's output register (DOA_REG/DOB_REG: its clock-to-output
-// delay is a fraction of the array's, which keeps the read off the critical path); a read of the address being
+// delay is a fraction of the array's, which keeps the read off the critical path; it loads
+// while oe_i is high, the REGCE pin, which the ALU's sequencer lowers to hold a micro-op in a
+// stall); a read of the address being
 // written in the same cycle returns the old contents, which the compute pipeline's forwarding
 // register accounts for. The array has no reset, like block RAM; it starts zeroed under
 // the Verilator model, and its contents persist across runs, as the functional simulator's buffers do.
@@ -27,6 +29,7 @@ module vta_sram #(
   input  logic [$clog2(Depth)-1:0] waddr_i,
   input  logic [Width-1:0] wdata_i,
   input  logic             re_i,
+  input  logic             oe_i,     // the output register's enable (OutReg only)
   input  logic [$clog2(Depth)-1:0] raddr_i,
   output logic [Width-1:0] rdata_o
 );
@@ -45,10 +48,12 @@ module vta_sram #(
   if (OutReg) begin : g_out_reg
     logic [Width-1:0] rdata2_q;
     always_ff @(posedge clk_i) begin
-      rdata2_q <= rdata;
+      if (oe_i) rdata2_q <= rdata;
     end
     assign rdata_o = rdata2_q;
   end else begin : g_no_out_reg
+    logic unused_oe;
+    assign unused_oe = oe_i;
     assign rdata_o = rdata;
   end
 

@@ -39,6 +39,7 @@ module vta_sram_2w #(
       .waddr_i(waddr),
       .wdata_i(w0 ? wdata0_i : wdata1_i),
       .re_i   (re_i && (raddr_i[AW-1] == 1'(b))),
+      .oe_i   (1'b1),
       .raddr_i(raddr_i[BW-1:0]),
       .rdata_o(bank_rdata[b])
     );

@@ -216,11 +216,11 @@ module vta_top
 
   vta_sram #(.Width(InpElemBytes * 8), .Depth(InpDepth), .OutReg(1'b1)) u_inp_buf (
     .clk_i, .we_i(inp_we), .waddr_i(inp_waddr), .wdata_i(inp_wdata),
-    .re_i(inp_re), .raddr_i(inp_raddr), .rdata_o(inp_rdata)
+    .re_i(inp_re), .oe_i(1'b1), .raddr_i(inp_raddr), .rdata_o(inp_rdata)
   );
   vta_sram #(.Width(WgtElemBytes * 8), .Depth(WgtDepth), .OutReg(1'b1)) u_wgt_buf (
     .clk_i, .we_i(wgt_we), .waddr_i(wgt_waddr), .wdata_i(wgt_wdata),
-    .re_i(wgt_re), .raddr_i(wgt_raddr), .rdata_o(wgt_rdata)
+    .re_i(wgt_re), .oe_i(1'b1), .raddr_i(wgt_raddr), .rdata_o(wgt_rdata)
   );
   // OUT: written by compute's GEMM unit and ALU (in different banks when both write), read by
   // store.

@@ -12,7 +12,11 @@
 //             wgt) into
 //   X:        registers, the outputs (x_*), three cycles after the issue.
 // A new instruction is accepted in the cycle the previous one issues its last micro-op (last_o),
-// so back-to-back instructions of one unit issue one micro-op per cycle. An instruction without
+// so back-to-back instructions of one unit issue one micro-op per cycle.
+// With stall_i (the ALU's: a micro-op in X that reads the destination of the MUL ahead of it,
+// docs/hw.md "Compute pipeline") every stage from C0 to X keeps its micro-op for the cycle and
+// nothing leaves X (x_valid_o low); an instruction may still start into an empty C0. The u2_*
+// outputs are the micro-op in U2 with the indices it will have in X, for that comparison. An instruction without
 // micro-ops (no iterations, or uop_end <= uop_bgn) issues one bubble with write_o low.
 // The tag is whatever the parent needs in its result stage (reset flag, ALU opcode and
 // immediate); it rides along with every micro-op.
@@ -45,8 +49,10 @@ module vta_uop_seq
   input  logic [UopWgtW-1:0]       wfi_i,
   input  logic                     nop_i,
   input  logic [TagW-1:0]          tag_i,
+  input  logic                     stall_i,   // hold C0 to X for this cycle (tie low if unused)
   // C0
-  output logic                     issue_o,   // a micro-op of the current instruction issues
+  output logic                     issue_o,   // an instruction is issuing (held by a stall too)
+  output logic                     adv_o,     // a micro-op leaves C0 this cycle
   output logic                     last_o,    // ... and it is the instruction's last
   output logic [GemmUopEndW-1:0]   bgn_o,     // the micro-op entries it reads: [bgn_o, end_o)
   output logic [GemmUopEndW-1:0]   end_o,
@@ -58,7 +64,13 @@ module vta_uop_seq
   output logic [UopDstW-1:0]       x_dst_o,
   output logic [UopSrcW-1:0]       x_src_o,
   output logic [UopWgtW-1:0]       x_wgt_o,
-  output logic                     busy_o     // a micro-op in U1, U2 or X
+  output logic                     busy_o,    // a micro-op in U1, U2 or X
+  // U2: the micro-op that enters X next, with its X indices
+  output logic                     u2_valid_o,
+  output logic                     u2_write_o,
+  output logic [TagW-1:0]          u2_tag_o,
+  output logic [UopDstW-1:0]       u2_dst_o,
+  output logic [UopSrcW-1:0]       u2_src_o
 );
   localparam int unsigned DstW = UopDstW;
   localparam int unsigned SrcW = UopSrcW;
@@ -86,7 +98,8 @@ module vta_uop_seq
   assign i_last     = (i_q == iter_out_m1_q);
   assign issue_last = issue_q && (nop_q || (k_last && j_last && i_last));
   assign issue_o    = issue_q;
-  assign last_o     = issue_last;
+  assign adv_o      = issue_q && !stall_i;
+  assign last_o     = issue_last && !stall_i;
   assign bgn_o      = bgn_q;
   assign end_o      = end_q;
 
@@ -110,7 +123,8 @@ module vta_uop_seq
     .we_i   (uop_we_i),
     .waddr_i(uop_waddr_i),
     .wdata_i(store_wdata),
-    .re_i   (issue_q),
+    .re_i   (issue_q && !stall_i),
+    .oe_i   (!stall_i),
     .raddr_i(LogUopDepth'(k_q)),
     .rdata_o(store_rdata)
   );
@@ -126,8 +140,8 @@ module vta_uop_seq
     soff_d  = soff_q;
     wrow_d  = wrow_q;
     woff_d  = woff_q;
-    if (issue_last) issue_d = 1'b0;
-    if (issue_q && !issue_last) begin
+    if (issue_last && !stall_i) issue_d = 1'b0;
+    if (issue_q && !issue_last && !stall_i) begin
       if (!k_last) begin
         k_d = k_q + 1'b1;
       end else begin
@@ -225,32 +239,38 @@ module vta_uop_seq
     if (!rst_ni) begin
       u_valid_q <= '0;
       x_valid_q <= 1'b0;
-    end else begin
+    end else if (!stall_i) begin
       u_valid_q <= {u_valid_q[0], issue_q};
       x_valid_q <= u_valid_q[1];
     end
   end
   assign u = uop_rdata;
+  logic [DstW-1:0] u2_dst;
+  logic [SrcW-1:0] u2_src;
+  assign u2_dst = u.dst + u_doff_q[1];
+  assign u2_src = u.src + u_soff_q[1];
   always_ff @(posedge clk_i) begin
-    u_write_q   <= {u_write_q[0], !nop_q};
-    u_last_q    <= {u_last_q[0], issue_last};
-    u_tag_q[0]  <= tag_q;
-    u_tag_q[1]  <= u_tag_q[0];
-    u_doff_q[0] <= doff_q;
-    u_doff_q[1] <= u_doff_q[0];
-    u_soff_q[0] <= soff_q;
-    u_soff_q[1] <= u_soff_q[0];
-    u_woff_q[0] <= woff_q;
-    u_woff_q[1] <= u_woff_q[0];
-    x_write_q   <= u_write_q[1];
-    x_last_q    <= u_last_q[1];
-    x_tag_q     <= u_tag_q[1];
-    x_dst_q     <= u.dst + u_doff_q[1];
-    x_src_q     <= u.src + u_soff_q[1];
-    x_wgt_q     <= u.wgt + u_woff_q[1];
+    if (!stall_i) begin
+      u_write_q   <= {u_write_q[0], !nop_q};
+      u_last_q    <= {u_last_q[0], issue_last};
+      u_tag_q[0]  <= tag_q;
+      u_tag_q[1]  <= u_tag_q[0];
+      u_doff_q[0] <= doff_q;
+      u_doff_q[1] <= u_doff_q[0];
+      u_soff_q[0] <= soff_q;
+      u_soff_q[1] <= u_soff_q[0];
+      u_woff_q[0] <= woff_q;
+      u_woff_q[1] <= u_woff_q[0];
+      x_write_q   <= u_write_q[1];
+      x_last_q    <= u_last_q[1];
+      x_tag_q     <= u_tag_q[1];
+      x_dst_q     <= u2_dst;
+      x_src_q     <= u2_src;
+      x_wgt_q     <= u.wgt + u_woff_q[1];
+    end
   end
 
-  assign x_valid_o = x_valid_q;
+  assign x_valid_o = x_valid_q && !stall_i;
   assign x_write_o = x_write_q;
   assign x_last_o  = x_last_q;
   assign x_tag_o   = x_tag_q;
@@ -258,6 +278,11 @@ module vta_uop_seq
   assign x_src_o   = x_src_q;
   assign x_wgt_o   = x_wgt_q;
   assign busy_o    = (u_valid_q != '0) || x_valid_q;
+  assign u2_valid_o = u_valid_q[1];
+  assign u2_write_o = u_write_q[1];
+  assign u2_tag_o   = u_tag_q[1];
+  assign u2_dst_o   = u2_dst;
+  assign u2_src_o   = u2_src;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

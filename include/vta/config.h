@@ -64,10 +64,12 @@ typedef struct vta_config {
    * the RTL both take them from here. compute_c3 is the cycle of the ACC write (compute_c1 +
    * 3): the timing models take a unit's result latency from it, and the hand-over between the
    * units (an interfering instruction's first read after the other unit's last write) from
-   * compute_c3 - compute_c1. */
+   * compute_c3 - compute_c1. The ALU writes a cycle later, in compute_c4 (compute_c1 + 4: its
+   * operation takes C2a and C2b), so its result latency and hand-over are one cycle longer. */
   uint32_t gemm_tree_levels;
   uint32_t compute_c1;
   uint32_t compute_c3;
+  uint32_t compute_c4;
   vta_format_layout layout[VTA_FMT_COUNT];
 } vta_config;
 

@@ -360,7 +360,10 @@ static int decode(vta_sc *s, uint64_t insn_phys, uint32_t count) {
       d->dfi = (uint32_t)f[VTA_F_DST_FACTOR_IN];
       d->sfo = (uint32_t)f[VTA_F_SRC_FACTOR_OUT];
       d->sfi = (uint32_t)f[VTA_F_SRC_FACTOR_IN];
-      if (d->opcode == VTA_OP_ALU) d->use_imm = (uint8_t)f[VTA_F_USE_IMM];
+      if (d->opcode == VTA_OP_ALU) {
+        d->use_imm = (uint8_t)f[VTA_F_USE_IMM];
+        d->alu_op = (uint8_t)f[VTA_F_ALU_OPCODE];
+      }
     }
   }
   /* The micro-op words every LOAD UOP reads, as they are when the run starts. */
@@ -386,12 +389,13 @@ static int decode(vta_sc *s, uint64_t insn_phys, uint32_t count) {
   return 0;
 }
 
-/* The compute pipeline of hw/rtl/vta_compute.sv (docs/hw.md, "Compute pipeline"): a micro-op
- * issued in C0 writes its result in C3 = compute_c3 of the configuration, and an instruction
- * that may interfere with the other unit's leaves decode compute_c3 - compute_c1 cycles after
- * that unit issued its last micro-op, so that its first ACC read (C1) follows that write. */
-#define SC_RESULT_STAGES(c) ((c)->compute_c3)
-#define SC_INTERLOCK(c) ((c)->compute_c3 - (c)->compute_c1)
+/* The compute pipeline of hw/rtl/vta_compute.sv (docs/hw.md, "Compute pipeline"): a GEMM
+ * micro-op issued in C0 writes its result in C3 = compute_c3 of the configuration, an ALU
+ * micro-op in C4 = compute_c4, and an instruction that may interfere with the other unit's
+ * leaves decode that unit's write stage - compute_c1 cycles after that unit issued its last
+ * micro-op, so that its first ACC read (C1) follows that write. */
+#define SC_GEMM_STAGES(c) ((c)->compute_c3)
+#define SC_ALU_STAGES(c) ((c)->compute_c4)
 
 /* Streams at least this long get fsim on a second thread. Measured with `vta run` of the PP-OCR
  * classifier (42 programs of about 130 instructions) on a machine shared with other builds:
@@ -440,9 +444,11 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
       .arbitration = s->opt.arbitration,
       .gemm_uop_cycles = s->opt.gemm_uop_cycles,
       .alu_uop_cycles = s->opt.alu_uop_cycles,
-      .gemm_stages = SC_RESULT_STAGES(&s->cfg),
-      .alu_stages = SC_RESULT_STAGES(&s->cfg),
-      .interlock = SC_INTERLOCK(&s->cfg),
+      .gemm_stages = SC_GEMM_STAGES(&s->cfg),
+      .alu_stages = SC_ALU_STAGES(&s->cfg),
+      .gemm_interlock = SC_GEMM_STAGES(&s->cfg) - s->cfg.compute_c1,
+      .alu_interlock = SC_ALU_STAGES(&s->cfg) - s->cfg.compute_c1,
+      .mul_stall = 1,
       .load_ahead = 2,
   };
   vta_sc_recorder rec = {.ctx = s->tl, .busy = tl_busy, .route = tl_route, .counter = tl_counter};

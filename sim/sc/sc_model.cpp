@@ -883,6 +883,9 @@ struct Unit : Footprint {  // the footprint of the instruction the unit issues
   // while its last micro-ops may still be on their way to ACC (vta_compute's prev_*_q).
   Footprint prev;
   cyc prev_until = 0;
+  // The ALU: whether its last micro-op was a product (MUL without reset) and its destination.
+  bool slow_last = false;
+  uint64_t last_dst = 0;
 };
 
 struct Compute : Mod {
@@ -972,6 +975,41 @@ struct Compute : Mod {
            (!f.src || apart(f.slo, f.shi, o.dlo, o.dhi));
   }
 
+  // The ALU's stall cycles for an instruction of n micro-ops (vta_compute, "the ALU's MUL
+  // stall"): one for every micro-op that reads (as destination, or as vector operand) the ACC
+  // index the micro-op just before it wrote with a product. adjacent: its first micro-op
+  // follows the unit's previous one in the next cycle. Updates the unit's last product.
+  uint64_t mul_stalls(const vta_sc_insn &in, uint64_t n, bool adjacent, Unit &un) {
+    Ctx &c = *ctx;
+    vta_sc_state &st = *c.st;
+    const uint64_t mask = c.cfg->depth[VTA_MEM_ACC] - 1, udepth = c.cfg->depth[VTA_MEM_UOP];
+    bool slow = adjacent && un.slow_last;
+    uint64_t prev = un.last_dst, stalls = 0;
+    bool mul = in.alu_op == VTA_ALU_MUL && !in.reset;
+    if (n == 0) {
+      un.slow_last = false;  // a bubble without a write
+      return 0;
+    }
+    for (uint64_t i = 0; i < in.iter_out && (mul || slow); i++)
+      for (uint64_t j = 0; j < in.iter_in && (mul || slow); j++)
+        for (uint64_t k = in.uop_bgn; k < in.uop_end && (mul || slow); k++) {
+          vta_uop uo;
+          vta_uop_decode(c.cfg, st.uop[k % udepth], &uo);
+          uint64_t dst = (uo.dst + i * in.dfo + j * in.dfi) & mask;
+          uint64_t src = (uo.src + i * in.sfo + j * in.sfi) & mask;
+          if (slow && (dst == prev || (!in.use_imm && src == prev))) stalls++;
+          slow = mul;
+          prev = dst;
+        }
+    if (mul) {
+      un.slow_last = true;
+      un.last_dst = prev;
+    } else {
+      un.slow_last = false;
+    }
+    return stalls;
+  }
+
   void body() override {
     Ctx &c = *ctx;
     CmdQ &q = c.q[VTA_MOD_COMPUTE];
@@ -982,6 +1020,7 @@ struct Compute : Mod {
     cyc last_retire = 0, fire_prev = 0, load_done = 0;
     bool loaded = false;
     const uint32_t stages[2] = {par.gemm_stages, par.alu_stages};
+    const uint32_t interlock[2] = {par.gemm_interlock, par.alu_interlock};
     const uint32_t per_uop[2] = {par.gemm_uop_cycles ? par.gemm_uop_cycles : 1,
                                  par.alu_uop_cycles ? par.alu_uop_cycles : 1};
     for (size_t e = 0; e < c.nmod[VTA_MOD_COMPUTE]; e++) {
@@ -1010,7 +1049,7 @@ struct Compute : Mod {
         if (unit[u].any) t = std::max(t, unit[u].last);
         // One that may interfere with the other unit's starts when that one issues its last
         // micro-op (plus the RTL's interlock when its pipeline is deeper than two stages).
-        cyc other_ready = unit[!u].last + par.interlock;
+        cyc other_ready = unit[!u].last + interlock[!u];
         if (unit[!u].any && other_ready > t && !compat(f, unit[!u])) t = other_ready;
         // And with the one before it while that one's last micro-ops may be in flight.
         if (unit[!u].any && unit[!u].prev_until >= t && !compat(f, unit[!u].prev))
@@ -1047,14 +1086,15 @@ struct Compute : Mod {
                            : uint64_t(in.uop_end - in.uop_bgn) * in.iter_out * in.iter_in;
         cyc span = n ? n * per_uop[u] : 1;
         Unit &un = unit[u];
+        if (u == 1 && par.mul_stall) span += mul_stalls(in, n, un.any && fire <= un.last, un);
         if (un.any) {
           // The footprint this instruction replaces stays live while the replaced one's last
-          // micro-op, issued at un.last (<= fire), is within two cycles; one still live from
-          // before is not merged but makes the kept footprint unknown (vta_compute).
+          // micro-op, issued at un.last (<= fire), is within interlock - 1 cycles; one still
+          // live from before is not merged but makes the kept footprint unknown (vta_compute).
           bool old_live = un.prev_until >= fire + 1;
           un.prev = un;
           un.prev.ok = un.ok && !old_live;
-          un.prev_until = std::max<cyc>(un.last + 2, old_live ? fire + 1 : 0);
+          un.prev_until = std::max<cyc>(un.last + interlock[u] - 1, old_live ? fire + 1 : 0);
         }
         un.any = true;
         un.last = fire + span;

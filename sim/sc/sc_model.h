@@ -22,7 +22,7 @@ extern "C" {
 /* One instruction as the timing model needs it (fields of vta_insn, narrowed). */
 typedef struct vta_sc_insn {
   uint8_t opcode, module, mem_type, pop_prev, pop_next, push_prev, push_next;
-  uint8_t use_imm, reset;
+  uint8_t use_imm, reset, alu_op;
   uint32_t sram_base, dram_base, y_size, x_size, x_stride, y_pad_0, y_pad_1, x_pad_0, x_pad_1;
   uint32_t uop_bgn, uop_end, iter_out, iter_in, dfo, dfi, sfo, sfi;
   /* LOAD UOP only: index into vta_sc_job.uop_words of the first word it reads (rows of x_size
@@ -39,8 +39,11 @@ typedef struct vta_sc_params {
   int arbitration;                      /* 0 round-robin, 1 fixed priority fetch > compute > load */
   uint32_t gemm_uop_cycles, alu_uop_cycles; /* cycles per micro-op (1 in the RTL) */
   uint32_t gemm_stages, alu_stages;     /* cycles from a micro-op's issue to its result write */
-  uint32_t interlock;                   /* cycles after the other unit's last issue before an
-                                           instruction that may interfere with it starts */
+  uint32_t gemm_interlock, alu_interlock; /* cycles after a unit's last issue before an
+                                           instruction of the other that may interfere with it
+                                           starts */
+  uint32_t mul_stall;                   /* 1: an ALU micro-op that reads the destination of the
+                                           MUL just ahead of it waits a cycle (the RTL's) */
   uint32_t load_ahead;                  /* load module: instructions accepted beyond the one
                                            being written */
 } vta_sc_params;

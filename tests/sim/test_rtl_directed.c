@@ -525,6 +525,51 @@ static void test_rtl_directed_alu_microops_run_in_order(void **state) {
   pair_close(&p);
 }
 
+/* A product is ready a cycle after the ALU's other results (docs/hw.md, "Compute pipeline"), so
+ * the ALU's sequencer holds a micro-op that reads the destination of the MUL just before it.
+ * Every form of that read: as the destination, as the vector operand, within one instruction
+ * (a loop over one element, a chain of micro-ops each reading the one before) and across two
+ * (MUL then an operation on its last element), with MULs of reset micro-ops between. Data on
+ * rtl must equal fsim's, and the stalls must cost cycles: the same chain of ADDs, which need
+ * none, runs faster. */
+static void test_rtl_directed_alu_reads_a_product_the_next_cycle(void **state) {
+  dpair p;
+  pair_open(&p, DEFAULT_CFG, NULL);
+  uint64_t du = palloc(&p, 16), da = palloc(&p, 4 * 64 * 8);
+  uint8_t uw[16];
+  vta_uop u[4] = {{1, 0, 0}, {2, 1, 0}, {3, 2, 0}, {4, 4, 0}};
+  fp_uops(&p.cfg, uw, u, 4);
+  pset(&p, du, uw, 16);
+  int32_t a[8 * 16];
+  for (int i = 0; i < 8 * 16; i++) a[i] = (int32_t)(fp_rand(&p.seed) % 2001) - 1000;
+  pset(&p, da, a, sizeof a);
+  const uint32_t z[2] = {0, 0};
+  uint64_t cycles[2];
+  for (int op = 0; op < 2; op++) {
+    vta_alu_op o = op ? VTA_ALU_ADD : VTA_ALU_MUL;
+    fsim_prog prog;
+    fp_init(&prog, &p.cfg);
+    fp_load(&prog, VTA_MEM_UOP, 0, el(&p, VTA_MEM_UOP, du), 1, 4, 4, 0, 0, 0, 0, 0);
+    fp_load(&prog, VTA_MEM_ACC, 0, el(&p, VTA_MEM_ACC, da), 1, 8, 8, 0, 0, 0, 0, 0);
+    for (int r = 0; r < 8; r++) {
+      fp_alu(&prog, o, 0, 0, 0, 3, 1, 1, NULL, NULL, 0);      /* each reads the one before */
+      fp_alu(&prog, o, 1, 3, 3, 4, 1, 5, z, z, 0);            /* element 4, five times */
+      fp_alu(&prog, VTA_ALU_MAX, 1, -7, 3, 4, 1, 1, z, z, 0); /* the last product, next cycle */
+    }
+    dump_acc(&p, &prog, 0, 8);
+    fp_finish(&prog, 0);
+    prun(&p, &prog, 1);
+    cycles[op] = p.st[RT].cycles;
+  }
+  /* Per round 2 + 4 + 1 stalls of the MUL chain, the ADD chain's none; where an instruction
+   * waits in D anyway a stall costs nothing, but the four within the loop over one element
+   * always cost a cycle each. */
+  if (cycles[0] < cycles[1] + 8 * 4)
+    fail_msg("MUL chain %llu cycles, ADD chain %llu: the stalls are missing",
+             (unsigned long long)cycles[0], (unsigned long long)cycles[1]);
+  pair_close(&p);
+}
+
 /* ---- STORE and the stale-OUT rule ---- */
 
 static void test_rtl_directed_store_2d_writes_only_its_rows(void **state) {
@@ -891,6 +936,7 @@ int main(void) {
       cmocka_unit_test(test_rtl_directed_gemm_packed_products_at_the_extremes),
       cmocka_unit_test(test_rtl_directed_alu_every_opcode),
       cmocka_unit_test(test_rtl_directed_alu_microops_run_in_order),
+      cmocka_unit_test(test_rtl_directed_alu_reads_a_product_the_next_cycle),
       cmocka_unit_test(test_rtl_directed_store_2d_writes_only_its_rows),
       cmocka_unit_test(test_rtl_directed_load_acc_leaves_out_stale),
       cmocka_unit_test(test_rtl_directed_tokens_order_modules),

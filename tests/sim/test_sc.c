@@ -271,6 +271,24 @@ static void directed(const char *config) {
           pair_run(&p, &g, what);
           fp_free(&g);
         }
+  /* The ALU's MUL stall (docs/hw.md): a micro-op that reads the product of the one just before
+   * it waits a cycle. One element multiplied ii times (ii - 1 stalls), a product read by the
+   * next instruction (one), and MULs of distinct elements (none). */
+  for (int k = 0; k < 3; k++)
+    for (uint32_t ii = 1; ii <= 64; ii *= 8) {
+      fp_init(&g, c);
+      fp_load(&g, VTA_MEM_UOP, 0, (d + 4096) / 4, 1, 64, 64, 0, 0, 0, 0, 0);
+      if (k == 0) fp_alu(&g, VTA_ALU_MUL, 1, 3, 5, 6, 1, ii, ao, ai, 0);
+      if (k == 1) {
+        fp_alu(&g, VTA_ALU_MUL, 1, 3, 0, ii, 1, 1, ao, ai, 0);
+        fp_alu(&g, VTA_ALU_ADD, 0, 0, ii - 1, ii, 1, 1, ao, ai, 0);
+      }
+      if (k == 2) fp_alu(&g, VTA_ALU_MUL, 0, 0, 0, ii, 2, 1, ao, ai, 0);
+      fp_finish(&g, 0);
+      snprintf(what, sizeof what, "mul stall case %d ii%u", k, ii);
+      pair_run(&p, &g, what);
+      fp_free(&g);
+    }
   pair_close(&p);
 }
 
