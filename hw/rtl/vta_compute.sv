@@ -175,13 +175,22 @@ module vta_compute
   logic [AccW-1:0] a8_wide, ld_acc_data;
   logic ld_is_uop, ld_is_acc, ld_is_a8;
 
-  // The element size of D's LOAD, decoded as it is taken (the DMA's first burst is worked out
-  // from it in the cycle the load starts).
+  // The element size of D's LOAD and its transfer in bytes (base, stride, row), worked out as
+  // it is taken: the DMA's first burst is computed from them in the cycle the load starts, and
+  // a variable shift in front of that computation was the design's longest path.
+  logic [3:0]              c_log_elem;
+  logic [AxiAddrWidth-1:0] ld_base_q, ld_stride_q, ld_rbytes_q;
+  always_comb begin
+    c_log_elem = 4'(LogUopElemBytes);
+    if (cm.memory_type == MemAcc) c_log_elem = 4'(LogAccElemBytes);
+    if (cm.memory_type == MemAcc8bit) c_log_elem = 4'(LogAcc8bitElemBytes);
+  end
   always_ff @(posedge clk_i) begin
     if (d_take) begin
-      ld_log_elem <= 4'(LogUopElemBytes);
-      if (cm.memory_type == MemAcc) ld_log_elem <= 4'(LogAccElemBytes);
-      if (cm.memory_type == MemAcc8bit) ld_log_elem <= 4'(LogAcc8bitElemBytes);
+      ld_log_elem <= c_log_elem;
+      ld_base_q   <= AxiAddrWidth'(cm.dram_base) << c_log_elem;
+      ld_stride_q <= AxiAddrWidth'(cm.x_stride) << c_log_elem;
+      ld_rbytes_q <= AxiAddrWidth'(cm.x_size) << c_log_elem;
     end
   end
   assign ld_is_uop = (ld_q.memory_type == MemUop);
@@ -199,6 +208,9 @@ module vta_compute
     .ready_o         (),
     .insn_i          (hm),
     .log_elem_bytes_i(ld_log_elem),
+    .base_i          (ld_base_q),
+    .stride_i        (ld_stride_q),
+    .row_bytes_i     (ld_rbytes_q),
     .busy_o          (l2d_busy),
     .done_o          (l2d_done),
     .done_insn_o     (),
@@ -380,7 +392,10 @@ module vta_compute
   assign f_ok = zero_uops || (fp_hit && f_dok && (!f_src || f_sok) && (f_dlo[BankW] == f_dbank));
 
   // Not while a load may still change the records (in the cycle it completes the lookup sees
-  // the table after it), nor for an instruction arriving now.
+  // the table after it), nor for an instruction arriving now. fp_ok_q is read only with
+  // fp_done_q (dispatch), which was set in the same cycle for the same instruction, so it need
+  // not wait for the dispatch decision (d_fire) itself: that kept the token counters, the
+  // footprint comparisons and the lookup on one path.
   assign fp_now = d_valid_q && !d_fire && (!loading_q || l2d_done);
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -388,7 +403,7 @@ module vta_compute
       fp_ok_q   <= 1'b0;
     end else begin
       fp_done_q <= fp_now;
-      fp_ok_q   <= fp_now && (is_gemm || is_alu) && f_ok;
+      fp_ok_q   <= (is_gemm || is_alu) && f_ok;
     end
   end
   always_ff @(posedge clk_i) begin

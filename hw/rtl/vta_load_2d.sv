@@ -32,6 +32,11 @@ module vta_load_2d
   output logic                    ready_o,
   input  memory_insn_t            insn_i,
   input  logic [3:0]              log_elem_bytes_i, // element size in DRAM of insn's type
+  // insn's transfer in bytes: dram_base, x_stride and x_size shifted by log_elem_bytes_i (the
+  // parent works them out, from registers where the shift would be on a long path)
+  input  logic [AxiAddrWidth-1:0] base_i,
+  input  logic [AxiAddrWidth-1:0] stride_i,
+  input  logic [AxiAddrWidth-1:0] row_bytes_i,
   output logic                    busy_o,           // an accepted instruction is not done
   output logic                    done_o,
   output memory_insn_t            done_insn_o,      // the instruction done_o reports
@@ -75,7 +80,7 @@ module vta_load_2d
   logic            bg_ready, rb_ready, rb_valid, rb_take;
   logic [3:0]      rb_log_elem;
   logic [MemoryMemoryTypeW-1:0] rb_type_q;
-  logic [A-1:0]    base, stride, row_bytes, rb_row_bytes;
+  logic [A-1:0]    rb_row_bytes;
   logic [LogBusBytes-1:0] rb_base_lo, rb_stride_lo;  // the beat walker needs the low bits only
   logic [InsnW-1:0] q_head_bits, rb_insn_bits;
 
@@ -100,9 +105,6 @@ module vta_load_2d
   assign q_head = q_head_bits;
 
   // ---- Address side: the bursts of an instruction go out as soon as it is accepted ----
-  assign base      = A'(insn_i.dram_base) << log_elem_bytes_i;
-  assign stride    = A'(insn_i.x_stride) << log_elem_bytes_i;
-  assign row_bytes = A'(insn_i.x_size) << log_elem_bytes_i;
 
   vta_burst_gen #(
     .AddrW      (A),
@@ -115,9 +117,9 @@ module vta_load_2d
     .rst_ni,
     .cmd_valid_i    (start_i && has_data),
     .cmd_ready_o    (bg_ready),
-    .cmd_base_i     (base),
-    .cmd_stride_i   (stride),
-    .cmd_row_bytes_i(row_bytes),
+    .cmd_base_i     (base_i),
+    .cmd_stride_i   (stride_i),
+    .cmd_row_bytes_i(row_bytes_i),
     .cmd_rows_i     (insn_i.y_size),
     .ax_valid_o     (ar_valid_o),
     .ax_ready_i     (ar_ready_i),
