@@ -166,53 +166,118 @@ module vta_uop_fp
   // ---- lookup (records are disjoint: at most one covers a non-empty range) ----
   // In the cycle a load commits, the lookup already sees the table after it (the record being
   // written, and none it invalidates), so the instruction after a LOAD UOP, usually the first
-  // run of the kernel just loaded, knows its footprint when it may start. As at most one record
-  // matches a non-empty range, the bounds are an OR of the matching record's, not a chain of
-  // 32 priority multiplexers (an empty range has no micro-ops: the caller ignores its bounds).
+  // run of the kernel just loaded, knows its footprint when it may start.
   //
-  // Whether each record's range holds the instruction's is registered (in_q): worked out
-  // against the instruction as it is taken (from the queue's registered head), and, for the
-  // record a commit writes, against the record built, so the lookup reads flags and no
-  // comparison lies between the instruction and the bounds.
+  // The held instruction's record is selected as the instruction is taken (from the queue's
+  // registered head) and kept in registers (sel_*): its bounds, whether there is one, and which
+  // (sel_oh_q). As at most one record matches a non-empty range, the bounds are an OR of the
+  // matching record's, not a chain of 32 priority multiplexers (an empty range has no
+  // micro-ops: the caller ignores its bounds). A commit is the only change to the table: in
+  // its cycle the output is the record being written if it holds the range (b_in_q), nothing
+  // if the selected record is overwritten or invalidated, else the selection; and the
+  // selection becomes that. So no lookup lies between the table and the caller's comparisons.
   //
-  // Whether the record being built holds the instruction's range is registered the same way
-  // (b_in_q), worked out whenever either changes (a write, a take) from both as they will be,
-  // so that in the commit cycle no comparison lies between D's instruction and the bounds.
-  // Both comparisons are made and the take (late: the end of the dispatch) only picks one; in
-  // a commit cycle (no write) b_in_taken is also the flag of the record written for the
-  // instruction being taken.
-  logic [NRec-1:0] match, in_q;
-  logic            b_match, b_in_q, b_in_held, b_in_taken;
+  // Whether the record being built holds the instruction's range is registered (b_in_q), worked
+  // out whenever either changes (a write, a take) from both as they will be, so that in the
+  // commit cycle no comparison lies between D's instruction and the bounds. Both comparisons
+  // are made and the take (late: the end of the dispatch) only picks one; in a commit cycle (no
+  // write) b_in_taken is also the flag of the record written for the instruction being taken.
+  logic [NRec-1:0]    nmatch, sel_oh_q;
+  logic               b_in_q, b_in_held, b_in_taken, b_hit, b_nhit, sel_hit_q, sel_gone, now_hit;
+  logic [UopDstW-1:0] sel_dmin_q, sel_dmax_q, n_dmin, n_dmax;
+  logic [UopSrcW-1:0] sel_smin_q, sel_smax_q, n_smin, n_smax;
   assign b_in_held  = b_lo_n <= AW'(bgn_i) && end_i <= b_hi_n;
   assign b_in_taken = b_lo_n <= AW'(nbgn_i) && nend_i <= b_hi_n;
   always_ff @(posedge clk_i) begin
     if (we_i || take_i) b_in_q <= take_i ? b_in_taken : b_in_held;
   end
-  always_ff @(posedge clk_i) begin
-    for (int r = 0; r < NRec; r++) begin
-      if (commit && !b_bad_q && ptr_oh_q[r]) in_q[r] <= take_i ? b_in_taken : b_in_q;
-      else if (take_i) in_q[r] <= lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r];
-    end
-  end
+
+  // This cycle, for the held instruction: the record being committed holds it (b_hit), or the
+  // selected one survives.
+  assign b_hit    = commit && !b_bad_q && b_in_q;
+  assign sel_gone = commit && (b_bad_q || (|(sel_oh_q & (ovl_q | ptr_oh_q))));
+  assign now_hit  = b_hit || (sel_hit_q && !sel_gone);
+  assign hit_o    = now_hit;
+  assign dmin_o   = b_hit ? b_dmin_q : sel_dmin_q;
+  assign dmax_o   = b_hit ? b_dmax_q : sel_dmax_q;
+  assign smin_o   = b_hit ? b_smin_q : sel_smin_q;
+  assign smax_o   = b_hit ? b_smax_q : sel_smax_q;
+
+  // For the instruction taken: the table as this cycle leaves it.
   always_comb begin
     for (int r = 0; r < NRec; r++) begin
-      match[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) && in_q[r];
+      nmatch[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) &&
+                  lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r];
     end
-    b_match = commit && !b_bad_q && b_in_q;
-    hit_o  = (|match) || b_match;
-    dmin_o = b_match ? b_dmin_q : '0;
-    dmax_o = b_match ? b_dmax_q : '0;
-    smin_o = b_match ? b_smin_q : '0;
-    smax_o = b_match ? b_smax_q : '0;
+    b_nhit = commit && !b_bad_q && b_in_taken;
+    n_dmin = b_nhit ? b_dmin_q : '0;
+    n_dmax = b_nhit ? b_dmax_q : '0;
+    n_smin = b_nhit ? b_smin_q : '0;
+    n_smax = b_nhit ? b_smax_q : '0;
     for (int r = 0; r < NRec; r++) begin
-      dmin_o = dmin_o | (match[r] ? dmin_q[r] : '0);
-      dmax_o = dmax_o | (match[r] ? dmax_q[r] : '0);
-      smin_o = smin_o | (match[r] ? smin_q[r] : '0);
-      smax_o = smax_o | (match[r] ? smax_q[r] : '0);
+      n_dmin = n_dmin | (nmatch[r] ? dmin_q[r] : '0);
+      n_dmax = n_dmax | (nmatch[r] ? dmax_q[r] : '0);
+      n_smin = n_smin | (nmatch[r] ? smin_q[r] : '0);
+      n_smax = n_smax | (nmatch[r] ? smax_q[r] : '0);
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      sel_hit_q <= 1'b0;
+      sel_oh_q  <= '0;
+    end else if (take_i) begin
+      sel_hit_q <= (|nmatch) || b_nhit;
+      sel_oh_q  <= nmatch | (b_nhit ? ptr_oh_q : '0);
+    end else if (commit) begin
+      sel_hit_q <= now_hit;
+      sel_oh_q  <= b_hit ? ptr_oh_q : (sel_gone ? '0 : sel_oh_q);
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (take_i) begin
+      sel_dmin_q <= n_dmin;
+      sel_dmax_q <= n_dmax;
+      sel_smin_q <= n_smin;
+      sel_smax_q <= n_smax;
+    end else if (commit) begin
+      sel_dmin_q <= dmin_o;
+      sel_dmax_q <= dmax_o;
+      sel_smin_q <= smin_o;
+      sel_smax_q <= smax_o;
     end
   end
 
 `ifndef SYNTHESIS
+  // The selection against a lookup of the whole table for the held instruction.
+  logic [NRec-1:0]    chk_match;
+  logic               chk_hit;
+  logic [UopDstW-1:0] chk_dmax;
+  logic [UopSrcW-1:0] chk_smax;
+  always_comb begin
+    chk_hit  = commit && !b_bad_q && (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q);
+    chk_dmax = chk_hit ? b_dmax_q : '0;
+    chk_smax = chk_hit ? b_smax_q : '0;
+    for (int r = 0; r < NRec; r++) begin
+      chk_match[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) &&
+                     lo_q[r] <= AW'(bgn_i) && end_i <= hi_q[r];
+      chk_dmax = chk_dmax | (chk_match[r] ? dmax_q[r] : '0);
+      chk_smax = chk_smax | (chk_match[r] ? smax_q[r] : '0);
+    end
+    chk_hit = chk_hit || (|chk_match);
+  end
+  logic chk_live_q;  // an instruction has been taken since the reset
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) chk_live_q <= 1'b0;
+    else if (take_i) chk_live_q <= 1'b1;
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && chk_live_q && AW'(bgn_i) < end_i) begin
+      assert (now_hit == chk_hit && (!now_hit || (dmax_o == chk_dmax && smax_o == chk_smax)))
+      else $error("vta_uop_fp: the selected record disagrees with the table (hit %0d, %0d)",
+                  now_hit, chk_hit);
+    end
+  end
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (!(we_i && ld_done_i)) else $error("vta_uop_fp: micro-op write in the commit cycle");
