@@ -115,13 +115,39 @@ module vta_burst_gen #(
   assign cmd_rb_hi   = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
 
   assign row_part = part_beats(next_row_lo[L-1:0], rb_lo_q);
+
+  // A new command's first burst, for each carry c (0, 1, 2) of its partial beats side by side,
+  // picked by c at the end: the command's fields come straight from the parent's registers, and
+  // burst_of after the row's beat count and the carry's sum was the design's longest path. The
+  // narrow sums rb_hi - 1 + k give both a length and the length less one without a subtraction
+  // behind the comparison with the beats to the 4 KiB boundary.
+  burst_t            b_cmd_k [3];
+  logic [PageW-1:0]  c_page;
+  logic [7:0]        c_page_m1;  // used only when the page is the shorter (below MaxBeats)
+  logic [LenW-1:0]   c_lo_m1 [4];  // the low bits of rb_hi - 1 + k, k = 0 .. 3
+  always_comb begin
+    c_page    = page_beats(cmd_base_i[11:0]);
+    c_page_m1 = 8'(c_page) - 8'd1;
+    for (int k = 0; k < 4; k++) c_lo_m1[k] = LenW'(cmd_rb_hi) - 1'b1 + LenW'(k);
+    for (int k = 0; k < 3; k++) begin
+      logic [BeatsW-1:0] left;
+      logic              over, cap;
+      logic [LenW-1:0]   len, len_m1;
+      left   = BeatsW'(cmd_rb_hi) + BeatsW'(k);
+      over   = over_sum(BeatsW'(cmd_rb_hi), 2'(k));
+      len    = over ? LenW'(MaxBeats) : c_lo_m1[k+1];
+      len_m1 = over ? LenW'(MaxBeats - 1) : c_lo_m1[k];
+      cap    = over ? (PageW'(MaxBeats) > c_page) : (PageW'(c_lo_m1[k+1]) > c_page);
+      b_cmd_k[k] = {left, c_page, cap ? LenW'(c_page) : len,
+                    cap ? c_page_m1 : 8'(len_m1), !over && !cap};
+    end
+  end
   always_comb begin
     logic [1:0]        c;
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
     c     = part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]);
-    b_cmd = burst_of(BeatsW'(cmd_rb_hi) + BeatsW'(c), over_sum(BeatsW'(cmd_rb_hi), c),
-                     page_beats(cmd_base_i[11:0]));
+    b_cmd = b_cmd_k[c];
     t4    = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
     left  = b_q.beats_left - BeatsW'(b_q.len);
     b_same = burst_of(left, over_diff(b_q.beats_left, b_q.len), t4);
