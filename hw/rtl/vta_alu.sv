@@ -34,8 +34,10 @@ module vta_alu
   localparam int unsigned ShW = LogAccWidth + 1;
   localparam int unsigned AccW = AccLanes * AccWidth;
 
-  logic [AccW-1:0] pre, pre_q, ma_q, mb_q, prod, res_q;
-  logic            mul_q;
+  localparam int unsigned HW = AccWidth / 2;
+  logic [AccW-1:0]        pre, pre_q, prod, res_q, p0_q;
+  logic [AccLanes*HW-1:0] p1_q, p2_q;
+  logic                   mul_q;
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
@@ -58,23 +60,40 @@ module vta_alu
     end
   end
 
+  // The product's three 16 x 16-bit parts, one DSP slice each, registered at the end of C2a
+  // (the slices' M registers): the low 32 bits of a * b are al * bl + ((ah * bl + al * bh) mod
+  // 2^16) * 2^16.
   always_ff @(posedge clk_i) begin
     if (en2_i) begin
       pre_q <= pre;
       mul_q <= (op_i == AluMul) && !reset_i;
-      ma_q  <= dst_i;
-      mb_q  <= src_i;
+      for (int l = 0; l < AccLanes; l++) begin
+        logic [HW-1:0] al, ah, bl, bh;
+        {ah, al} = dst_i[l*AccWidth+:AccWidth];
+        {bh, bl} = src_i[l*AccWidth+:AccWidth];
+        p0_q[l*AccWidth+:AccWidth] <= AccWidth'(al) * AccWidth'(bl);
+        p1_q[l*HW+:HW] <= HW'(ah * bl);
+        p2_q[l*HW+:HW] <= HW'(al * bh);
+      end
     end
   end
 
+  // C2b: the sum, with the choice of pre_q (not a product) folded into its operands, so that
+  // the adders read multiplexers, not the slices' outputs (synthesis would otherwise chain the
+  // sum through the slices' post-adders and cascade ports).
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      prod[l*AccWidth+:AccWidth] = ma_q[l*AccWidth+:AccWidth] * mb_q[l*AccWidth+:AccWidth];
+      logic [AccWidth-1:0] lo;
+      logic [HW-1:0]       m1, m2;
+      lo = mul_q ? p0_q[l*AccWidth+:AccWidth] : pre_q[l*AccWidth+:AccWidth];
+      m1 = mul_q ? p1_q[l*HW+:HW] : '0;
+      m2 = mul_q ? p2_q[l*HW+:HW] : '0;
+      prod[l*AccWidth+:AccWidth] = lo + {m1 + m2, HW'(0)};
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (en3_i) res_q <= mul_q ? prod : pre_q;
+    if (en3_i) res_q <= prod;
   end
 
   assign pre_o = pre_q;
