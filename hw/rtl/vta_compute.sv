@@ -295,7 +295,6 @@ module vta_compute
   logic [SrcW-1:0]     fp_smin, fp_smax;
   logic [DstW-1:0]     f_dfo, f_dfi;
   logic [SrcW-1:0]     f_sfo, f_sfi;
-  logic [IterW-1:0]    f_io1, f_ii1;
   logic [FpW-1:0]      f_io, f_ii;
   logic                f_src, f_dok, f_sok, f_ok, fp_now;
   logic [LogAccDepth-1:0] f_dlo, f_dhi_i, f_slo, f_shi_i;
@@ -351,8 +350,10 @@ module vta_compute
 
   // The loop products depend on the instruction alone: they are multiplied as it enters D
   // (from the queue's head), so the cycle that works the footprint out only adds them to the
-  // record's bounds and compares.
-  logic [FpW-1:0] f_dprod_q, f_sprod_q;
+  // record's bounds and compares. They are (iter_out - 1) * fo + (iter_in - 1) * fi, taken as
+  // iter_out * fo + iter_in * fi (f_*raw_q) less fo + fi (f_*fs_q), so that no subtraction
+  // lies in front of the multipliers in the take cycle.
+  logic [FpW-1:0] f_dprod, f_sprod, f_draw_q, f_sraw_q, f_dfs_q, f_sfs_q;
   assign ng    = cmd_data_i;
   assign na    = cmd_data_i;
   assign n_alu = (ng.opcode == OpAlu);
@@ -360,34 +361,36 @@ module vta_compute
   assign f_dfi = n_alu ? DstW'(na.dst_factor_in) : DstW'(ng.dst_factor_in);
   assign f_sfo = SrcW'(na.src_factor_out);
   assign f_sfi = SrcW'(na.src_factor_in);
-  assign f_io1 = ng.iter_out - 1'b1;  // meaningful when the instruction has micro-ops
-  assign f_ii1 = ng.iter_in - 1'b1;
-  assign f_io  = FpW'(f_io1);
-  assign f_ii  = FpW'(f_ii1);
+  assign f_io  = FpW'(ng.iter_out);  // meaningful when the instruction has micro-ops
+  assign f_ii  = FpW'(ng.iter_in);
   always_ff @(posedge clk_i) begin
     if (d_take) begin
-      f_dprod_q <= f_io * FpW'(f_dfo) + f_ii * FpW'(f_dfi);
-      f_sprod_q <= f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
+      f_draw_q <= f_io * FpW'(f_dfo) + f_ii * FpW'(f_dfi);
+      f_sraw_q <= f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
+      f_dfs_q  <= FpW'(f_dfo) + FpW'(f_dfi);
+      f_sfs_q  <= FpW'(f_sfo) + FpW'(f_sfi);
     end
   end
+  assign f_dprod = f_draw_q - f_dfs_q;
+  assign f_sprod = f_sraw_q - f_sfs_q;
   // The bounds' checks compare the record's bounds with limits worked out from the products
   // alone (beside the lookup, not after it): max + prod < AccDepth is max < AccDepth - prod,
   // and the top index's bank, max + prod >= AccDepth / 2, is max >= AccDepth / 2 - prod. Only
   // the registered indices need the sums.
   logic [FpW-1:0] f_dlim, f_slim, f_dhalf;
   logic           f_dbank;
-  assign f_dlim  = FpW'(AccDepth) - f_dprod_q;
-  assign f_slim  = FpW'(AccDepth) - f_sprod_q;
-  assign f_dhalf = FpW'(AccDepth / 2) - f_dprod_q;
+  assign f_dlim  = FpW'(AccDepth) - f_dprod;
+  assign f_slim  = FpW'(AccDepth) - f_sprod;
+  assign f_dhalf = FpW'(AccDepth / 2) - f_dprod;
   assign f_src   = is_alu && !ha.use_imm;
-  assign f_dok   = (f_dprod_q < FpW'(AccDepth)) && (FpW'(fp_dmax) < f_dlim);
-  assign f_sok   = (f_sprod_q < FpW'(AccDepth)) && (FpW'(fp_smax) < f_slim) &&
+  assign f_dok   = (f_dprod < FpW'(AccDepth)) && (FpW'(fp_dmax) < f_dlim);
+  assign f_sok   = (f_sprod < FpW'(AccDepth)) && (FpW'(fp_smax) < f_slim) &&
                    (FpW'(fp_smin) < FpW'(AccDepth));
-  assign f_dbank = (f_dprod_q >= FpW'(AccDepth / 2)) || (FpW'(fp_dmax) >= f_dhalf);
+  assign f_dbank = (f_dprod >= FpW'(AccDepth / 2)) || (FpW'(fp_dmax) >= f_dhalf);
   assign f_dlo   = LogAccDepth'(fp_dmin);
-  assign f_dhi_i = LogAccDepth'(fp_dmax) + LogAccDepth'(f_dprod_q);
+  assign f_dhi_i = LogAccDepth'(fp_dmax) + LogAccDepth'(f_dprod);
   assign f_slo   = LogAccDepth'(fp_smin);
-  assign f_shi_i = LogAccDepth'(fp_smax) + LogAccDepth'(f_sprod_q);
+  assign f_shi_i = LogAccDepth'(fp_smax) + LogAccDepth'(f_sprod);
   // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
   assign f_ok = zero_uops || (fp_hit && f_dok && (!f_src || f_sok) && (f_dlo[BankW] == f_dbank));
 

@@ -79,23 +79,22 @@ module vta_uop_fp
     end
   end
 
-  // The range as this cycle's write leaves it.
-  logic [AW-1:0] b_lo_n, b_hi_n;
+  // The range as a write in this cycle would leave it (b_*_w: worked out whether or not one
+  // happens, so the write enable, late from the DMA's write sequencer, only picks).
+  logic [AW-1:0] b_lo_w, b_hi_w;
   always_comb begin
-    b_lo_n = b_lo_q;
-    b_hi_n = b_hi_q;
-    if (we_i && !b_any_q) begin
-      b_lo_n = AW'(waddr_i);
-      b_hi_n = AW'(waddr_i) + 1'b1;
-    end else if (we_i) begin
-      b_hi_n = b_hi_q + 1'b1;
+    b_lo_w = b_lo_q;
+    b_hi_w = b_hi_q + 1'b1;
+    if (!b_any_q) begin
+      b_lo_w = AW'(waddr_i);
+      b_hi_w = AW'(waddr_i) + 1'b1;
     end
   end
 
   always_ff @(posedge clk_i) begin
     if (we_i) begin
-      b_lo_q <= b_lo_n;
-      b_hi_q <= b_hi_n;
+      b_lo_q <= b_lo_w;
+      b_hi_q <= b_hi_w;
       if (!b_any_q) begin
         b_dmin_q <= w.dst;
         b_dmax_q <= w.dst;
@@ -183,13 +182,16 @@ module vta_uop_fp
   // are made and the take (late: the end of the dispatch) only picks one; in a commit cycle (no
   // write) b_in_taken is also the flag of the record written for the instruction being taken.
   logic [NRec-1:0]    nmatch, sel_oh_q;
-  logic               b_in_q, b_in_held, b_in_taken, b_hit, b_nhit, sel_hit_q, sel_gone, now_hit;
+  logic               b_in_q, b_in_held_w, b_in_taken_w, b_in_taken, b_hit, b_nhit, sel_hit_q;
+  logic               sel_gone, now_hit;
   logic [UopDstW-1:0] sel_dmin_q, sel_dmax_q, n_dmin, n_dmax;
   logic [UopSrcW-1:0] sel_smin_q, sel_smax_q, n_smin, n_smax;
-  assign b_in_held  = b_lo_n <= AW'(bgn_i) && end_i <= b_hi_n;
-  assign b_in_taken = b_lo_n <= AW'(nbgn_i) && nend_i <= b_hi_n;
+  assign b_in_held_w  = b_lo_w <= AW'(bgn_i) && end_i <= b_hi_w;
+  assign b_in_taken_w = b_lo_w <= AW'(nbgn_i) && nend_i <= b_hi_w;
+  assign b_in_taken   = b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q;  // without a write
   always_ff @(posedge clk_i) begin
-    if (we_i || take_i) b_in_q <= take_i ? b_in_taken : b_in_held;
+    if (take_i) b_in_q <= we_i ? b_in_taken_w : b_in_taken;
+    else if (we_i) b_in_q <= b_in_held_w;
   end
 
   // This cycle, for the held instruction: the record being committed holds it (b_hit), or the
