@@ -49,14 +49,15 @@ module vta_burst_gen #(
 
   logic             active_q, last_row_q;
   logic [RowsW-1:0] rows_left_q;
-  logic [AddrW-1:0] row_addr_q, stride_q, cur_q;
+  logic [AddrW-1:0] nr_q, stride_q, cur_q;       // nr_q: the next row's start address
   logic [L-1:0]     rb_lo_q;                      // row bytes mod the bus width
   logic [BeatsW-1:0] rb_beats_q [3];              // whole beats of a row + 0, 1, 2
+  logic [LenW-1:0]  rb_m1_q;                      // the low bits of the whole beats - 1
   logic [2:0]       rb_over_q;                    // each of them exceeds MaxBeats
-  logic [1:0]       row_part;
+  logic [1:0]       nr_part_q;                    // the next row's partial beats (0, 1, 2)
+  logic [PageW-1:0] nr_page_q;                    // its beats to the 4 KiB boundary
   burst_t           b_q, b_cmd, b_same, b_row, b_d;
-  logic [AddrW-1:0] cur_d, row_addr_d, next_row;
-  logic [11:0]      next_row_lo;
+  logic [AddrW-1:0] cur_d, nr_d;
   logic [HiW-1:0]   cmd_rb_hi;
   logic             fire;
 
@@ -76,12 +77,19 @@ module vta_burst_gen #(
   // low bits: no wide comparison or sum lies on the way to the length.
   localparam int unsigned BurstW = BeatsW + PageW + LenW + 8 + 1;  // $bits(burst_t)
   localparam int unsigned NW = LogMaxBeats + 2;                 // narrow sums: up to 4 MaxBeats
-  function automatic logic [BurstW-1:0] burst_of(logic [BeatsW-1:0] left, logic over,
+  // left_m1 is the low bits of left - 1, worked out beside left, so that the length less one
+  // is picked rather than subtracted after the comparison with the page (as is page - 1: only
+  // taken when the page is the shorter, below MaxBeats).
+  function automatic logic [BurstW-1:0] burst_of(logic [BeatsW-1:0] left,
+                                                 logic [LenW-1:0] left_m1, logic over,
                                                  logic [PageW-1:0] page);
-    logic [LenW-1:0] len;
-    len = over ? LenW'(MaxBeats) : left[LenW-1:0];
-    if (PageW'(len) > page) len = LenW'(page);
-    burst_of = {left, page, len, 8'(len) - 8'd1, !over && (PageW'(left[LenW-1:0]) <= page)};
+    logic            cap;
+    logic [LenW-1:0] len, len_m1;
+    len    = over ? LenW'(MaxBeats) : left[LenW-1:0];
+    len_m1 = over ? LenW'(MaxBeats - 1) : left_m1;
+    cap    = over ? (PageW'(MaxBeats) > page) : (PageW'(left[LenW-1:0]) > page);
+    burst_of = {left, page, cap ? LenW'(page) : len, cap ? 8'(page) - 8'd1 : 8'(len_m1),
+                !over && !cap};
   endfunction
   // Whether y + c exceeds MaxBeats, for a small c: y at least 2 MaxBeats decides it by its high
   // bits; below that the narrow sum is exact.
@@ -102,19 +110,16 @@ module vta_burst_gen #(
   // Every register of the next burst is worked out from registers before the address
   // channel's answer is known, for each of the three things that can follow (the same row's
   // next burst, the next row's first, a new command's first); the answer only picks one. The
-  // next row's beat count needs the low bits of its address only, and the row's whole beats
-  // are kept with one and two added, so no wide sum lies on the path to the burst length.
+  // next row's address, partial beats and beats to the 4 KiB boundary are registers, worked
+  // out when the row before it starts, and the row's whole beats are kept with one and two
+  // added (and less one), so no sum lies on the path to the next row's burst length.
   assign cmd_ready_o = !active_q;
   assign ax_valid_o  = active_q;
   assign ax_addr_o   = cur_q;
   assign ax_len_o    = b_q.len_m1;
   assign busy_o      = active_q;
   assign fire        = active_q && ax_ready_i;
-  assign next_row    = row_addr_q + stride_q;
-  assign next_row_lo = row_addr_q[11:0] + stride_q[11:0];
   assign cmd_rb_hi   = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
-
-  assign row_part = part_beats(next_row_lo[L-1:0], rb_lo_q);
 
   // A new command's first burst, for each carry c (0, 1, 2) of its partial beats side by side,
   // picked by c at the end: the command's fields come straight from the parent's registers, and
@@ -123,52 +128,46 @@ module vta_burst_gen #(
   // behind the comparison with the beats to the 4 KiB boundary.
   burst_t            b_cmd_k [3];
   logic [PageW-1:0]  c_page;
-  logic [7:0]        c_page_m1;  // used only when the page is the shorter (below MaxBeats)
-  logic [LenW-1:0]   c_lo_m1 [4];  // the low bits of rb_hi - 1 + k, k = 0 .. 3
+  logic [LenW-1:0]   c_lo_m1 [3];  // the low bits of rb_hi - 1 + k, k = 0 .. 2
   always_comb begin
-    c_page    = page_beats(cmd_base_i[11:0]);
-    c_page_m1 = 8'(c_page) - 8'd1;
-    for (int k = 0; k < 4; k++) c_lo_m1[k] = LenW'(cmd_rb_hi) - 1'b1 + LenW'(k);
+    c_page = page_beats(cmd_base_i[11:0]);
+    for (int k = 0; k < 3; k++) c_lo_m1[k] = LenW'(cmd_rb_hi) - 1'b1 + LenW'(k);
     for (int k = 0; k < 3; k++) begin
-      logic [BeatsW-1:0] left;
-      logic              over, cap;
-      logic [LenW-1:0]   len, len_m1;
-      left   = BeatsW'(cmd_rb_hi) + BeatsW'(k);
-      over   = over_sum(BeatsW'(cmd_rb_hi), 2'(k));
-      len    = over ? LenW'(MaxBeats) : c_lo_m1[k+1];
-      len_m1 = over ? LenW'(MaxBeats - 1) : c_lo_m1[k];
-      cap    = over ? (PageW'(MaxBeats) > c_page) : (PageW'(c_lo_m1[k+1]) > c_page);
-      b_cmd_k[k] = {left, c_page, cap ? LenW'(c_page) : len,
-                    cap ? c_page_m1 : 8'(len_m1), !over && !cap};
+      b_cmd_k[k] = burst_of(BeatsW'(cmd_rb_hi) + BeatsW'(k), c_lo_m1[k],
+                            over_sum(BeatsW'(cmd_rb_hi), 2'(k)), c_page);
     end
   end
   always_comb begin
     logic [1:0]        c;
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
-    c     = part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]);
-    b_cmd = b_cmd_k[c];
-    t4    = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
-    left  = b_q.beats_left - BeatsW'(b_q.len);
-    b_same = burst_of(left, over_diff(b_q.beats_left, b_q.len), t4);
-    b_row  = burst_of(rb_beats_q[row_part], rb_over_q[row_part], page_beats(next_row_lo));
+    logic [LenW-1:0]   left_m1;
+    c       = part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]);
+    b_cmd   = b_cmd_k[c];
+    t4      = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
+    left    = b_q.beats_left - BeatsW'(b_q.len);
+    left_m1 = b_q.beats_left[LenW-1:0] - b_q.len - 1'b1;
+    b_same  = burst_of(left, left_m1, over_diff(b_q.beats_left, b_q.len), t4);
+    b_row   = burst_of(rb_beats_q[nr_part_q],
+                       (nr_part_q == 2'd0) ? rb_m1_q : rb_beats_q[nr_part_q - 1'b1][LenW-1:0],
+                       rb_over_q[nr_part_q], nr_page_q);
   end
 
   always_comb begin
-    b_d        = b_q;
-    cur_d      = cur_q;
-    row_addr_d = row_addr_q;
+    b_d   = b_q;
+    cur_d = cur_q;
+    nr_d  = nr_q;
     if (!active_q) begin
-      b_d        = b_cmd;
-      cur_d      = cmd_base_i & ~BusMask;
-      row_addr_d = cmd_base_i;
+      b_d   = b_cmd;
+      cur_d = cmd_base_i & ~BusMask;
+      nr_d  = cmd_base_i + cmd_stride_i;
     end else if (fire && !b_q.row_last) begin
       b_d   = b_same;
       cur_d = cur_q + (AddrW'(b_q.len) << L);
     end else if (fire) begin
-      b_d        = b_row;
-      cur_d      = next_row & ~BusMask;
-      row_addr_d = next_row;
+      b_d   = b_row;
+      cur_d = nr_q & ~BusMask;
+      nr_d  = nr_q + stride_q;
     end
   end
 
@@ -177,7 +176,10 @@ module vta_burst_gen #(
       active_q    <= 1'b0;
       last_row_q  <= 1'b0;
       rows_left_q <= '0;
-      row_addr_q  <= '0;
+      nr_q        <= '0;
+      nr_part_q   <= '0;
+      nr_page_q   <= '0;
+      rb_m1_q     <= '0;
       stride_q    <= '0;
       rb_lo_q     <= '0;
       cur_q       <= '0;
@@ -187,7 +189,10 @@ module vta_burst_gen #(
     end else begin
       b_q        <= b_d;
       cur_q      <= cur_d;
-      row_addr_q <= row_addr_d;
+      nr_q       <= nr_d;
+      // The row after the next one's beats: its low address bits against the row's bytes.
+      nr_part_q  <= part_beats(nr_d[L-1:0], active_q ? rb_lo_q : cmd_row_bytes_i[L-1:0]);
+      nr_page_q  <= page_beats(nr_d[11:0]);
       if (!active_q) begin
         // Idle: the command's fields are taken every cycle, and it starts when it is valid.
         active_q    <= cmd_valid_i;
@@ -195,6 +200,7 @@ module vta_burst_gen #(
         last_row_q  <= (cmd_rows_i == RowsW'(1));
         stride_q    <= cmd_stride_i;
         rb_lo_q     <= cmd_row_bytes_i[L-1:0];
+        rb_m1_q     <= LenW'(cmd_rb_hi) - 1'b1;
         for (int k = 0; k < 3; k++) begin
           rb_beats_q[k] <= BeatsW'(cmd_rb_hi) + BeatsW'(k);
           rb_over_q[k]  <= over_sum(BeatsW'(cmd_rb_hi), 2'(k));
