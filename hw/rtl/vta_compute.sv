@@ -445,25 +445,30 @@ module vta_compute
   assign own_free     = !run_issue[unit] || run_last[unit];
   // The instruction in D against one footprint of the other unit: both known, and either one
   // without micro-ops or destinations in different banks and neither reading what the other
-  // writes.
-  function automatic logic compat_with(logic ok, logic nop, logic src,
-                                       logic [LogAccDepth-1:0] dlo, logic [LogAccDepth-1:0] dhi,
-                                       logic [LogAccDepth-1:0] slo, logic [LogAccDepth-1:0] shi);
-    compat_with = fp_ok_q && ok &&
-                  (fp_nop_q || nop ||
-                   ((fp_dlo_q[BankW] != dlo[BankW]) && (!src || apart(fp_dlo_q, fp_dhi_q, slo, shi)) &&
-                    (!fp_src_q || apart(fp_slo_q, fp_shi_q, dlo, dhi))));
+  // writes. The comparisons (disjoint) are made in the cycle the footprint is worked out, from
+  // the values fp_*_q take, against the other unit's footprints, and registered (cw_*_q): those
+  // cannot change before D's instruction leaves (only a start, which is D's, changes them), and
+  // fp_done_q, which dispatch needs, is set only when nothing started in that cycle. So the
+  // dispatch decision reads flags, not comparators.
+  function automatic logic disjoint(logic src, logic [LogAccDepth-1:0] dlo,
+                                    logic [LogAccDepth-1:0] dhi, logic [LogAccDepth-1:0] slo,
+                                    logic [LogAccDepth-1:0] shi);
+    disjoint = (f_dlo[BankW] != dlo[BankW]) && (!src || apart(f_dlo, f_dhi_i, slo, shi)) &&
+               (!f_src || apart(f_slo, f_shi_i, dlo, dhi));
   endfunction
+  logic cw_run_q, cw_prev_q;
+  always_ff @(posedge clk_i) begin
+    cw_run_q  <= disjoint(run_src_q[!unit], run_dlo_q[!unit], run_dhi_q[!unit],
+                          run_slo_q[!unit], run_shi_q[!unit]);
+    cw_prev_q <= disjoint(prev_src_q[!unit], prev_dlo_q[!unit], prev_dhi_q[!unit],
+                          prev_slo_q[!unit], prev_shi_q[!unit]);
+  end
   // Against the other unit's instruction and, while its micro-ops may still be in flight, the
   // one before it (without this an ALU instruction could start beside an empty GEMM and read
   // ACC entries the GEMM before that had not written yet).
-  assign compat = compat_with(run_ok_q[!unit], run_nop_q[!unit], run_src_q[!unit],
-                              run_dlo_q[!unit], run_dhi_q[!unit], run_slo_q[!unit],
-                              run_shi_q[!unit]) &&
+  assign compat = fp_ok_q && run_ok_q[!unit] && (fp_nop_q || run_nop_q[!unit] || cw_run_q) &&
                   (!prev_live_q[!unit][0] ||
-                   compat_with(prev_ok_q[!unit], prev_nop_q[!unit], prev_src_q[!unit],
-                               prev_dlo_q[!unit], prev_dhi_q[!unit], prev_slo_q[!unit],
-                               prev_shi_q[!unit]));
+                   (fp_ok_q && prev_ok_q[!unit] && (fp_nop_q || prev_nop_q[!unit] || cw_prev_q)));
   // An instruction that may touch the other unit's elements starts only once the other unit's
   // last micro-op has written ACC (C3, the ALU's C4) before its own first read (C1): three
   // cycles after that last micro-op issued (four after the ALU's), so no forwarding between
@@ -1172,6 +1177,14 @@ module vta_compute
       assert (!(g3_wr && a4_wr && g3_a_q == a4_a_q))
       else $error("vta_compute: both units wrote ACC entry %0d in one cycle", g3_a_q);
       assert (!(retire && mem_done)) else $error("vta_compute: two completions in one cycle");
+      // The registered comparisons agree with the footprints they stand for.
+      assert (!fp_done_q ||
+              (cw_run_q == ((fp_dlo_q[BankW] != run_dlo_q[!unit][BankW]) &&
+                            (!run_src_q[!unit] || apart(fp_dlo_q, fp_dhi_q, run_slo_q[!unit],
+                                                        run_shi_q[!unit])) &&
+                            (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit],
+                                                run_dhi_q[!unit])))))
+      else $error("vta_compute: the registered footprint comparison disagrees");
       // The MUL stall keeps a reader of a product out of the cycle after it.
       assert (!(ar_valid_q && ar_write_q && a2_valid_q && a2_write_q && (a2_op_q == AluMul) &&
                 !a2_reset_q &&

@@ -96,8 +96,14 @@ module vta_wr_gearbox #(
     always_comb begin
       data        = started_q ? acc_q : '0;
       strb        = started_q ? strb_q : '0;
-      data[pos*ElemW+:ElemW] = in_data_i;
-      strb[pos*ElemBytes+:ElemBytes] = '1;
+      // A loop over the positions, not a part-select at pos * ElemW: synthesis made that a
+      // shifter with a 20-bit negation in front of it, on the write channel's longest path.
+      for (int p = 0; p < PerBeat; p++) begin
+        if (pos == IdxW'(p)) begin
+          data[p*ElemW+:ElemW]       = in_data_i;
+          strb[p*ElemBytes+:ElemBytes] = '1;
+        end
+      end
       acc_d       = acc_q;
       strb_d      = strb_q;
       idx_d       = idx_q;
