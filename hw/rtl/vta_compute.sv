@@ -290,13 +290,15 @@ module vta_compute
 
 
   // ---- footprints ----
-  logic                fp_hit;
-  logic [DstW-1:0]     fp_dmin, fp_dmax;
-  logic [SrcW-1:0]     fp_smin, fp_smax;
+  logic                fp_hit, fp_bsel;
+  logic [DstW-1:0]     fp_dmin [2];  // the record selected (0) and the one being committed (1)
+  logic [DstW-1:0]     fp_dmax [2];
+  logic [SrcW-1:0]     fp_smin [2];
+  logic [SrcW-1:0]     fp_smax [2];
   logic [DstW-1:0]     f_dfo, f_dfi;
   logic [SrcW-1:0]     f_sfo, f_sfi;
   logic [FpW-1:0]      f_io, f_ii;
-  logic                f_src, f_dok, f_sok, f_ok, fp_now;
+  logic                f_src, f_ok, fp_now;
   logic [LogAccDepth-1:0] f_dlo, f_dhi_i, f_slo, f_shi_i;
   // Of the instruction in D, worked out (fp_done_q) the cycle after it arrived:
   logic                fp_done_q, fp_ok_q, fp_nop_q, fp_src_q;
@@ -342,10 +344,15 @@ module vta_compute
     .nbgn_i    (LogUopDepth'(ng.uop_bgn)),
     .nend_i    ((LogUopDepth + 1)'(ng.uop_end)),
     .hit_o     (fp_hit),
-    .dmin_o    (fp_dmin),
-    .dmax_o    (fp_dmax),
-    .smin_o    (fp_smin),
-    .smax_o    (fp_smax)
+    .bsel_o    (fp_bsel),
+    .b_dmin_o  (fp_dmin[1]),
+    .b_dmax_o  (fp_dmax[1]),
+    .b_smin_o  (fp_smin[1]),
+    .b_smax_o  (fp_smax[1]),
+    .s_dmin_o  (fp_dmin[0]),
+    .s_dmax_o  (fp_dmax[0]),
+    .s_smin_o  (fp_smin[0]),
+    .s_smax_o  (fp_smax[0])
   );
 
   // The loop products depend on the instruction alone: they are multiplied as it enters D
@@ -353,7 +360,7 @@ module vta_compute
   // record's bounds and compares. They are (iter_out - 1) * fo + (iter_in - 1) * fi, taken as
   // iter_out * fo + iter_in * fi (f_*raw_q) less fo + fi (f_*fs_q), so that no subtraction
   // lies in front of the multipliers in the take cycle.
-  logic [FpW-1:0] f_dprod, f_sprod, f_draw_q, f_sraw_q, f_dfs_q, f_sfs_q;
+  logic [FpW-1:0] f_draw_q, f_sraw_q, f_dfs_q, f_sfs_q, f_dlim_q, f_dhalf_q, f_slim_q;
   assign ng    = cmd_data_i;
   assign na    = cmd_data_i;
   assign n_alu = (ng.opcode == OpAlu);
@@ -369,30 +376,43 @@ module vta_compute
       f_sraw_q <= f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
       f_dfs_q  <= FpW'(f_dfo) + FpW'(f_dfi);
       f_sfs_q  <= FpW'(f_sfo) + FpW'(f_sfi);
+      f_dlim_q  <= FpW'(AccDepth) + FpW'(f_dfo) + FpW'(f_dfi);
+      f_dhalf_q <= FpW'(AccDepth / 2) + FpW'(f_dfo) + FpW'(f_dfi);
+      f_slim_q  <= FpW'(AccDepth) + FpW'(f_sfo) + FpW'(f_sfi);
     end
   end
-  assign f_dprod = f_draw_q - f_dfs_q;
-  assign f_sprod = f_sraw_q - f_sfs_q;
-  // The bounds' checks compare the record's bounds with limits worked out from the products
-  // alone (beside the lookup, not after it): max + prod < AccDepth is max < AccDepth - prod,
-  // and the top index's bank, max + prod >= AccDepth / 2, is max >= AccDepth / 2 - prod. Only
-  // the registered indices need the sums.
-  logic [FpW-1:0] f_dlim, f_slim, f_dhalf;
-  logic           f_dbank;
-  assign f_dlim  = FpW'(AccDepth) - f_dprod;
-  assign f_slim  = FpW'(AccDepth) - f_sprod;
-  assign f_dhalf = FpW'(AccDepth / 2) - f_dprod;
-  assign f_src   = is_alu && !ha.use_imm;
-  assign f_dok   = (f_dprod < FpW'(AccDepth)) && (FpW'(fp_dmax) < f_dlim);
-  assign f_sok   = (f_sprod < FpW'(AccDepth)) && (FpW'(fp_smax) < f_slim) &&
-                   (FpW'(fp_smin) < FpW'(AccDepth));
-  assign f_dbank = (f_dprod >= FpW'(AccDepth / 2)) || (FpW'(fp_dmax) >= f_dhalf);
-  assign f_dlo   = LogAccDepth'(fp_dmin);
-  assign f_dhi_i = LogAccDepth'(fp_dmax) + LogAccDepth'(f_dprod);
-  assign f_slo   = LogAccDepth'(fp_smin);
-  assign f_shi_i = LogAccDepth'(fp_smax) + LogAccDepth'(f_sprod);
-  // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
-  assign f_ok = zero_uops || (fp_hit && f_dok && (!f_src || f_sok) && (f_dlo[BankW] == f_dbank));
+  // The bounds' checks, with prod = raw - fs (raw >= fs when there are iterations; every sum
+  // fits FpW): prod < AccDepth is raw < AccDepth + fs; max + prod < AccDepth is max + raw <
+  // AccDepth + fs; the top index's bank, max + prod >= AccDepth / 2, is max + raw >= AccDepth / 2
+  // + fs. The right-hand sides are registers from the take, so one sum (top) lies in front of
+  // the comparisons.
+  // Worked out for both records uop_fp may name (the one selected at take, the one a load
+  // commits in this cycle) side by side, and picked by fp_bsel after the sums and comparisons.
+  logic [FpW-1:0] c_dtop [2];
+  logic [FpW-1:0] c_stop [2];
+  logic [1:0]     c_ok;
+  logic [FpW-1:0] f_dtop, f_stop;
+  assign f_src = is_alu && !ha.use_imm;
+  always_comb begin
+    for (int k = 0; k < 2; k++) begin
+      logic dok, sok, dbank;
+      c_dtop[k] = FpW'(fp_dmax[k]) + f_draw_q;
+      c_stop[k] = FpW'(fp_smax[k]) + f_sraw_q;
+      dok   = (f_draw_q < f_dlim_q) && (c_dtop[k] < f_dlim_q);
+      sok   = (f_sraw_q < f_slim_q) && (c_stop[k] < f_slim_q) &&
+              (FpW'(fp_smin[k]) < FpW'(AccDepth));
+      dbank = (c_dtop[k] >= f_dhalf_q);
+      // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
+      c_ok[k] = dok && (!f_src || sok) && (fp_dmin[k][BankW] == dbank);
+    end
+  end
+  assign f_dtop  = c_dtop[fp_bsel];
+  assign f_stop  = c_stop[fp_bsel];
+  assign f_dlo   = LogAccDepth'(fp_dmin[fp_bsel]);
+  assign f_dhi_i = LogAccDepth'(f_dtop - f_dfs_q);
+  assign f_slo   = LogAccDepth'(fp_smin[fp_bsel]);
+  assign f_shi_i = LogAccDepth'(f_stop - f_sfs_q);
+  assign f_ok    = zero_uops || (fp_hit && c_ok[fp_bsel]);
 
   // Not while a load may still change the records (in the cycle it completes the lookup sees
   // the table after it), nor for an instruction arriving now. fp_ok_q is read only with
@@ -450,11 +470,15 @@ module vta_compute
   // cannot change before D's instruction leaves (only a start, which is D's, changes them), and
   // fp_done_q, which dispatch needs, is set only when nothing started in that cycle. So the
   // dispatch decision reads flags, not comparators.
+  // D's top indices are compared as top - fs < lo + fs's other side, i.e. f_*top < lo + f_*fs_q
+  // (the sums side by side, not one behind the other); the same as the truncated f_*hi_i
+  // whenever D's footprint is usable (f_ok: its top indices lie in the buffer).
   function automatic logic disjoint(logic src, logic [LogAccDepth-1:0] dlo,
                                     logic [LogAccDepth-1:0] dhi, logic [LogAccDepth-1:0] slo,
                                     logic [LogAccDepth-1:0] shi);
-    disjoint = (f_dlo[BankW] != dlo[BankW]) && (!src || apart(f_dlo, f_dhi_i, slo, shi)) &&
-               (!f_src || apart(f_slo, f_shi_i, dlo, dhi));
+    disjoint = (f_dlo[BankW] != dlo[BankW]) &&
+               (!src || (f_dtop < FpW'(slo) + f_dfs_q) || (shi < f_dlo)) &&
+               (!f_src || (f_stop < FpW'(dlo) + f_sfs_q) || (dhi < f_slo));
   endfunction
   logic cw_run_q, cw_prev_q;
   always_ff @(posedge clk_i) begin
@@ -1178,7 +1202,7 @@ module vta_compute
       else $error("vta_compute: both units wrote ACC entry %0d in one cycle", g3_a_q);
       assert (!(retire && mem_done)) else $error("vta_compute: two completions in one cycle");
       // The registered comparisons agree with the footprints they stand for.
-      assert (!fp_done_q ||
+      assert (!fp_done_q || !fp_ok_q ||
               (cw_run_q == ((fp_dlo_q[BankW] != run_dlo_q[!unit][BankW]) &&
                             (!run_src_q[!unit] || apart(fp_dlo_q, fp_dhi_q, run_slo_q[!unit],
                                                         run_shi_q[!unit])) &&

@@ -32,12 +32,22 @@ module vta_uop_fp
   input  logic                   take_i,
   input  logic [LogUopDepth-1:0] nbgn_i,
   input  logic [LogUopDepth:0]   nend_i,
+  // the held instruction's bounds: hit_o says there are some; they are the record being
+  // committed in this cycle (b_*_o) when bsel_o, else the selected record's (s_*_o). Both are
+  // registers, so the caller can work with each beside the other and pick late.
   output logic                   hit_o,
-  output logic [UopDstW-1:0]     dmin_o,
-  output logic [UopDstW-1:0]     dmax_o,
-  output logic [UopSrcW-1:0]     smin_o,
-  output logic [UopSrcW-1:0]     smax_o
+  output logic                   bsel_o,
+  output logic [UopDstW-1:0]     b_dmin_o,
+  output logic [UopDstW-1:0]     b_dmax_o,
+  output logic [UopSrcW-1:0]     b_smin_o,
+  output logic [UopSrcW-1:0]     b_smax_o,
+  output logic [UopDstW-1:0]     s_dmin_o,
+  output logic [UopDstW-1:0]     s_dmax_o,
+  output logic [UopSrcW-1:0]     s_smin_o,
+  output logic [UopSrcW-1:0]     s_smax_o
 );
+  logic [UopDstW-1:0] dmin_o, dmax_o;
+  logic [UopSrcW-1:0] smin_o, smax_o;
   localparam int unsigned AW = LogUopDepth + 1;  // addresses up to and including the depth
   localparam int unsigned PtrW = $clog2(NRec);
 
@@ -200,6 +210,15 @@ module vta_uop_fp
   assign sel_gone = commit && (b_bad_q || (|(sel_oh_q & (ovl_q | ptr_oh_q))));
   assign now_hit  = b_hit || (sel_hit_q && !sel_gone);
   assign hit_o    = now_hit;
+  assign bsel_o   = b_hit;
+  assign b_dmin_o = b_dmin_q;
+  assign b_dmax_o = b_dmax_q;
+  assign b_smin_o = b_smin_q;
+  assign b_smax_o = b_smax_q;
+  assign s_dmin_o = sel_dmin_q;
+  assign s_dmax_o = sel_dmax_q;
+  assign s_smin_o = sel_smin_q;
+  assign s_smax_o = sel_smax_q;
   assign dmin_o   = b_hit ? b_dmin_q : sel_dmin_q;
   assign dmax_o   = b_hit ? b_dmax_q : sel_dmax_q;
   assign smin_o   = b_hit ? b_smin_q : sel_smin_q;
