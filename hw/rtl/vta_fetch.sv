@@ -145,10 +145,12 @@ module vta_fetch
   always_comb begin
     // What arrives, is buffered and is routed is summed beside the burst's cost; the address
     // channel's answer only picks one of the two sums.
+    // (room_q less the burst's cost is a sum of registers; the answer picks it, then one sum
+    // adds the step: the late route and address-channel answers do not enter a chain of sums.)
     room_step = ((r_valid_i && r_ready_o) ? StepW'(PerBeat) : '0) + (route ? StepW'(1) : '0) -
                 ((gb_valid && buf_in_ready) ? StepW'(1) : '0);
-    room_rest = room_q + (CredW + 1)'(room_step);
-    room_d    = (ar_valid_o && ar_ready_i) ? room_rest - room_cost : room_rest;
+    room_rest = room_q - room_cost;
+    room_d    = ((ar_valid_o && ar_ready_i) ? room_rest : room_q) + (CredW + 1)'(room_step);
     remaining_d = remaining_q;
     if (start_i) remaining_d = insn_count_i;
     else if (route) remaining_d = remaining_q - 1'b1;
