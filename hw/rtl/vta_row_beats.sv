@@ -47,6 +47,10 @@ module vta_row_beats #(
     part_beats = 2'(({2'b0, o} + {2'b0, l} + (L + 2)'((1 << L) - 1)) >> L);
   endfunction
 
+  logic [BeatsW-1:0] cmd_beats [3];  // a command's whole beats + 0, 1, 2
+  for (genvar k = 0; k < 3; k++) begin : g_cmd_beats
+    assign cmd_beats[k] = BeatsW'(cmd_hi) + BeatsW'(k);
+  end
   assign row_end     = row_lo_q + rb_lo_q - 1'b1;
   assign next_lo     = row_lo_q + stride_lo_q;
   assign cmd_hi      = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
@@ -95,11 +99,11 @@ module vta_row_beats #(
         stride_lo_q <= cmd_stride_lo_i;
         rb_lo_q     <= cmd_row_bytes_i[L-1:0];
         first_q     <= 1'b1;
-        left_q      <= BeatsW'(cmd_hi) + BeatsW'(cmd_part);
+        left_q      <= cmd_beats[cmd_part];  // the sums side by side, picked by the carry
         last_q      <= (cmd_hi == '0 && cmd_part == 2'd1) || (cmd_hi == HiW'(1) && cmd_part == 2'd0);
         for (int k = 0; k < 3; k++) begin
-          rb_beats_q[k] <= BeatsW'(cmd_hi) + BeatsW'(k);
-          rb_one_q[k]   <= (BeatsW'(cmd_hi) + BeatsW'(k) == BeatsW'(1));
+          rb_beats_q[k] <= cmd_beats[k];
+          rb_one_q[k]   <= (cmd_beats[k] == BeatsW'(1));
         end
       end
     end
