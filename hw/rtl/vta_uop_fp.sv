@@ -270,33 +270,41 @@ module vta_uop_fp
   end
 
 `ifndef SYNTHESIS
-  // The selection against a lookup of the whole table for the held instruction.
-  logic [NRec-1:0]    chk_match;
-  logic               chk_hit;
-  logic [UopDstW-1:0] chk_dmax;
-  logic [UopSrcW-1:0] chk_smax;
-  always_comb begin
-    chk_hit  = commit && !b_bad_q && (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q);
-    chk_dmax = chk_hit ? b_dmax_q : '0;
-    chk_smax = chk_hit ? b_smax_q : '0;
+  // The selection against a lookup of the whole table for the held instruction, in the cycles
+  // after the selection or the table changed (a take, a commit) and in a commit cycle itself:
+  // the only cycles in which it can disagree (checked only then, it costs the Verilator model
+  // nothing in the others).
+  function automatic logic chk_agrees();
+    logic               hit;
+    logic [UopDstW-1:0] dmax;
+    logic [UopSrcW-1:0] smax;
+    hit  = commit && !b_bad_q && (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q);
+    dmax = hit ? b_dmax_q : '0;
+    smax = hit ? b_smax_q : '0;
     for (int r = 0; r < NRec; r++) begin
-      chk_match[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) &&
-                     lo_q[r] <= AW'(bgn_i) && end_i <= hi_q[r];
-      chk_dmax = chk_dmax | (chk_match[r] ? dmax_q[r] : '0);
-      chk_smax = chk_smax | (chk_match[r] ? smax_q[r] : '0);
+      if (valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) &&
+          lo_q[r] <= AW'(bgn_i) && end_i <= hi_q[r]) begin
+        hit  = 1'b1;
+        dmax = dmax | dmax_q[r];
+        smax = smax | smax_q[r];
+      end
     end
-    chk_hit = chk_hit || (|chk_match);
-  end
-  logic chk_live_q;  // an instruction has been taken since the reset
+    chk_agrees = (now_hit == hit) && (!hit || (dmax_o == dmax && smax_o == smax));
+  endfunction
+  logic chk_live_q, chk_now_q;  // an instruction has been taken; a take or commit last cycle
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) chk_live_q <= 1'b0;
-    else if (take_i) chk_live_q <= 1'b1;
+    if (!rst_ni) begin
+      chk_live_q <= 1'b0;
+      chk_now_q  <= 1'b0;
+    end else begin
+      if (take_i) chk_live_q <= 1'b1;
+      chk_now_q <= take_i || commit;
+    end
   end
   always_ff @(posedge clk_i) begin
-    if (rst_ni && chk_live_q && AW'(bgn_i) < end_i) begin
-      assert (now_hit == chk_hit && (!now_hit || (dmax_o == chk_dmax && smax_o == chk_smax)))
-      else $error("vta_uop_fp: the selected record disagrees with the table (hit %0d, %0d)",
-                  now_hit, chk_hit);
+    if (rst_ni && chk_live_q && (chk_now_q || commit) && AW'(bgn_i) < end_i) begin
+      assert (chk_agrees())
+      else $error("vta_uop_fp: the selected record disagrees with the table (hit %0d)", now_hit);
     end
   end
   always_ff @(posedge clk_i) begin
