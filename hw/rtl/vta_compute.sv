@@ -632,8 +632,8 @@ module vta_compute
   // Only the index bits of ACC and the tag's reset, use_imm and opcode are compared.
   /* verilator lint_off UNUSEDSIGNAL */
   logic [AluTagW-1:0] a_u2_tag;
-  logic [DstW-1:0]    a_u2_dst;
-  logic [SrcW-1:0]    a_u2_src;
+  logic [DstW-1:0]    a_u2_dst, a_u2_doff;
+  logic [SrcW-1:0]    a_u2_src, a_u2_soff;
   /* verilator lint_on UNUSEDSIGNAL */
 
   vta_uop_seq #(.TagW(1)) u_gemm_seq (
@@ -673,7 +673,9 @@ module vta_compute
     .u2_write_o (),
     .u2_tag_o   (),
     .u2_dst_o   (),
-    .u2_src_o   ()
+    .u2_src_o   (),
+    .u2_doff_o  (),
+    .u2_soff_o  ()
   );
 
   vta_uop_seq #(.TagW(AluTagW), .KeepWgt(1'b0)) u_alu_seq (
@@ -713,7 +715,9 @@ module vta_compute
     .u2_write_o (a_u2_write),
     .u2_tag_o   (a_u2_tag),
     .u2_dst_o   (a_u2_dst),
-    .u2_src_o   (a_u2_src)
+    .u2_src_o   (a_u2_src),
+    .u2_doff_o  (a_u2_doff),
+    .u2_soff_o  (a_u2_soff)
   );
 
   // ---- the ALU's MUL stall ----
@@ -730,9 +734,13 @@ module vta_compute
   assign x_reset    = a_x_tag[AluTagW-1];
   assign x_op       = a_x_tag[AluImmW+:AluAluOpcodeW];
   assign x_slow   = a_x_valid && a_x_write && (x_op == AluMul) && !x_reset;
+  // The U2 micro-op's fields against X's index less the offsets X will add to them (differences
+  // of registers, made while the micro-op buffer is read): equal in the index bits exactly when
+  // the sums are, and no adder lies behind the buffer's output.
   assign u2_reads = a_u2_valid && a_u2_write &&
-                    ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_x_dst)) ||
-                     (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_x_dst))));
+                    ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_x_dst - a_u2_doff)) ||
+                     (!u2_use_imm &&
+                      (LogAccDepth'(a_u2_src) == LogAccDepth'(SrcW'(a_x_dst) - a_u2_soff))));
   always_ff @(posedge clk_i) begin
     if (!rst_ni) hz_q <= 1'b0;
     else hz_q <= x_slow && u2_reads;  // x_slow is low in a stall: nothing leaves X then

@@ -16,7 +16,8 @@
 // With stall_i (the ALU's: a micro-op in X that reads the destination of the MUL ahead of it,
 // docs/hw.md "Compute pipeline") every stage from C0 to X keeps its micro-op for the cycle and
 // nothing leaves X (x_valid_o low); an instruction may still start into an empty C0. The u2_*
-// outputs are the micro-op in U2 with the indices it will have in X, for that comparison. An instruction without
+// outputs are the micro-op in U2, its fields and the offsets X will add to them, for that
+// comparison. An instruction without
 // micro-ops (no iterations, or uop_end <= uop_bgn) issues one bubble with write_o low.
 // The tag is whatever the parent needs in its result stage (reset flag, ALU opcode and
 // immediate); it rides along with every micro-op.
@@ -69,8 +70,10 @@ module vta_uop_seq
   output logic                     u2_valid_o,
   output logic                     u2_write_o,
   output logic [TagW-1:0]          u2_tag_o,
-  output logic [UopDstW-1:0]       u2_dst_o,
-  output logic [UopSrcW-1:0]       u2_src_o
+  output logic [UopDstW-1:0]       u2_dst_o,     // the micro-op's dst field (from the buffer)
+  output logic [UopSrcW-1:0]       u2_src_o,     // and src field
+  output logic [UopDstW-1:0]       u2_doff_o,    // the loop offsets X adds to them
+  output logic [UopSrcW-1:0]       u2_soff_o
 );
   localparam int unsigned DstW = UopDstW;
   localparam int unsigned SrcW = UopSrcW;
@@ -281,8 +284,10 @@ module vta_uop_seq
   assign u2_valid_o = u_valid_q[1];
   assign u2_write_o = u_write_q[1];
   assign u2_tag_o   = u_tag_q[1];
-  assign u2_dst_o   = u2_dst;
-  assign u2_src_o   = u2_src;
+  assign u2_dst_o   = u.dst;
+  assign u2_src_o   = u.src;
+  assign u2_doff_o  = u_doff_q[1];
+  assign u2_soff_o  = u_soff_q[1];
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
