@@ -1,8 +1,8 @@
 // vta_alu - the vector ALU: one operation over the BATCH*BLOCK_OUT lanes of an ACC element, in
 // two stages (docs/hw.md, "Compute pipeline"):
 //   C2a: every operation but MUL, and a micro-op with the reset flag (zero), into pre_o; the
-//        operands of a MUL into the multiply's input registers (the DSP slices' A and B);
-//   C2b: the product (MUL without reset) or pre_o, into res_o, which the compute module
+//        product's three 16 x 16-bit parts into the DSP slices' registers;
+//   C2b: the parts' sum (MUL without reset) or pre_o, into res_o, which the compute module
 //        writes to ACC and OUT in the next cycle (C4).
 // So every result but a product is ready after C2a, and a dependent micro-op in the next cycle
 // takes it from pre_o (the compute module's forwarding); a product is ready only after C2b,

@@ -30,7 +30,7 @@ module vta_fifo #(
   logic [Width-1:0] head_q;
   logic [PtrW-1:0] rptr_nx;
   logic [PtrW-1:0] wptr_d, wptr_q, rptr_d, rptr_q;
-  logic [CountW-1:0] count_d, count_q, cp1_d, cp1_q, cm1_d, cm1_q;
+  logic [CountW-1:0] count_q;
   logic push, pop;
 
   assign in_ready_o  = (count_q != CountW'(Depth));
@@ -41,41 +41,30 @@ module vta_fifo #(
   assign push        = in_valid_i & in_ready_o;
   assign pop         = out_valid_o & out_ready_i;
 
-  // The count and the count plus and minus one are all registers, each next value a sum of a
-  // register, so the late push and pop (a consumer's dispatch decision) only pick among them
-  // instead of entering an adder.
+  // The count: a late push or pop (a consumer's dispatch decision) only picks its next value.
+  vta_updown #(.Width(CountW)) u_count (
+    .clk_i,
+    .rst_ni,
+    .clear_i(1'b0),
+    .inc_i  (push),
+    .dec_i  (pop),
+    .count_o(count_q)
+  );
+
   always_comb begin
-    wptr_d  = wptr_q;
-    rptr_d  = rptr_q;
-    count_d = count_q;
-    cp1_d   = cp1_q;
-    cm1_d   = cm1_q;
+    wptr_d = wptr_q;
+    rptr_d = rptr_q;
     if (push) wptr_d = (wptr_q == LastPtr) ? '0 : wptr_q + 1'b1;
     if (pop) rptr_d = rptr_nx;
-    if (push && !pop) begin
-      count_d = cp1_q;
-      cp1_d   = cp1_q + 1'b1;
-      cm1_d   = count_q;
-    end else if (pop && !push) begin
-      count_d = cm1_q;
-      cp1_d   = count_q;
-      cm1_d   = cm1_q - 1'b1;
-    end
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       wptr_q  <= '0;
       rptr_q  <= '0;
-      count_q <= '0;
-      cp1_q   <= CountW'(1);
-      cm1_q   <= '1;
     end else begin
       wptr_q  <= wptr_d;
       rptr_q  <= rptr_d;
-      count_q <= count_d;
-      cp1_q   <= cp1_d;
-      cm1_q   <= cm1_d;
     end
   end
 
@@ -88,12 +77,4 @@ module vta_fifo #(
     if (pop && count_q != '0 && count_q != CountW'(1)) head_q <= mem_q[rptr_nx];
     else if (push && (count_q == '0 || (pop && count_q == CountW'(1)))) head_q <= in_data_i;
   end
-`ifndef SYNTHESIS
-  always_ff @(posedge clk_i) begin
-    if (rst_ni) begin
-      assert (cp1_q == count_q + 1'b1 && cm1_q == count_q - 1'b1)
-      else $error("vta_fifo: count copies %0d, %0d disagree with %0d", cp1_q, cm1_q, count_q);
-    end
-  end
-`endif
 endmodule

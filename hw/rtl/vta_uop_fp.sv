@@ -46,8 +46,8 @@ module vta_uop_fp
   output logic [UopSrcW-1:0]     s_smin_o,
   output logic [UopSrcW-1:0]     s_smax_o
 );
-  logic [UopDstW-1:0] dmin_o, dmax_o;
-  logic [UopSrcW-1:0] smin_o, smax_o;
+  logic [UopDstW-1:0] now_dmin, now_dmax;  // this cycle's bounds
+  logic [UopSrcW-1:0] now_smin, now_smax;
   localparam int unsigned AW = LogUopDepth + 1;  // addresses up to and including the depth
   localparam int unsigned PtrW = $clog2(NRec);
 
@@ -219,10 +219,10 @@ module vta_uop_fp
   assign s_dmax_o = sel_dmax_q;
   assign s_smin_o = sel_smin_q;
   assign s_smax_o = sel_smax_q;
-  assign dmin_o   = b_hit ? b_dmin_q : sel_dmin_q;
-  assign dmax_o   = b_hit ? b_dmax_q : sel_dmax_q;
-  assign smin_o   = b_hit ? b_smin_q : sel_smin_q;
-  assign smax_o   = b_hit ? b_smax_q : sel_smax_q;
+  assign now_dmin = b_hit ? b_dmin_q : sel_dmin_q;
+  assign now_dmax = b_hit ? b_dmax_q : sel_dmax_q;
+  assign now_smin = b_hit ? b_smin_q : sel_smin_q;
+  assign now_smax = b_hit ? b_smax_q : sel_smax_q;
 
   // For the instruction taken: the table as this cycle leaves it.
   always_comb begin
@@ -262,10 +262,10 @@ module vta_uop_fp
       sel_smin_q <= n_smin;
       sel_smax_q <= n_smax;
     end else if (commit) begin
-      sel_dmin_q <= dmin_o;
-      sel_dmax_q <= dmax_o;
-      sel_smin_q <= smin_o;
-      sel_smax_q <= smax_o;
+      sel_dmin_q <= now_dmin;
+      sel_dmax_q <= now_dmax;
+      sel_smin_q <= now_smin;
+      sel_smax_q <= now_smax;
     end
   end
 
@@ -289,7 +289,7 @@ module vta_uop_fp
         smax = smax | smax_q[r];
       end
     end
-    chk_agrees = (now_hit == hit) && (!hit || (dmax_o == dmax && smax_o == smax));
+    chk_agrees = (now_hit == hit) && (!hit || (now_dmax == dmax && now_smax == smax));
   endfunction
   logic chk_live_q, chk_now_q;  // an instruction has been taken; a take or commit last cycle
   always_ff @(posedge clk_i) begin
