@@ -12,6 +12,7 @@
 #include "host/crash.h"
 #include "host/executor.h"
 #include "host/regress.h"
+#include "host/regress_work.h"
 #include "sim/gen/cfg.h"
 
 static void regress_help(void) {
@@ -78,6 +79,9 @@ static void regress_help(void) {
       "                     faults before it runs (the report carries its backtrace)\n"
       "  --job F --job-results R [--deadline T] [--coverage-data DIR]\n"
       "                     one job of a parallel run, as the executor starts it\n"
+      "  --work-case CONFIG BACKEND WORKLOAD SEED [--inject-crash]\n"
+      "                     one gemm, alu, conv or model case in this process, as vta regress\n"
+      "                     starts each (BACKEND: the spec the diff backend tests)\n"
       "  -h, --help         show this help\n"
       "\n"
       "exit status: 0 every case passed (or was skipped), 1 a case failed or could not run,\n"
@@ -86,7 +90,29 @@ static void regress_help(void) {
 
 #define MAXV 32
 
+/* `vta regress --work-case CONFIG BACKEND WORKLOAD SEED [--inject-crash]`: the child process of
+ * one runtime-level case (host/regress_work.c starts it; its standard error is the case's
+ * message, and a crash report written there is the case's details). */
+static int work_case(int argc, char **argv) {
+  const char *cmd = "regress";
+  if (argc != 6 && !(argc == 7 && strcmp(argv[6], "--inject-crash") == 0))
+    return vta_cli_usage_error(cmd, "--work-case takes CONFIG BACKEND WORKLOAD SEED "
+                                    "[--inject-crash]");
+  int w = vta_diff_workload_find(argv[4]);
+  if (w < 0 || vta_diff_workload_generated((vta_diff_workload)w))
+    return vta_cli_usage_error(cmd, "--work-case: workload '%s' is not gemm, alu, conv or model",
+                               argv[4]);
+  uint64_t seed;
+  if (vta_cli_parse_u64(cmd, "--work-case SEED", argv[5], UINT64_MAX / 2, &seed) != 0)
+    return VTA_EXIT_USAGE;
+  vta_crash_trace_install(2);
+  if (argc == 7) vta_crash_fault_now();
+  return vta_regress_work_main(argv[2], argv[3], (vta_diff_workload)w, seed) ? VTA_EXIT_FAIL
+                                                                             : VTA_EXIT_OK;
+}
+
 int vta_cmd_regress(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--work-case") == 0) return work_case(argc, argv);
   const char *cmd = "regress";
   const char *suite = NULL, *rerun = NULL, *junit = "regress.xml", *wave_dir = "regress-waves";
   const char *executor = "local", *coverage = NULL, *coverage_data = NULL, *work_dir = NULL;

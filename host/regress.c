@@ -577,7 +577,7 @@ int vta_regress_run(const vta_regress_plan *p, const vta_regress_options *o,
       /* Through the runtime on the diff backend, in a child process (host/regress_work.c). */
       char spec[2048];
       work_spec(p, c, o, i, spec, sizeof spec);
-      vta_regress_work_run(p->configs[c->config], spec, c->workload, c->seed,
+      vta_regress_work_run(o->self, p->configs[c->config], spec, c->workload, c->seed,
                            o->inject_crash >= 0 && (size_t)o->inject_crash == i, &dr, equiv,
                            sizeof equiv, &crash);
       ran = 1;

@@ -103,6 +103,8 @@ typedef struct vta_regress_options {
   int64_t inject_crash;    /* test hook: case index (a runtime-level workload) whose child
                               process faults before it runs (-1 = none) */
   const char *argv0;       /* the vta program named in reproduction commands */
+  const char *self;        /* the vta program the runtime-level cases run in (`regress
+                              --work-case`); NULL = this program */
   /* Coverage: the rtl cases run the models built with line and toggle coverage (make
    * rtl-cov-models) and write their data under this folder; vta_regress_coverage merges it.
    * NULL = no coverage. */

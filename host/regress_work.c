@@ -5,12 +5,20 @@
  * compiler and replays it through the JIT, as `vta bench conv2d` and the model runtime do. All
  * of them name the diff backend, so every device run they make is checked against fsim byte for
  * byte, and they check their own results against the C references as well. Each case runs in a
- * forked child: the benchmarks print to standard output (discarded) and report on standard
+ * child process: the benchmarks print to standard output (discarded) and report on standard
  * error (kept as the case's message), and a crash or hang is that case's error, not the run's.
+ *
+ * The child is a new run of the vta program (`vta regress --work-case ...`), not a forked copy
+ * of this process. By the time a case starts this process has other threads (the diff
+ * session's Verilator model starts a worker thread), and a copy made by fork() keeps every lock
+ * one of them held at that instant, held by no one. It happened: under load a case's child
+ * waited forever on the ASan allocator's lock, which the parent's Verilator worker held while
+ * it started up. Between fork() and exec() the child only calls async-signal-safe functions.
  */
 #include "host/regress_work.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -218,9 +226,21 @@ static void last_line(const char *text, char *out, size_t n) {
   snprintf(out, n, "%.*s", (int)(end - start), start);
 }
 
-void vta_regress_work_run(const char *config, const char *backend, vta_diff_workload w,
-                          uint64_t seed, int inject_crash, vta_diff_result *r, char *equiv,
-                          size_t n, char **crash) {
+/* Writes "text (errno N)\n" to fd 2 with async-signal-safe calls only (a forked child). */
+static void child_say(const char *text, size_t len, int e) {
+  char num[32] = " (errno ", *q = num + 8;
+  char digits[12];
+  int k = 0;
+  do digits[k++] = (char)('0' + e % 10); while ((e /= 10) > 0 && k < 11);
+  while (k > 0) *q++ = digits[--k];
+  *q++ = ')';
+  *q++ = '\n';
+  if (write(2, text, len) < 0 || write(2, num, (size_t)(q - num)) < 0) _exit(127);
+}
+
+void vta_regress_work_run(const char *self, const char *config, const char *backend,
+                          vta_diff_workload w, uint64_t seed, int inject_crash,
+                          vta_diff_result *r, char *equiv, size_t n, char **crash) {
   *crash = NULL;
   memset(r, 0, sizeof *r);
   r->insn_index = -1;
@@ -246,9 +266,39 @@ void vta_regress_work_run(const char *config, const char *backend, vta_diff_work
   if (equiv[0] && cf != config)
     snprintf(equiv + strlen(equiv), n - strlen(equiv),
              " (C.json: vta regress --print-config %s > C.json)", config);
-  int fds[2];
-  if (pipe(fds) != 0) {
+  char exe[4096], seed_text[24], failed[4200];
+  if (!self) {
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0) {
+      snprintf(r->message, sizeof r->message,
+               "cannot find this program's path (/proc/self/exe) to run the case in: %s",
+               strerror(errno));
+      return;
+    }
+    exe[len] = 0;
+    self = exe;
+  }
+  if (access(self, X_OK) != 0) {
+    snprintf(r->message, sizeof r->message, "cannot run %s for the case: %s", self,
+             strerror(errno));
+    return;
+  }
+  snprintf(seed_text, sizeof seed_text, "%llu", (unsigned long long)seed);
+  char *argv[] = {(char *)self, "regress", "--work-case", (char *)config, (char *)backend,
+                  (char *)vta_diff_workload_name(w), seed_text,
+                  inject_crash ? "--inject-crash" : NULL, NULL};
+  int failed_len = snprintf(failed, sizeof failed, "vta regress: cannot run %s for the case", self);
+  if (failed_len < 0 || (size_t)failed_len >= sizeof failed) failed_len = (int)strlen(failed);
+  /* Close-on-exec, so that no other program this process starts inherits the pipe's write
+   * end and keeps the read below from seeing its end. */
+  int fds[2], null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (null_fd < 0) {
+    snprintf(r->message, sizeof r->message, "cannot open /dev/null: %s", strerror(errno));
+    return;
+  }
+  if (pipe2(fds, O_CLOEXEC) != 0) {
     snprintf(r->message, sizeof r->message, "cannot create a pipe: %s", strerror(errno));
+    close(null_fd);
     return;
   }
   fflush(stdout);
@@ -257,21 +307,22 @@ void vta_regress_work_run(const char *config, const char *backend, vta_diff_work
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
+    close(null_fd);
     snprintf(r->message, sizeof r->message, "cannot fork: %s", strerror(errno));
     return;
   }
   if (pid == 0) {
-    close(fds[0]);
-    if (!freopen("/dev/null", "w", stdout)) _exit(3);
-    dup2(fds[1], 2);
-    close(fds[1]);
-    /* A crash writes its place and backtrace to the captured standard error (host/crash.h). */
-    vta_crash_trace_install(2);
-    if (inject_crash) vta_crash_fault_now();
-    int st = vta_regress_work_main(config, backend, w, seed);
-    fflush(NULL);
-    _exit(st ? 1 : 0);
+    /* Standard output to /dev/null, standard error into the pipe: dup2 clears close-on-exec
+     * on the copies (not when a descriptor already is the target), the originals close at
+     * exec. */
+    if (dup2(null_fd, 1) < 0 || dup2(fds[1], 2) < 0) _exit(127);
+    if (null_fd == 1) fcntl(1, F_SETFD, 0);
+    if (fds[1] == 2) fcntl(2, F_SETFD, 0);
+    execv(self, argv);
+    child_say(failed, (size_t)failed_len, errno);
+    _exit(127);
   }
+  close(null_fd);
   close(fds[1]);
   size_t len = 0;
   const size_t cap = 1 << 14;

@@ -19,17 +19,20 @@
 
 /* Runs one case in a child process (standard output discarded, standard error kept for the
  * message, a crash or a hang contained): config is a file or gen:SEED, backend the spec under
- * test (NAME or NAME@OPTIONS). r->outcome is PASS, FAIL (the diff backend found a difference)
- * or ERROR; equiv receives the equivalent stand-alone command (bench workloads) or "". When
- * the child died of a fault or an abort, *crash receives its crash report (host/crash.h: the
- * signal, the place, the backtrace; the caller frees it), else NULL. inject_crash (a test
- * hook) makes the child fault before it runs the case. */
-void vta_regress_work_run(const char *config, const char *backend, vta_diff_workload w,
-                          uint64_t seed, int inject_crash, vta_diff_result *r, char *equiv,
-                          size_t n, char **crash);
+ * test (NAME or NAME@OPTIONS). The child runs the vta program self (NULL: this program,
+ * /proc/self/exe) as `self regress --work-case CONFIG BACKEND WORKLOAD SEED [--inject-crash]`,
+ * never a forked copy of this process, whose other threads may hold locks at the fork.
+ * r->outcome is PASS, FAIL (the diff backend found a difference) or ERROR; equiv receives the
+ * equivalent stand-alone command (bench workloads) or "". When the child died of a fault or an
+ * abort, *crash receives its crash report (host/crash.h: the signal, the place, the backtrace;
+ * the caller frees it), else NULL. inject_crash (a test hook) makes the child fault before it
+ * runs the case. */
+void vta_regress_work_run(const char *self, const char *config, const char *backend,
+                          vta_diff_workload w, uint64_t seed, int inject_crash,
+                          vta_diff_result *r, char *equiv, size_t n, char **crash);
 
 /* The same in this process, without the capture: an exit status (0 pass, 1 fail). The child of
- * vta_regress_work_run calls this. */
+ * vta_regress_work_run (`vta regress --work-case`) calls this. */
 int vta_regress_work_main(const char *config, const char *backend, vta_diff_workload w,
                           uint64_t seed);
 

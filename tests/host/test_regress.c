@@ -13,6 +13,7 @@
 #define CLI_RUN_TIMEOUT 600
 #include "cli_run.h"
 #include "host/regress.h"
+#include "host/regress_work.h"
 #include "vta/device.h"
 #include "support/slurm_local.h"
 
@@ -473,6 +474,62 @@ static void test_regress_runtime_workloads_fail_with_their_commands(void **state
   cli_result_free(&r);
 }
 
+/* Regression test: a runtime-level case ran in a forked copy of the regress process, which by
+ * then has other threads (the diff session's Verilator model starts a worker); the copy keeps
+ * every lock one of them held at the fork, and under load a case waited forever on the ASan
+ * allocator's lock that the worker held while starting (the test above was killed after 600 s,
+ * its case's child left running). A case now runs a new vta (`vta regress --work-case ...`):
+ * here the program is a script that records its arguments and runs vta. */
+static void test_regress_runtime_case_runs_a_new_vta_not_a_fork(void **state) {
+  (void)state;
+  char script[512], args[512], vta[4096];
+  path(script, sizeof script, "vta-wrapper.sh");
+  path(args, sizeof args, "wrapper-args.txt");
+  assert_non_null(realpath(cli_bin(), vta));
+  char text[5200];
+  snprintf(text, sizeof text, "#!/bin/sh\nprintf '%%s\\n' \"$*\" >> '%s'\nexec '%s' \"$@\"\n", args,
+           vta);
+  cli_spit_text(script, text);
+  assert_int_equal(chmod(script, 0755), 0);
+  vta_diff_result r;
+  char equiv[1536], *crash = NULL;
+  vta_regress_work_run(script, "configs/vta_default.json", "fsim", VTA_DIFF_W_GEMM, 4, 0, &r,
+                       equiv, sizeof equiv, &crash);
+  if (r.outcome != VTA_DIFF_PASS) fail_msg("%s", r.message);
+  assert_null(crash);
+  vta_regress_work_run(script, "configs/vta_default.json", "inject=1:fsim", VTA_DIFF_W_ALU, 4, 0,
+                       &r, equiv, sizeof equiv, &crash);
+  assert_int_equal(r.outcome, VTA_DIFF_FAIL);
+  assert_non_null(strstr(r.message, "device memory differs from fsim"));
+  vta_regress_work_run(script, "configs/vta_default.json", "fsim", VTA_DIFF_W_CONV, 4, 1, &r,
+                       equiv, sizeof equiv, &crash);
+  assert_int_equal(r.outcome, VTA_DIFF_ERROR);
+  assert_non_null(strstr(r.message, "conv seed=4 crashed (signal 11 (SIGSEGV)"));
+  assert_non_null(crash);
+  assert_non_null(strstr(crash, "vta: backtrace (most recent call first):"));
+  free(crash);
+  char *got = cli_slurp(args, NULL);
+  assert_non_null(got);
+  assert_string_equal(got, "regress --work-case configs/vta_default.json fsim gemm 4\n"
+                           "regress --work-case configs/vta_default.json inject=1:fsim alu 4\n"
+                           "regress --work-case configs/vta_default.json fsim conv 4 "
+                           "--inject-crash\n");
+  free(got);
+  /* A program that cannot be run is the case's error, in words. */
+  path(script, sizeof script, "no-such-vta");
+  vta_regress_work_run(script, "configs/vta_default.json", "fsim", VTA_DIFF_W_GEMM, 4, 0, &r,
+                       equiv, sizeof equiv, &crash);
+  assert_int_equal(r.outcome, VTA_DIFF_ERROR);
+  assert_non_null(strstr(r.message, "no-such-vta for the case: No such file or directory"));
+  assert_null(crash);
+  /* The child's command line is checked like any other. */
+  cli_result c;
+  CLI_RUN(&c, "regress", "--work-case", "configs/vta_default.json", "fsim", "random", "4");
+  assert_int_equal(c.status, 2);
+  assert_non_null(strstr(c.err, "workload 'random' is not gemm, alu, conv or model"));
+  cli_result_free(&c);
+}
+
 /* Generated configurations: one per seed, every tool accepts it (the file --print-config writes
  * reads back as the same configuration), and the generated programs and runtime workloads pass
  * on them. */
@@ -536,6 +593,7 @@ int main(void) {
       cmocka_unit_test(test_regress_failure_names_address_instruction_waveform_and_command),
       cmocka_unit_test(test_regress_runtime_workloads_fail_with_their_commands),
       cmocka_unit_test(test_regress_crashed_case_reports_its_backtrace),
+      cmocka_unit_test(test_regress_runtime_case_runs_a_new_vta_not_a_fork),
       cmocka_unit_test(test_regress_generated_configurations),
       cmocka_unit_test(test_regress_dual_issue_waits_for_the_previous_instruction),
       cmocka_unit_test(test_regress_parallel_jobs_give_the_same_report),
