@@ -84,6 +84,10 @@ class Model {
   explicit Model(const vta_rtl_model_opts &o) : opts_(o) {
     ctx_.reset(new VerilatedContext);
     ctx_->fatalOnError(false);
+    // The model is verilated for one thread; without this the context still starts a pool of
+    // hardware_concurrency() - 1 idle worker threads, and a process that forks after opening a
+    // model (vta regress) could copy a lock one of them holds.
+    ctx_->threads(1);
     top_.reset(new Vvta_top(ctx_.get(), "vta"));
     bus_bytes_ = sizeof(top_->m_axi_rdata_i);
 #if VM_TRACE
