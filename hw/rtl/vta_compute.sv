@@ -360,7 +360,8 @@ module vta_compute
   // record's bounds and compares. They are (iter_out - 1) * fo + (iter_in - 1) * fi, taken as
   // iter_out * fo + iter_in * fi (f_*raw_q) less fo + fi (f_*fs_q), so that no subtraction
   // lies in front of the multipliers in the take cycle.
-  logic [FpW-1:0] f_draw_q, f_sraw_q, f_dfs_q, f_sfs_q, f_dlim_q, f_dhalf_q, f_slim_q;
+  logic [FpW-1:0] f_draw_q, f_sraw_q, f_dlim_q, f_dhalf_q, f_slim_q;
+  logic [LogAccDepth-1:0] f_dfs_q, f_sfs_q;  // the top indices need the low bits only
   assign ng    = cmd_data_i;
   assign na    = cmd_data_i;
   assign n_alu = (ng.opcode == OpAlu);
@@ -374,44 +375,65 @@ module vta_compute
     if (d_take) begin
       f_draw_q <= f_io * FpW'(f_dfo) + f_ii * FpW'(f_dfi);
       f_sraw_q <= f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
-      f_dfs_q  <= FpW'(f_dfo) + FpW'(f_dfi);
-      f_sfs_q  <= FpW'(f_sfo) + FpW'(f_sfi);
+      f_dfs_q  <= LogAccDepth'(FpW'(f_dfo) + FpW'(f_dfi));
+      f_sfs_q  <= LogAccDepth'(FpW'(f_sfo) + FpW'(f_sfi));
       f_dlim_q  <= FpW'(AccDepth) + FpW'(f_dfo) + FpW'(f_dfi);
       f_dhalf_q <= FpW'(AccDepth / 2) + FpW'(f_dfo) + FpW'(f_dfi);
       f_slim_q  <= FpW'(AccDepth) + FpW'(f_sfo) + FpW'(f_sfi);
     end
   end
   // The bounds' checks, with prod = raw - fs (raw >= fs when there are iterations; every sum
-  // fits FpW): prod < AccDepth is raw < AccDepth + fs; max + prod < AccDepth is max + raw <
-  // AccDepth + fs; the top index's bank, max + prod >= AccDepth / 2, is max + raw >= AccDepth / 2
-  // + fs. The right-hand sides are registers from the take, so one sum (top) lies in front of
-  // the comparisons.
+  // fits FpW): prod < AccDepth is raw < AccDepth + fs; max + prod < AccDepth is max < AccDepth +
+  // fs - raw (the room, f_*room, given the first); the top index's bank, max + prod >=
+  // AccDepth / 2, is prod >= AccDepth / 2 or max >= AccDepth / 2 + fs - raw. The rooms are
+  // differences of registers from the take, worked out beside the lookup's output (uop_fp's
+  // last OR), so each check is one comparison behind the bounds; each top index, max + raw -
+  // fs, is one carry chain behind a row of compressors (add_sub), in the low bits only (exact
+  // when the footprint is usable, the only case it is read in).
   // Worked out for both records uop_fp may name (the one selected at take, the one a load
   // commits in this cycle) side by side, and picked by fp_bsel after the sums and comparisons.
-  logic [FpW-1:0] c_dtop [2];
-  logic [FpW-1:0] c_stop [2];
+  logic [LogAccDepth-1:0] c_dhi [2];  // the top indices, max + raw - fs (low bits)
+  logic [LogAccDepth-1:0] c_shi [2];
   logic [1:0]     c_ok;
-  logic [FpW-1:0] f_dtop, f_stop;
+  logic [FpW-1:0] f_droom, f_dhroom, f_sroom;
+  logic           f_dfits, f_dhigh, f_sfits;
+  assign f_droom  = f_dlim_q - f_draw_q;
+  assign f_dhroom = f_dhalf_q - f_draw_q;
+  assign f_sroom  = f_slim_q - f_sraw_q;
+  // a + b - c as one carry chain behind a row of 3:2 compressors (a + b + ~c + 1, the 1 in the
+  // carry word's free low bit): raw comes from the multipliers' registers, and a subtraction
+  // and a sum one behind the other were the longest path from them.
+  function automatic logic [LogAccDepth-1:0] add_sub(logic [LogAccDepth-1:0] a,
+                                                     logic [LogAccDepth-1:0] b,
+                                                     logic [LogAccDepth-1:0] c);
+    logic [LogAccDepth-1:0] nc, sum;
+    logic [LogAccDepth-2:0] maj;  // the carries out of bit i, worth bit i + 1 (the top's: none)
+    nc      = ~c;
+    sum     = a ^ b ^ nc;
+    maj     = (a[LogAccDepth-2:0] & b[LogAccDepth-2:0]) | (a[LogAccDepth-2:0] & nc[LogAccDepth-2:0]) |
+              (b[LogAccDepth-2:0] & nc[LogAccDepth-2:0]);
+    add_sub = sum + {maj, 1'b1};
+  endfunction
+  assign f_dfits  = f_draw_q < f_dlim_q;
+  assign f_dhigh  = f_draw_q >= f_dhalf_q;
+  assign f_sfits  = f_sraw_q < f_slim_q;
   assign f_src = is_alu && !ha.use_imm;
   always_comb begin
     for (int k = 0; k < 2; k++) begin
       logic dok, sok, dbank;
-      c_dtop[k] = FpW'(fp_dmax[k]) + f_draw_q;
-      c_stop[k] = FpW'(fp_smax[k]) + f_sraw_q;
-      dok   = (f_draw_q < f_dlim_q) && (c_dtop[k] < f_dlim_q);
-      sok   = (f_sraw_q < f_slim_q) && (c_stop[k] < f_slim_q) &&
-              (FpW'(fp_smin[k]) < FpW'(AccDepth));
-      dbank = (c_dtop[k] >= f_dhalf_q);
+      c_dhi[k]  = add_sub(LogAccDepth'(fp_dmax[k]), LogAccDepth'(f_draw_q), LogAccDepth'(f_dfs_q));
+      c_shi[k]  = add_sub(LogAccDepth'(fp_smax[k]), LogAccDepth'(f_sraw_q), LogAccDepth'(f_sfs_q));
+      dok   = f_dfits && (FpW'(fp_dmax[k]) < f_droom);
+      sok   = f_sfits && (FpW'(fp_smax[k]) < f_sroom) && (FpW'(fp_smin[k]) < FpW'(AccDepth));
+      dbank = f_dhigh || (FpW'(fp_dmax[k]) >= f_dhroom);
       // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
       c_ok[k] = dok && (!f_src || sok) && (fp_dmin[k][BankW] == dbank);
     end
   end
-  assign f_dtop  = c_dtop[fp_bsel];
-  assign f_stop  = c_stop[fp_bsel];
   assign f_dlo   = LogAccDepth'(fp_dmin[fp_bsel]);
-  assign f_dhi_i = LogAccDepth'(f_dtop - f_dfs_q);
+  assign f_dhi_i = c_dhi[fp_bsel];
   assign f_slo   = LogAccDepth'(fp_smin[fp_bsel]);
-  assign f_shi_i = LogAccDepth'(f_stop - f_sfs_q);
+  assign f_shi_i = c_shi[fp_bsel];
   assign f_ok    = zero_uops || (fp_hit && c_ok[fp_bsel]);
 
   // Not while a load may still change the records (in the cycle it completes the lookup sees
@@ -470,22 +492,39 @@ module vta_compute
   // cannot change before D's instruction leaves (only a start, which is D's, changes them), and
   // fp_done_q, which dispatch needs, is set only when nothing started in that cycle. So the
   // dispatch decision reads flags, not comparators.
-  // D's top indices are compared as top - fs < lo + fs's other side, i.e. f_*top < lo + f_*fs_q
-  // (the sums side by side, not one behind the other); the same as the truncated f_*hi_i
-  // whenever D's footprint is usable (f_ok: its top indices lie in the buffer).
-  function automatic logic disjoint(logic src, logic [LogAccDepth-1:0] dlo,
+  // D's indices are those of both records uop_fp may name (b: the one selected at take, the
+  // one committed in this cycle), each top index only its low bits (max + prod, the truncated
+  // f_*hi_i: exact whenever D's footprint is usable, f_ok, the only case the flags are read
+  // in). Every check is made for both records and against both units' footprints, and the
+  // record (fp_bsel, late: a load's last write) and the other unit picked after the
+  // comparisons: picking first put a multiplexer in front of each sum, and yosys merges the
+  // sums of two operands picked by one select into one sum behind the multiplexer.
+  function automatic logic disjoint(logic b, logic src, logic [LogAccDepth-1:0] dlo,
                                     logic [LogAccDepth-1:0] dhi, logic [LogAccDepth-1:0] slo,
                                     logic [LogAccDepth-1:0] shi);
-    disjoint = (f_dlo[BankW] != dlo[BankW]) &&
-               (!src || (f_dtop < FpW'(slo) + f_dfs_q) || (shi < f_dlo)) &&
-               (!f_src || (f_stop < FpW'(dlo) + f_sfs_q) || (dhi < f_slo));
+    logic [LogAccDepth-1:0] my_dlo, my_slo;
+    my_dlo   = LogAccDepth'(fp_dmin[b]);
+    my_slo   = LogAccDepth'(fp_smin[b]);
+    disjoint = (my_dlo[BankW] != dlo[BankW]) &&
+               (!src || (c_dhi[b] < slo) || (shi < my_dlo)) &&
+               (!f_src || (c_shi[b] < dlo) || (dhi < my_slo));
   endfunction
   logic cw_run_q, cw_prev_q;
+  logic [1:0] cw_run [2];
+  logic [1:0] cw_prev [2];
+  always_comb begin
+    for (int b = 0; b < 2; b++) begin
+      for (int k = 0; k < 2; k++) begin
+        cw_run[b][k]  = disjoint(1'(b), run_src_q[k], run_dlo_q[k], run_dhi_q[k], run_slo_q[k],
+                                 run_shi_q[k]);
+        cw_prev[b][k] = disjoint(1'(b), prev_src_q[k], prev_dlo_q[k], prev_dhi_q[k],
+                                 prev_slo_q[k], prev_shi_q[k]);
+      end
+    end
+  end
   always_ff @(posedge clk_i) begin
-    cw_run_q  <= disjoint(run_src_q[!unit], run_dlo_q[!unit], run_dhi_q[!unit],
-                          run_slo_q[!unit], run_shi_q[!unit]);
-    cw_prev_q <= disjoint(prev_src_q[!unit], prev_dlo_q[!unit], prev_dhi_q[!unit],
-                          prev_slo_q[!unit], prev_shi_q[!unit]);
+    cw_run_q  <= cw_run[fp_bsel][!unit];
+    cw_prev_q <= cw_prev[fp_bsel][!unit];
   end
   // Against the other unit's instruction and, while its micro-ops may still be in flight, the
   // one before it (without this an ALU instruction could start beside an empty GEMM and read

@@ -72,8 +72,9 @@ module vta_load_2d
 
   memory_insn_t    cur_d, cur_q, done_insn_d, done_insn_q, q_head, rb_insn;
   logic            busy_d, busy_q, done_d, done_q;
-  logic [YW-1:0]   y_d, y_q, y_total, y_end_q, y_last_q;
-  logic [XW-1:0]   x_d, x_q, x_total, x_end_q, x_last_q;
+  logic [YW-1:0]   y_d, y_q, y_total, y_last_q, y_pre_q, y_endm1_q;
+  logic [XW-1:0]   x_d, x_q, x_total, x_last_q, x_pre_q, x_endm1_q;
+  logic            in_rows_d, in_rows_q, in_cols_d, in_cols_q, cols0_q, y_any_q;
   logic [MemorySramBaseW-1:0] addr_d, addr_q;
   logic            in_rows, in_cols, is_elem, step, last_pos, has_data, head_empty;
   logic            q_in_ready, q_valid, q_pop, rbq_in_ready, rbq_valid;
@@ -177,10 +178,15 @@ module vta_load_2d
   // ---- Write sequencer ----
   // The bounds of the data rows and columns and the last position are added up once, when an
   // instruction is taken from the queue, so each write compares counters with registers only.
+  // Whether the position lies in the data rows and columns is kept in two flags (in_rows_q,
+  // in_cols_q) that each step moves by equality checks against those registers: a flag turns
+  // on at the step from the pad's last position (pad - 1) and off at the step from the data's
+  // last (end - 1). So the element handshake into the gearbox (elem_take_o) starts at flags,
+  // not behind two magnitude comparisons of the counters.
   assign y_total    = YW'(q_head.y_pad_0) + YW'(q_head.y_size) + YW'(q_head.y_pad_1);
   assign x_total    = XW'(q_head.x_pad_0) + XW'(q_head.x_size) + XW'(q_head.x_pad_1);
-  assign in_rows    = (y_q >= YW'(cur_q.y_pad_0)) && (y_q < y_end_q);
-  assign in_cols    = (x_q >= XW'(cur_q.x_pad_0)) && (x_q < x_end_q);
+  assign in_rows    = in_rows_q;
+  assign in_cols    = in_cols_q;
   assign is_elem    = in_rows && in_cols;
   assign step       = busy_q && (!is_elem || elem_valid_i);
   assign last_pos   = (y_q == y_last_q) && (x_q == x_last_q);
@@ -206,6 +212,8 @@ module vta_load_2d
     y_d         = y_q;
     x_d         = x_q;
     addr_d      = addr_q;
+    in_rows_d   = in_rows_q;
+    in_cols_d   = in_cols_q;
     if (busy_q) begin
       if (step) begin
         addr_d = addr_q + 1'b1;
@@ -214,18 +222,23 @@ module vta_load_2d
           done_d      = 1'b1;
           done_insn_d = cur_q;
         end else if (x_q == x_last_q) begin
-          x_d = '0;
-          y_d = y_q + 1'b1;
+          x_d       = '0;
+          y_d       = y_q + 1'b1;
+          in_cols_d = cols0_q;
+          in_rows_d = in_rows_q ? (y_q != y_endm1_q) : (y_any_q && y_q == y_pre_q);
         end else begin
-          x_d = x_q + 1'b1;
+          x_d       = x_q + 1'b1;
+          in_cols_d = in_cols_q ? (x_q != x_endm1_q) : (x_q == x_pre_q);
         end
       end
     end else if (q_valid) begin
       // The next accepted instruction (its data may already be waiting in the gearbox).
-      cur_d  = q_head;
-      y_d    = '0;
-      x_d    = '0;
-      addr_d = q_head.sram_base;
+      cur_d     = q_head;
+      y_d       = '0;
+      x_d       = '0;
+      addr_d    = q_head.sram_base;
+      in_rows_d = (q_head.y_pad_0 == '0) && (q_head.y_size != '0);
+      in_cols_d = (q_head.x_pad_0 == '0) && (q_head.x_size != '0);
       if (head_empty) begin
         done_d      = 1'b1;
         done_insn_d = q_head;
@@ -245,7 +258,11 @@ module vta_load_2d
       cur_q       <= '0;
       done_insn_q <= '0;
       rb_type_q   <= '0;
+      in_rows_q   <= 1'b0;
+      in_cols_q   <= 1'b0;
     end else begin
+      in_rows_q   <= in_rows_d;
+      in_cols_q   <= in_cols_d;
       busy_q      <= busy_d;
       done_q      <= done_d;
       y_q         <= y_d;
@@ -258,10 +275,14 @@ module vta_load_2d
   end
   always_ff @(posedge clk_i) begin
     if (!busy_q && q_valid) begin
-      y_end_q  <= YW'(q_head.y_pad_0) + YW'(q_head.y_size);
-      y_last_q <= y_total - 1'b1;
-      x_end_q  <= XW'(q_head.x_pad_0) + XW'(q_head.x_size);
-      x_last_q <= x_total - 1'b1;
+      y_pre_q   <= YW'(q_head.y_pad_0) - 1'b1;
+      y_endm1_q <= YW'(q_head.y_pad_0) + YW'(q_head.y_size) - 1'b1;
+      y_any_q   <= q_head.y_size != '0;
+      y_last_q  <= y_total - 1'b1;
+      x_pre_q   <= XW'(q_head.x_pad_0) - 1'b1;
+      x_endm1_q <= XW'(q_head.x_pad_0) + XW'(q_head.x_size) - 1'b1;
+      cols0_q   <= (q_head.x_pad_0 == '0) && (q_head.x_size != '0);
+      x_last_q  <= x_total - 1'b1;
     end
   end
 
@@ -272,6 +293,14 @@ module vta_load_2d
     end
     if (rst_ni && r_valid_i) begin
       assert (rb_valid) else $error("vta_load_2d: read data with no transfer in progress");
+    end
+    if (rst_ni && busy_q) begin
+      assert (in_rows_q == (y_q >= YW'(cur_q.y_pad_0) &&
+                            y_q < YW'(cur_q.y_pad_0) + YW'(cur_q.y_size)) &&
+              in_cols_q == (x_q >= XW'(cur_q.x_pad_0) &&
+                            x_q < XW'(cur_q.x_pad_0) + XW'(cur_q.x_size)))
+      else $error("vta_load_2d: the row/column flags disagree with the position (%0d, %0d)", y_q,
+                  x_q);
     end
   end
 `endif

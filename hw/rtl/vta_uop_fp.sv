@@ -46,8 +46,8 @@ module vta_uop_fp
   output logic [UopSrcW-1:0]     s_smin_o,
   output logic [UopSrcW-1:0]     s_smax_o
 );
-  logic [UopDstW-1:0] now_dmin, now_dmax;  // this cycle's bounds
-  logic [UopSrcW-1:0] now_smin, now_smax;
+  logic [UopDstW-1:0] now_dmax;  // this cycle's upper bounds (the assertion's)
+  logic [UopSrcW-1:0] now_smax;
   localparam int unsigned AW = LogUopDepth + 1;  // addresses up to and including the depth
   localparam int unsigned PtrW = $clog2(NRec);
 
@@ -191,11 +191,26 @@ module vta_uop_fp
   // commit cycle no comparison lies between D's instruction and the bounds. Both comparisons
   // are made and the take (late: the end of the dispatch) only picks one; in a commit cycle (no
   // write) b_in_taken is also the flag of the record written for the instruction being taken.
+  //
+  // The selection's bounds are kept as the OR of each group of GrpN records (sel_*_q[g]), and
+  // the groups are ORed at the output: the lookup's OR of 33 bounds is two LUT levels in front
+  // of the registers instead of three, and the one left behind them (an OR of NGrp values) sits
+  // in front of the caller's adders.
+  localparam int unsigned GrpN = 16;
+  localparam int unsigned NGrp = (NRec + GrpN - 1) / GrpN;
   logic [NRec-1:0]    nmatch, sel_oh_q;
   logic               b_in_q, b_in_held_w, b_in_taken_w, b_in_taken, b_hit, b_nhit, sel_hit_q;
   logic               sel_gone, now_hit;
-  logic [UopDstW-1:0] sel_dmin_q, sel_dmax_q, n_dmin, n_dmax;
-  logic [UopSrcW-1:0] sel_smin_q, sel_smax_q, n_smin, n_smax;
+  logic [UopDstW-1:0] sel_dmin_q [NGrp];
+  logic [UopDstW-1:0] sel_dmax_q [NGrp];
+  logic [UopSrcW-1:0] sel_smin_q [NGrp];
+  logic [UopSrcW-1:0] sel_smax_q [NGrp];
+  logic [UopDstW-1:0] n_dmin [NGrp];
+  logic [UopDstW-1:0] n_dmax [NGrp];
+  logic [UopSrcW-1:0] n_smin [NGrp];
+  logic [UopSrcW-1:0] n_smax [NGrp];
+  logic [UopDstW-1:0] s_dmin, s_dmax;
+  logic [UopSrcW-1:0] s_smin, s_smax;
   assign b_in_held_w  = b_lo_w <= AW'(bgn_i) && end_i <= b_hi_w;
   assign b_in_taken_w = b_lo_w <= AW'(nbgn_i) && nend_i <= b_hi_w;
   assign b_in_taken   = b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q;  // without a write
@@ -215,14 +230,24 @@ module vta_uop_fp
   assign b_dmax_o = b_dmax_q;
   assign b_smin_o = b_smin_q;
   assign b_smax_o = b_smax_q;
-  assign s_dmin_o = sel_dmin_q;
-  assign s_dmax_o = sel_dmax_q;
-  assign s_smin_o = sel_smin_q;
-  assign s_smax_o = sel_smax_q;
-  assign now_dmin = b_hit ? b_dmin_q : sel_dmin_q;
-  assign now_dmax = b_hit ? b_dmax_q : sel_dmax_q;
-  assign now_smin = b_hit ? b_smin_q : sel_smin_q;
-  assign now_smax = b_hit ? b_smax_q : sel_smax_q;
+  always_comb begin
+    s_dmin = '0;
+    s_dmax = '0;
+    s_smin = '0;
+    s_smax = '0;
+    for (int g = 0; g < NGrp; g++) begin
+      s_dmin = s_dmin | sel_dmin_q[g];
+      s_dmax = s_dmax | sel_dmax_q[g];
+      s_smin = s_smin | sel_smin_q[g];
+      s_smax = s_smax | sel_smax_q[g];
+    end
+  end
+  assign s_dmin_o = s_dmin;
+  assign s_dmax_o = s_dmax;
+  assign s_smin_o = s_smin;
+  assign s_smax_o = s_smax;
+  assign now_dmax = b_hit ? b_dmax_q : s_dmax;
+  assign now_smax = b_hit ? b_smax_q : s_smax;
 
   // For the instruction taken: the table as this cycle leaves it.
   always_comb begin
@@ -231,15 +256,17 @@ module vta_uop_fp
                   lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r];
     end
     b_nhit = commit && !b_bad_q && b_in_taken;
-    n_dmin = b_nhit ? b_dmin_q : '0;
-    n_dmax = b_nhit ? b_dmax_q : '0;
-    n_smin = b_nhit ? b_smin_q : '0;
-    n_smax = b_nhit ? b_smax_q : '0;
+    for (int g = 0; g < NGrp; g++) begin
+      n_dmin[g] = (g == 0 && b_nhit) ? b_dmin_q : '0;
+      n_dmax[g] = (g == 0 && b_nhit) ? b_dmax_q : '0;
+      n_smin[g] = (g == 0 && b_nhit) ? b_smin_q : '0;
+      n_smax[g] = (g == 0 && b_nhit) ? b_smax_q : '0;
+    end
     for (int r = 0; r < NRec; r++) begin
-      n_dmin = n_dmin | (nmatch[r] ? dmin_q[r] : '0);
-      n_dmax = n_dmax | (nmatch[r] ? dmax_q[r] : '0);
-      n_smin = n_smin | (nmatch[r] ? smin_q[r] : '0);
-      n_smax = n_smax | (nmatch[r] ? smax_q[r] : '0);
+      n_dmin[r/GrpN] = n_dmin[r/GrpN] | (nmatch[r] ? dmin_q[r] : '0);
+      n_dmax[r/GrpN] = n_dmax[r/GrpN] | (nmatch[r] ? dmax_q[r] : '0);
+      n_smin[r/GrpN] = n_smin[r/GrpN] | (nmatch[r] ? smin_q[r] : '0);
+      n_smax[r/GrpN] = n_smax[r/GrpN] | (nmatch[r] ? smax_q[r] : '0);
     end
   end
 
@@ -255,17 +282,21 @@ module vta_uop_fp
       sel_oh_q  <= b_hit ? ptr_oh_q : (sel_gone ? '0 : sel_oh_q);
     end
   end
+  // A commit that writes the held instruction's record puts its bounds in group 0 and clears
+  // the others; any other commit leaves the groups (a selection it removes has no hit).
   always_ff @(posedge clk_i) begin
-    if (take_i) begin
-      sel_dmin_q <= n_dmin;
-      sel_dmax_q <= n_dmax;
-      sel_smin_q <= n_smin;
-      sel_smax_q <= n_smax;
-    end else if (commit) begin
-      sel_dmin_q <= now_dmin;
-      sel_dmax_q <= now_dmax;
-      sel_smin_q <= now_smin;
-      sel_smax_q <= now_smax;
+    for (int g = 0; g < NGrp; g++) begin
+      if (take_i) begin
+        sel_dmin_q[g] <= n_dmin[g];
+        sel_dmax_q[g] <= n_dmax[g];
+        sel_smin_q[g] <= n_smin[g];
+        sel_smax_q[g] <= n_smax[g];
+      end else if (b_hit) begin
+        sel_dmin_q[g] <= g == 0 ? b_dmin_q : '0;
+        sel_dmax_q[g] <= g == 0 ? b_dmax_q : '0;
+        sel_smin_q[g] <= g == 0 ? b_smin_q : '0;
+        sel_smax_q[g] <= g == 0 ? b_smax_q : '0;
+      end
     end
   end
 
