@@ -360,8 +360,9 @@ module vta_compute
   // record's bounds and compares. They are (iter_out - 1) * fo + (iter_in - 1) * fi, taken as
   // iter_out * fo + iter_in * fi (f_*raw_q) less fo + fi (f_*fs_q), so that no subtraction
   // lies in front of the multipliers in the take cycle.
-  logic [FpW-1:0] f_draw_q, f_sraw_q, f_dlim_q, f_dhalf_q, f_slim_q;
-  logic [LogAccDepth-1:0] f_dfs_q, f_sfs_q;  // the top indices need the low bits only
+  localparam int unsigned SW = LogAccDepth + 1;  // a top index and whether it passes the end
+  logic [FpW-1:0] f_draw_q, f_sraw_q, f_dlim_q, f_slim_q;
+  logic [SW-1:0]  f_dfs_q, f_sfs_q;  // the top indices need the low bits only
   assign ng    = cmd_data_i;
   assign na    = cmd_data_i;
   assign n_alu = (ng.opcode == OpAlu);
@@ -375,57 +376,57 @@ module vta_compute
     if (d_take) begin
       f_draw_q <= f_io * FpW'(f_dfo) + f_ii * FpW'(f_dfi);
       f_sraw_q <= f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
-      f_dfs_q  <= LogAccDepth'(FpW'(f_dfo) + FpW'(f_dfi));
-      f_sfs_q  <= LogAccDepth'(FpW'(f_sfo) + FpW'(f_sfi));
-      f_dlim_q  <= FpW'(AccDepth) + FpW'(f_dfo) + FpW'(f_dfi);
-      f_dhalf_q <= FpW'(AccDepth / 2) + FpW'(f_dfo) + FpW'(f_dfi);
-      f_slim_q  <= FpW'(AccDepth) + FpW'(f_sfo) + FpW'(f_sfi);
+      f_dfs_q  <= SW'(FpW'(f_dfo) + FpW'(f_dfi));
+      f_sfs_q  <= SW'(FpW'(f_sfo) + FpW'(f_sfi));
+      f_dlim_q <= FpW'(AccDepth) + FpW'(f_dfo) + FpW'(f_dfi);
+      f_slim_q <= FpW'(AccDepth) + FpW'(f_sfo) + FpW'(f_sfi);
     end
   end
   // The bounds' checks, with prod = raw - fs (raw >= fs when there are iterations; every sum
-  // fits FpW): prod < AccDepth is raw < AccDepth + fs; max + prod < AccDepth is max < AccDepth +
-  // fs - raw (the room, f_*room, given the first); the top index's bank, max + prod >=
-  // AccDepth / 2, is prod >= AccDepth / 2 or max >= AccDepth / 2 + fs - raw. The rooms are
-  // differences of registers from the take, worked out beside the lookup's output (uop_fp's
-  // last OR), so each check is one comparison behind the bounds; each top index, max + raw -
-  // fs, is one carry chain behind a row of compressors (add_sub), in the low bits only (exact
-  // when the footprint is usable, the only case it is read in).
+  // fits FpW): prod < AccDepth is raw < AccDepth + fs (f_*fits, a comparison of two registers
+  // from the take). Given that and max < AccDepth, max + prod < 2 AccDepth, so its low SW bits,
+  // max + raw - fs worked out in SW bits (one carry chain behind a row of 3:2 compressors,
+  // add_sub), are exact: their top bit says whether the top index passes the buffer's end,
+  // the bit below it the top index's bank, and the rest is the top index. So each check is one
+  // narrow carry chain behind the bounds and the multipliers' registers; before, a wide sum and
+  // a wide comparison lay one behind the other there.
   // Worked out for both records uop_fp may name (the one selected at take, the one a load
   // commits in this cycle) side by side, and picked by fp_bsel after the sums and comparisons.
-  logic [LogAccDepth-1:0] c_dhi [2];  // the top indices, max + raw - fs (low bits)
+  logic [SW-1:0]  c_dsum [2];  // max + raw - fs, SW bits
+  logic [SW-1:0]  c_ssum [2];
+  logic [LogAccDepth-1:0] c_dhi [2];  // the top indices
   logic [LogAccDepth-1:0] c_shi [2];
   logic [1:0]     c_ok;
-  logic [FpW-1:0] f_droom, f_dhroom, f_sroom;
-  logic           f_dfits, f_dhigh, f_sfits;
-  assign f_droom  = f_dlim_q - f_draw_q;
-  assign f_dhroom = f_dhalf_q - f_draw_q;
-  assign f_sroom  = f_slim_q - f_sraw_q;
+  logic           f_dfits, f_sfits;
   // a + b - c as one carry chain behind a row of 3:2 compressors (a + b + ~c + 1, the 1 in the
-  // carry word's free low bit): raw comes from the multipliers' registers, and a subtraction
-  // and a sum one behind the other were the longest path from them.
-  function automatic logic [LogAccDepth-1:0] add_sub(logic [LogAccDepth-1:0] a,
-                                                     logic [LogAccDepth-1:0] b,
-                                                     logic [LogAccDepth-1:0] c);
-    logic [LogAccDepth-1:0] nc, sum;
-    logic [LogAccDepth-2:0] maj;  // the carries out of bit i, worth bit i + 1 (the top's: none)
+  // carry word's free low bit).
+  function automatic logic [SW-1:0] add_sub(logic [SW-1:0] a, logic [SW-1:0] b,
+                                            logic [SW-1:0] c);
+    logic [SW-1:0] nc, sum;
+    logic [SW-2:0] maj;  // the carries out of bit i, worth bit i + 1 (the top's: none)
     nc      = ~c;
     sum     = a ^ b ^ nc;
-    maj     = (a[LogAccDepth-2:0] & b[LogAccDepth-2:0]) | (a[LogAccDepth-2:0] & nc[LogAccDepth-2:0]) |
-              (b[LogAccDepth-2:0] & nc[LogAccDepth-2:0]);
+    maj     = (a[SW-2:0] & b[SW-2:0]) | (a[SW-2:0] & nc[SW-2:0]) | (b[SW-2:0] & nc[SW-2:0]);
     add_sub = sum + {maj, 1'b1};
   endfunction
+  // A bound at or past the buffer's end (the micro-op fields may be wider than an index).
+  function automatic logic past_end(logic [FpW-1:0] v);
+    past_end = |(v >> LogAccDepth);
+  endfunction
   assign f_dfits  = f_draw_q < f_dlim_q;
-  assign f_dhigh  = f_draw_q >= f_dhalf_q;
   assign f_sfits  = f_sraw_q < f_slim_q;
   assign f_src = is_alu && !ha.use_imm;
   always_comb begin
     for (int k = 0; k < 2; k++) begin
       logic dok, sok, dbank;
-      c_dhi[k]  = add_sub(LogAccDepth'(fp_dmax[k]), LogAccDepth'(f_draw_q), LogAccDepth'(f_dfs_q));
-      c_shi[k]  = add_sub(LogAccDepth'(fp_smax[k]), LogAccDepth'(f_sraw_q), LogAccDepth'(f_sfs_q));
-      dok   = f_dfits && (FpW'(fp_dmax[k]) < f_droom);
-      sok   = f_sfits && (FpW'(fp_smax[k]) < f_sroom) && (FpW'(fp_smin[k]) < FpW'(AccDepth));
-      dbank = f_dhigh || (FpW'(fp_dmax[k]) >= f_dhroom);
+      c_dsum[k] = add_sub(SW'(LogAccDepth'(fp_dmax[k])), SW'(f_draw_q), f_dfs_q);
+      c_ssum[k] = add_sub(SW'(LogAccDepth'(fp_smax[k])), SW'(f_sraw_q), f_sfs_q);
+      c_dhi[k]  = c_dsum[k][LogAccDepth-1:0];
+      c_shi[k]  = c_ssum[k][LogAccDepth-1:0];
+      dok   = f_dfits && !past_end(FpW'(fp_dmax[k])) && !c_dsum[k][LogAccDepth];
+      sok   = f_sfits && !past_end(FpW'(fp_smax[k])) && !c_ssum[k][LogAccDepth] &&
+              !past_end(FpW'(fp_smin[k]));
+      dbank = c_dsum[k][BankW];
       // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
       c_ok[k] = dok && (!f_src || sok) && (fp_dmin[k][BankW] == dbank);
     end
