@@ -123,7 +123,7 @@ module vta_compute
   /* verilator lint_on UNUSEDSIGNAL */
   logic [16:0]  c_y_total;
   logic         y_none_q, y_one_q;
-  logic [17:0]  uld_end_q;
+  logic [17:0]  uld_end_q, n_uld_end;
 
   assign cmd_ready_o = !d_valid_q || d_fire;
   assign d_take      = cmd_valid_i && cmd_ready_o;
@@ -134,12 +134,13 @@ module vta_compute
   end
   assign cm        = cmd_data_i;
   assign c_y_total = 17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1);
+  assign n_uld_end = 18'(cm.sram_base) + 18'(cm.x_pad_0) + 18'(cm.x_size) + 18'(cm.x_pad_1);
   always_ff @(posedge clk_i) begin
     if (d_take) begin
       d_q       <= cmd_data_i;
       y_none_q  <= c_y_total == '0;
       y_one_q   <= c_y_total == 17'd1;
-      uld_end_q <= 18'(cm.sram_base) + 18'(cm.x_pad_0) + 18'(cm.x_size) + 18'(cm.x_pad_1);
+      uld_end_q <= n_uld_end;
     end
   end
 
@@ -555,15 +556,46 @@ module vta_compute
   // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, uld_end_q); with
   // padding rows its extent is not worked out here, and it waits for the units to stop issuing.
   assign is_uld  = known_load && !load_empty && (hm.memory_type == MemUop);
+  // The comparisons with the units' ranges are made as D takes the instruction and registered:
+  // the ranges change only when a unit starts, which only D's instruction does, so while D holds
+  // the load they stand. They are made against each unit's range now (ua_keep_q) and against
+  // the range D's instruction of the take cycle would give the unit it starts (ua_new_q), and
+  // whether that start happened (ua_st_q, the dispatch decision registered) picks, so the late
+  // decision lies in front of no comparison.
+  logic [1:0]  ua_keep_q, ua_new_q, ua_st_q;
+  always_ff @(posedge clk_i) begin
+    if (d_take) begin
+      for (int p = 0; p < 2; p++) begin
+        ua_keep_q[p] <= (18'(run_end[p]) <= 18'(cm.sram_base)) || (n_uld_end <= 18'(run_bgn[p]));
+      end
+      ua_new_q[0] <= (18'(hg.uop_end) <= 18'(cm.sram_base)) ||
+                     (n_uld_end <= 18'(UopIdxW'(hg.uop_bgn)));
+      ua_new_q[1] <= (18'(ha.uop_end) <= 18'(cm.sram_base)) ||
+                     (n_uld_end <= 18'(UopIdxW'(ha.uop_bgn)));
+      ua_st_q[0]  <= can_uop && !is_alu;
+      ua_st_q[1]  <= can_uop && is_alu;
+    end
+  end
   always_comb begin
     uld_apart = 1'b1;
     for (int p = 0; p < 2; p++) begin
-      if (run_issue[p] && !(y_one_q && (18'(run_end[p]) <= 18'(hm.sram_base) ||
-                                                 uld_end_q <= 18'(run_bgn[p])))) begin
+      if (run_issue[p] && !(y_one_q && (ua_st_q[p] ? ua_new_q[p] : ua_keep_q[p]))) begin
         uld_apart = 1'b0;
       end
     end
   end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && is_uld) begin
+      for (int p = 0; p < 2; p++) begin
+        assert (!run_issue[p] ||
+                (ua_st_q[p] ? ua_new_q[p] : ua_keep_q[p]) ==
+                ((18'(run_end[p]) <= 18'(hm.sram_base)) || (uld_end_q <= 18'(run_bgn[p]))))
+        else $error("vta_compute: the registered micro-op load check of unit %0d disagrees", p);
+      end
+    end
+  end
+`endif
   assign can_uld = is_uld && tokens_ok && !loading_q && rq_room && uld_apart;
   // Everything else (ACC loads, FINISH, and opcodes that do not belong here).
   assign can_mem = d_valid_q && !(is_gemm || is_alu) && !(known_load && load_empty) && !is_uld &&
