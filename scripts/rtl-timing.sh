@@ -48,6 +48,12 @@ for c in "$@"; do
     echo "rtl-timing.sh: synthesis/sta of $top for $c failed (log: $out/yosys.log)" >&2
     exit 1
   fi
+  # yosys 0.23 reads some SystemVerilog (an unpacked array of a struct) with selects out of
+  # range and only warns: the netlist measured would not be the RTL.
+  if grep -m1 'out of bounds' "$out/yosys.log" >&2; then
+    echo "rtl-timing.sh: yosys read a select out of range in $top for $c (above; log: $out/yosys.log)" >&2
+    exit 1
+  fi
   mv "$out/stat.txt.tmp" "$out/stat.txt"
   mv "$out/sta.txt.tmp" "$out/sta.txt"
   secs=$(( $(date +%s) - t0 ))

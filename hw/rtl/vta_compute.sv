@@ -561,25 +561,28 @@ module vta_compute
   // the load they stand. They are made against each unit's range now (ua_keep_q) and against
   // the range D's instruction of the take cycle would give the unit it starts (ua_new_q), and
   // whether that start happened (ua_st_q, the dispatch decision registered) picks, so the late
-  // decision lies in front of no comparison.
-  logic [1:0]  ua_keep_q, ua_new_q, ua_st_q;
+  // decision lies in front of no comparison. (The GEMM and ALU formats keep the micro-op range
+  // in the same bits, so one comparison with D's range serves the unit it starts, whichever.)
+  function automatic logic uld_clear(logic [GemmUopEndW-1:0] rbgn, logic [GemmUopEndW-1:0] rend,
+                                     logic [17:0] base, logic [17:0] lend);
+    uld_clear = (18'(rend) <= base) || (lend <= 18'(rbgn));
+  endfunction
+  logic [1:0] ua_keep_q, ua_st_q;
+  logic       ua_new_q;
   always_ff @(posedge clk_i) begin
     if (d_take) begin
       for (int p = 0; p < 2; p++) begin
-        ua_keep_q[p] <= (18'(run_end[p]) <= 18'(cm.sram_base)) || (n_uld_end <= 18'(run_bgn[p]));
+        ua_keep_q[p] <= uld_clear(run_bgn[p], run_end[p], 18'(cm.sram_base), n_uld_end);
       end
-      ua_new_q[0] <= (18'(hg.uop_end) <= 18'(cm.sram_base)) ||
-                     (n_uld_end <= 18'(UopIdxW'(hg.uop_bgn)));
-      ua_new_q[1] <= (18'(ha.uop_end) <= 18'(cm.sram_base)) ||
-                     (n_uld_end <= 18'(UopIdxW'(ha.uop_bgn)));
-      ua_st_q[0]  <= can_uop && !is_alu;
-      ua_st_q[1]  <= can_uop && is_alu;
+      ua_new_q   <= uld_clear(UopIdxW'(hg.uop_bgn), hg.uop_end, 18'(cm.sram_base), n_uld_end);
+      ua_st_q[0] <= can_uop && !is_alu;
+      ua_st_q[1] <= can_uop && is_alu;
     end
   end
   always_comb begin
     uld_apart = 1'b1;
     for (int p = 0; p < 2; p++) begin
-      if (run_issue[p] && !(y_one_q && (ua_st_q[p] ? ua_new_q[p] : ua_keep_q[p]))) begin
+      if (run_issue[p] && !(y_one_q && (ua_st_q[p] ? ua_new_q : ua_keep_q[p]))) begin
         uld_apart = 1'b0;
       end
     end
@@ -588,9 +591,8 @@ module vta_compute
   always_ff @(posedge clk_i) begin
     if (rst_ni && is_uld) begin
       for (int p = 0; p < 2; p++) begin
-        assert (!run_issue[p] ||
-                (ua_st_q[p] ? ua_new_q[p] : ua_keep_q[p]) ==
-                ((18'(run_end[p]) <= 18'(hm.sram_base)) || (uld_end_q <= 18'(run_bgn[p]))))
+        assert (!run_issue[p] || (ua_st_q[p] ? ua_new_q : ua_keep_q[p]) ==
+                                 uld_clear(run_bgn[p], run_end[p], 18'(hm.sram_base), uld_end_q))
         else $error("vta_compute: the registered micro-op load check of unit %0d disagrees", p);
       end
     end

@@ -46,18 +46,24 @@ module vta_uop_fp
   output logic [UopSrcW-1:0]     s_smin_o,
   output logic [UopSrcW-1:0]     s_smax_o
 );
-  logic [UopDstW-1:0] now_dmax;  // this cycle's upper bounds (the assertion's)
-  logic [UopSrcW-1:0] now_smax;
+  // A record's bounds: the smallest and largest dst and src field.
+  typedef struct packed {
+    logic [UopDstW-1:0] dmin;
+    logic [UopDstW-1:0] dmax;
+    logic [UopSrcW-1:0] smin;
+    logic [UopSrcW-1:0] smax;
+  } bnd_t;
+  // Arrays of them are kept as plain vectors: yosys 0.23 selects out of range in an unpacked
+  // array of a struct (it set the records' bounds to undefined).
+  localparam int unsigned BndW = 2 * UopDstW + 2 * UopSrcW;  // $bits(bnd_t)
+  bnd_t now_bnd;  // this cycle's bounds (the assertion's)
   localparam int unsigned AW = LogUopDepth + 1;  // addresses up to and including the depth
   localparam int unsigned PtrW = $clog2(NRec);
 
   logic [NRec-1:0]    valid_q;
   logic [AW-1:0]      lo_q [NRec];
   logic [AW-1:0]      hi_q [NRec];
-  logic [UopDstW-1:0] dmin_q [NRec];
-  logic [UopDstW-1:0] dmax_q [NRec];
-  logic [UopSrcW-1:0] smin_q [NRec];
-  logic [UopSrcW-1:0] smax_q [NRec];
+  logic [BndW-1:0]    bnd_q [NRec];
   logic [PtrW-1:0]    ptr_q;
   logic [NRec-1:0]    ptr_oh_q;  // ptr_q, one-hot
   logic [NRec-1:0]    ovl_q;     // each record overlaps the one being built (as it stands now)
@@ -67,6 +73,7 @@ module vta_uop_fp
   logic [AW-1:0]      b_lo_q, b_hi_q;
   logic [UopDstW-1:0] b_dmin_q, b_dmax_q;
   logic [UopSrcW-1:0] b_smin_q, b_smax_q;
+  bnd_t               b_bnd;
   uop_word_t          w;
   logic               commit;
 
@@ -165,10 +172,7 @@ module vta_uop_fp
     if (commit && !b_bad_q) begin
       lo_q[ptr_q]   <= b_lo_q;
       hi_q[ptr_q]   <= b_hi_q;
-      dmin_q[ptr_q] <= b_dmin_q;
-      dmax_q[ptr_q] <= b_dmax_q;
-      smin_q[ptr_q] <= b_smin_q;
-      smax_q[ptr_q] <= b_smax_q;
+      bnd_q[ptr_q]  <= b_bnd;
     end
   end
 
@@ -201,16 +205,9 @@ module vta_uop_fp
   logic [NRec-1:0]    nmatch, sel_oh_q;
   logic               b_in_q, b_in_held_w, b_in_taken_w, b_in_taken, b_hit, b_nhit, sel_hit_q;
   logic               sel_gone, now_hit;
-  logic [UopDstW-1:0] sel_dmin_q [NGrp];
-  logic [UopDstW-1:0] sel_dmax_q [NGrp];
-  logic [UopSrcW-1:0] sel_smin_q [NGrp];
-  logic [UopSrcW-1:0] sel_smax_q [NGrp];
-  logic [UopDstW-1:0] n_dmin [NGrp];
-  logic [UopDstW-1:0] n_dmax [NGrp];
-  logic [UopSrcW-1:0] n_smin [NGrp];
-  logic [UopSrcW-1:0] n_smax [NGrp];
-  logic [UopDstW-1:0] s_dmin, s_dmax;
-  logic [UopSrcW-1:0] s_smin, s_smax;
+  logic [BndW-1:0]    sel_q [NGrp];  // the selection's bounds, ORed per group
+  logic [BndW-1:0]    n_bnd [NGrp];  // the taken instruction's, per group
+  bnd_t               s_bnd;         // the selection's
   assign b_in_held_w  = b_lo_w <= AW'(bgn_i) && end_i <= b_hi_w;
   assign b_in_taken_w = b_lo_w <= AW'(nbgn_i) && nend_i <= b_hi_w;
   assign b_in_taken   = b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q;  // without a write
@@ -226,28 +223,20 @@ module vta_uop_fp
   assign now_hit  = b_hit || (sel_hit_q && !sel_gone);
   assign hit_o    = now_hit;
   assign bsel_o   = b_hit;
+  assign b_bnd    = {b_dmin_q, b_dmax_q, b_smin_q, b_smax_q};  // bnd_t's field order
   assign b_dmin_o = b_dmin_q;
   assign b_dmax_o = b_dmax_q;
   assign b_smin_o = b_smin_q;
   assign b_smax_o = b_smax_q;
   always_comb begin
-    s_dmin = '0;
-    s_dmax = '0;
-    s_smin = '0;
-    s_smax = '0;
-    for (int g = 0; g < NGrp; g++) begin
-      s_dmin = s_dmin | sel_dmin_q[g];
-      s_dmax = s_dmax | sel_dmax_q[g];
-      s_smin = s_smin | sel_smin_q[g];
-      s_smax = s_smax | sel_smax_q[g];
-    end
+    s_bnd = '0;
+    for (int g = 0; g < NGrp; g++) s_bnd = s_bnd | sel_q[g];
   end
-  assign s_dmin_o = s_dmin;
-  assign s_dmax_o = s_dmax;
-  assign s_smin_o = s_smin;
-  assign s_smax_o = s_smax;
-  assign now_dmax = b_hit ? b_dmax_q : s_dmax;
-  assign now_smax = b_hit ? b_smax_q : s_smax;
+  assign s_dmin_o = s_bnd.dmin;
+  assign s_dmax_o = s_bnd.dmax;
+  assign s_smin_o = s_bnd.smin;
+  assign s_smax_o = s_bnd.smax;
+  assign now_bnd  = b_hit ? b_bnd : s_bnd;
 
   // For the instruction taken: the table as this cycle leaves it.
   always_comb begin
@@ -256,18 +245,8 @@ module vta_uop_fp
                   lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r];
     end
     b_nhit = commit && !b_bad_q && b_in_taken;
-    for (int g = 0; g < NGrp; g++) begin
-      n_dmin[g] = (g == 0 && b_nhit) ? b_dmin_q : '0;
-      n_dmax[g] = (g == 0 && b_nhit) ? b_dmax_q : '0;
-      n_smin[g] = (g == 0 && b_nhit) ? b_smin_q : '0;
-      n_smax[g] = (g == 0 && b_nhit) ? b_smax_q : '0;
-    end
-    for (int r = 0; r < NRec; r++) begin
-      n_dmin[r/GrpN] = n_dmin[r/GrpN] | (nmatch[r] ? dmin_q[r] : '0);
-      n_dmax[r/GrpN] = n_dmax[r/GrpN] | (nmatch[r] ? dmax_q[r] : '0);
-      n_smin[r/GrpN] = n_smin[r/GrpN] | (nmatch[r] ? smin_q[r] : '0);
-      n_smax[r/GrpN] = n_smax[r/GrpN] | (nmatch[r] ? smax_q[r] : '0);
-    end
+    for (int g = 0; g < NGrp; g++) n_bnd[g] = (g == 0 && b_nhit) ? b_bnd : '0;
+    for (int r = 0; r < NRec; r++) n_bnd[r/GrpN] = n_bnd[r/GrpN] | (nmatch[r] ? bnd_q[r] : '0);
   end
 
   always_ff @(posedge clk_i) begin
@@ -286,17 +265,8 @@ module vta_uop_fp
   // the others; any other commit leaves the groups (a selection it removes has no hit).
   always_ff @(posedge clk_i) begin
     for (int g = 0; g < NGrp; g++) begin
-      if (take_i) begin
-        sel_dmin_q[g] <= n_dmin[g];
-        sel_dmax_q[g] <= n_dmax[g];
-        sel_smin_q[g] <= n_smin[g];
-        sel_smax_q[g] <= n_smax[g];
-      end else if (b_hit) begin
-        sel_dmin_q[g] <= g == 0 ? b_dmin_q : '0;
-        sel_dmax_q[g] <= g == 0 ? b_dmax_q : '0;
-        sel_smin_q[g] <= g == 0 ? b_smin_q : '0;
-        sel_smax_q[g] <= g == 0 ? b_smax_q : '0;
-      end
+      if (take_i) sel_q[g] <= n_bnd[g];
+      else if (b_hit) sel_q[g] <= g == 0 ? b_bnd : '0;
     end
   end
 
@@ -306,21 +276,18 @@ module vta_uop_fp
   // the only cycles in which it can disagree (checked only then, it costs the Verilator model
   // nothing in the others).
   function automatic logic chk_agrees();
-    logic               hit;
-    logic [UopDstW-1:0] dmax;
-    logic [UopSrcW-1:0] smax;
-    hit  = commit && !b_bad_q && (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q);
-    dmax = hit ? b_dmax_q : '0;
-    smax = hit ? b_smax_q : '0;
+    logic hit;
+    bnd_t bnd;
+    hit = commit && !b_bad_q && (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q);
+    bnd = hit ? b_bnd : '0;
     for (int r = 0; r < NRec; r++) begin
       if (valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) &&
           lo_q[r] <= AW'(bgn_i) && end_i <= hi_q[r]) begin
-        hit  = 1'b1;
-        dmax = dmax | dmax_q[r];
-        smax = smax | smax_q[r];
+        hit = 1'b1;
+        bnd = bnd | bnd_q[r];
       end
     end
-    chk_agrees = (now_hit == hit) && (!hit || (now_dmax == dmax && now_smax == smax));
+    chk_agrees = (now_hit == hit) && (!hit || now_bnd == bnd);
   endfunction
   logic chk_live_q, chk_now_q;  // an instruction has been taken; a take or commit last cycle
   always_ff @(posedge clk_i) begin
