@@ -39,7 +39,7 @@ static const char *const k_opcode_names[] = {"load", "store", "gemm", "finish", 
 _Static_assert(sizeof k_opcode_names / sizeof k_opcode_names[0] == VTA_OP_COUNT, "opcode names");
 static const char *const k_mem_names[] = {"uop", "wgt", "inp", "acc", "out", "acc_8bit"};
 _Static_assert(sizeof k_mem_names / sizeof k_mem_names[0] == VTA_MEM_COUNT, "memory names");
-static const char *const k_alu_names[] = {"min", "max", "add", "shr", "mul"};
+static const char *const k_alu_names[] = {"min", "max", "add", "shr", "mul", "shrclip"};
 _Static_assert(sizeof k_alu_names / sizeof k_alu_names[0] == VTA_ALU_COUNT, "alu names");
 static const char *const k_module_names[] = {"load", "compute", "store"};
 _Static_assert(sizeof k_module_names / sizeof k_module_names[0] == VTA_MOD_COUNT, "modules");

@@ -200,7 +200,7 @@ int vta_insn_from_text(const vta_config *cfg, const char *line, vta_insn *out, i
         return fail(err, errcol, line, vs, "value '%.*s%s' of field %s is not a number%s",
                     qlen(vlen), vs, qmore(vlen), vta_field_name((vta_field_id)id),
                     id == VTA_F_MEMORY_TYPE  ? " or memory type (uop wgt inp acc out acc_8bit)"
-                    : id == VTA_F_ALU_OPCODE ? " or ALU opcode (min max add shr mul)"
+                    : id == VTA_F_ALU_OPCODE ? " or ALU opcode (min max add shr mul shrclip)"
                                              : "");
       }
       int64_t lo = pos.is_signed ? -(1ll << (pos.width - 1)) : 0;

@@ -187,7 +187,9 @@ int vta_jit_kernel_uop(vta_jit_kernel *k, const vta_jit_uop *u, vta_error *err) 
     else if ((u->reset ? 1u : 0u) != k->reset) bad = "reset_out";
     else if (u->mode == VTA_JIT_ALU && u->alu_op != k->alu_op) bad = "ALU opcode";
     else if (u->mode == VTA_JIT_ALU && (u->use_imm ? 1u : 0u) != k->use_imm) bad = "use_imm";
-    else if (u->mode == VTA_JIT_ALU && u->use_imm && u->imm != k->imm) bad = "immediate";
+    else if (u->mode == VTA_JIT_ALU && vta_alu_imm_used(u->alu_op, u->use_imm) &&
+             u->imm != k->imm)
+      bad = "immediate";
     if (bad)
       return vta_error_set(err, VTA_ERR_INVALID,
                            "jit: micro-op %zu of a kernel changes its %s; one kernel is one "
@@ -267,6 +269,7 @@ static void dump_kernel(vta_jit *jit, const vta_jit_kernel *k) {
   fprintf(f, " %s", k->mode == VTA_JIT_GEMM ? "gemm" : "alu");
   if (k->mode == VTA_JIT_ALU) fprintf(f, " alu_opcode=%s", vta_alu_op_name(k->alu_op));
   if (k->mode == VTA_JIT_ALU && k->use_imm) fprintf(f, " use_imm imm=%d", k->imm);
+  else if (k->mode == VTA_JIT_ALU && vta_alu_imm_used(k->alu_op, 0)) fprintf(f, " imm=%d", k->imm);
   if (k->reset) fputs(" reset", f);
   fprintf(f, " uops=%zu\n", k->n);
   for (int l = 0; l < k->nloops; l++)

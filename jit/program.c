@@ -198,7 +198,7 @@ static int check_template(const vta_config *cfg, const vta_prog_kernel *k, vta_e
   } else {
     t.f[VTA_F_ALU_OPCODE] = k->alu_op;
     t.f[VTA_F_USE_IMM] = k->use_imm ? 1 : 0;
-    t.f[VTA_F_IMM] = k->use_imm ? k->imm : 0;
+    t.f[VTA_F_IMM] = vta_alu_imm_used(k->alu_op, k->use_imm) ? k->imm : 0;
   }
   vta_insn_word w;
   return vta_insn_encode(cfg, &t, &w, err);
@@ -286,7 +286,7 @@ static void canonical(const vta_prog_kernel *k, vta_prog_kernel *c) {
   } else {
     c->reset = 0;
     c->use_imm = k->use_imm ? 1 : 0;
-    if (!c->use_imm) c->imm = 0;
+    if (!vta_alu_imm_used(c->alu_op, c->use_imm)) c->imm = 0;
     for (uint32_t l = 0; l < c->nloops; l++) c->loop[l].wgt = 0;
   }
 }
@@ -578,6 +578,7 @@ void vta_program_print(const vta_program *p, FILE *out) {
     if (k->mode == VTA_JIT_GEMM && k->reset) fputs(" reset", out);
     if (k->mode == VTA_JIT_ALU) fprintf(out, " %s", vta_alu_op_name(k->alu_op));
     if (k->mode == VTA_JIT_ALU && k->use_imm) fprintf(out, " imm=%d", k->imm);
+    else if (k->mode == VTA_JIT_ALU && vta_alu_imm_used(k->alu_op, 0)) fprintf(out, " lo=%d", k->imm);
     fputc('\n', out);
     for (uint32_t l = 0; l < k->nloops; l++)
       fprintf(out, "  loop %u %u %u %u\n", k->loop[l].extent, k->loop[l].dst, k->loop[l].src,
@@ -805,17 +806,20 @@ static int kdef_begin(parser *ps, kdef *d, char **w, int n, size_t expect_id) {
     }
   } else if (strcmp(w[2], "alu") == 0) {
     d->k.mode = VTA_JIT_ALU;
-    if (n < 4) return perr(ps, "alu kernel needs an opcode (min, max, add, shr, mul)");
+    if (n < 4) return perr(ps, "alu kernel needs an opcode (min, max, add, shr, mul, shrclip)");
     int op = find_isa_name(vta_alu_op_name, VTA_ALU_COUNT, w[3]);
     if (op < 0) return perr(ps, "'%s' is not an ALU opcode", w[3]);
     d->k.alu_op = (vta_alu_op)op;
     if (n > 5) return perr(ps, "too many words after the ALU opcode");
     if (n == 5) {
-      if (strncmp(w[4], "imm=", 4) != 0) return perr(ps, "'%s' is not imm=N", w[4]);
+      /* imm=N: the immediate operand; lo=N: SHRCLIP's lower bound with a vector operand */
+      int lo = op == VTA_ALU_SHRCLIP && strncmp(w[4], "lo=", 3) == 0;
+      if (!lo && strncmp(w[4], "imm=", 4) != 0)
+        return perr(ps, "'%s' is not imm=N%s", w[4], op == VTA_ALU_SHRCLIP ? " or lo=N" : "");
       int64_t imm;
-      rc = parse_num(ps, w[4] + 4, "imm", -32768, 32767, &imm);
+      rc = parse_num(ps, w[4] + (lo ? 3 : 4), lo ? "lo" : "imm", -32768, 32767, &imm);
       if (rc) return rc;
-      d->k.use_imm = 1;
+      d->k.use_imm = lo ? 0 : 1;
       d->k.imm = (int32_t)imm;
     }
   } else {

@@ -233,7 +233,7 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
                          vta_node_describe(g, i, w, sizeof w));
   }
   /* Channel c shifts by S - log2(mul[c]). A convolution is one part whose epilogue shifts each
-   * channel by its own amount (one vector SHR); a dense layer, one part per distinct shift, in
+   * channel by its own amount (one vector SHRCLIP, the clip with it); a dense layer, one part per distinct shift, in
    * order of first appearance. */
   int shifts[33];
   int ns = 0, most = 0;
@@ -896,7 +896,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
              " cycles, %.0f%% of the compute bound",
              nd->op == VTA_GOP_QDENSE ? "dense layer" : "convolution, groups 1", nparts,
              nparts == 1 ? "" : "s",
-             per_channel ? "per-channel weight-scale shifts by one vector SHR"
+             per_channel ? "per-channel weight-scale shifts and the clip by one vector SHRCLIP"
                          : "one per weight-scale shift",
              cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
   }

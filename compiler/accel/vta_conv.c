@@ -658,6 +658,7 @@ static int build(walker *w, const kkey *key, vta_prog_kernel *k, vta_error *err)
         k->loop[0] = (vta_prog_loop){key->co_n, P, 1, 0};
         k->loop[1] = (vta_prog_loop){P, 1, 0, 0};
         u.src = key->c;
+        k->imm = key->imm; /* SHRCLIP's lower bound */
       } else if (key->kind == KK_COPY) {
         k->loop[0] = (vta_prog_loop){key->co_n, P, P, 0};
         k->loop[1] = (vta_prog_loop){P, 1, 1, 0};
@@ -830,13 +831,15 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
   } ep[3] = {{e->shift > 0, VTA_ALU_SHR, (int32_t)e->shift},
              {1, VTA_ALU_MAX, e->lo},
              {1, VTA_ALU_MIN, e->hi}};
-  for (int i = 0; !rc && i < 3; i++) {
+  if (e->shift_vec) { /* each channel by its own amount, and the clip, in one SHRCLIP */
+    kkey k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n,
+                    0, NULL, e->lo);
+    if (!rc) rc = run(w, &k, err);
+  }
+  for (int i = 0; !rc && !e->shift_vec && i < 3; i++) {
     if (!ep[i].on) continue;
     kkey k = key_of(KK_IMM, ep[i].op, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
                     ep[i].imm);
-    if (i == 0 && e->shift_vec) /* each channel by its own amount */
-      k = key_of(KK_BIAS, VTA_ALU_SHR, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n, 0,
-                 NULL, 0);
     rc = run(w, &k, err);
   }
   if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
@@ -881,7 +884,8 @@ static int walk(walker *w, vta_error *err) {
   vta_prog_xfer x;
   pending_unit pend;
   memset(&pend, 0, sizeof pend);
-  uint32_t epi_ops = (e->shift > 0 ? 3 : 2) + (e->leaky_k ? 6 : 0); /* (LeakyRelu,) SHR, MAX, MIN */
+  /* (LeakyRelu,) SHR, MAX, MIN, or with per-channel shifts SHRCLIP */
+  uint32_t epi_ops = (e->shift_vec ? 1 : e->shift > 0 ? 3 : 2) + (e->leaky_k ? 6 : 0);
 
   /* The shift vectors travel with the biases, and the rounding they need is in the bias: a
    * layer with per-channel shifts has biases to load (RESET_ADD or OFFSET). */
@@ -1173,9 +1177,11 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   }
   vta_pack_bias(cfg, bv, d->k, e.shift_vec ? 0 : (int32_t)add, out->bias);
   uint8_t *row = out->bias + vec_bytes;
-  if (e.shift_vec) {
-    for (uint32_t k = 0; k < d->k; k++) bv[k] = d->shifts[k] + (int32_t)d->leaky_k;
-    vta_pack_bias(cfg, bv, d->k, 0, row);
+  if (e.shift_vec) { /* SHRCLIP's operand: the upper bound over the shift (padding: shift 0) */
+    uint32_t hi = (uint32_t)(uint16_t)(int16_t)e.hi << 16;
+    for (uint32_t k = 0; k < d->k; k++)
+      bv[k] = (int32_t)(hi | (uint32_t)(d->shifts[k] + d->leaky_k));
+    vta_pack_bias(cfg, bv, d->k, (int32_t)hi, row);
     row += vec_bytes;
   }
   if (d->leaky_k) { /* channel k's rounding 2^(s_k + k - 1), after the LeakyRelu */

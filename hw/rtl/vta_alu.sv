@@ -1,17 +1,21 @@
 // vta_alu - the vector ALU: one operation over the BATCH*BLOCK_OUT lanes of an ACC element, in
 // two stages (docs/hw.md, "Compute pipeline"):
-//   C2a: every operation but MUL, and a micro-op with the reset flag (zero), into pre_o; the
-//        product's three 16 x 16-bit parts into the DSP slices' registers;
-//   C2b: the parts' sum (MUL without reset) or pre_o, into res_o, which the compute module
-//        writes to ACC and OUT in the next cycle (C4).
-// So every result but a product is ready after C2a, and a dependent micro-op in the next cycle
-// takes it from pre_o (the compute module's forwarding); a product is ready only after C2b,
-// and the ALU's sequencer keeps a micro-op that reads it out of the next cycle (a stall).
+//   C2a: every operation but MUL, and a micro-op with the reset flag (zero), into pre_o (for
+//        SHRCLIP its shift); the product's three 16 x 16-bit parts into the DSP slices'
+//        registers; SHRCLIP's bounds (and whether the lower is below the upper) into registers;
+//   C2b: the parts' sum (MUL without reset), SHRCLIP's clip of pre_o, or pre_o, into res_o,
+//        which the compute module writes to ACC and OUT in the next cycle (C4).
+// So every result but a product's and a clip's is ready after C2a, and a dependent micro-op in
+// the next cycle takes it from pre_o (the compute module's forwarding); those two are ready only
+// after C2b, and the ALU's sequencer keeps a micro-op that reads them out of the next cycle (a
+// stall).
 //
 // MIN and MAX compare signed values, ADD and MUL wrap to AccWidth bits. SHR takes its amount
 // from the sign-extended low LogAccWidth+1 bits of the operand: a non-negative amount shifts
 // right arithmetically, a negative one shifts left by its magnitude, and shifting every bit out
-// gives zero (ISA.md section 3, as the functional simulator does). The second operand is either
+// gives zero (ISA.md section 3, as the functional simulator does). SHRCLIP (ours) shifts as SHR,
+// then clips to [the immediate, the operand's upper 16 bits], both signed: min(max(.,lo),hi),
+// so hi wins when lo > hi. The second operand is either
 // the lanes of a second ACC element or the immediate, sign-extended into every lane; the
 // compute module selects it a stage earlier (with the operand forwarding).
 // The registers load only for valid writing micro-ops (en2_i in C2a, en3_i in C2b), so pre_o and
@@ -24,6 +28,7 @@ module vta_alu
   input  logic                         en2_i,
   input  logic [AluAluOpcodeW-1:0]     op_i,
   input  logic                         reset_i,
+  input  logic [AluImmW-1:0]           imm_i,  // SHRCLIP's lower bound
   input  logic [AccLanes*AccWidth-1:0] dst_i,
   input  logic [AccLanes*AccWidth-1:0] src_i,
   output logic [AccLanes*AccWidth-1:0] pre_o,
@@ -37,7 +42,12 @@ module vta_alu
   localparam int unsigned HW = AccWidth / 2;
   logic [AccW-1:0]        pre, pre_q, prod, res_q, p0_q;
   logic [AccLanes*HW-1:0] p1_q, p2_q;
-  logic                   mul_q;
+  logic                   mul_q, clip_q;
+  // SHRCLIP's bounds: the lower (the immediate) once, the upper per lane, and per lane whether
+  // the lower is below the upper (worked out in C2a, beside the shift).
+  logic [AluImmW-1:0]     lo_q;
+  logic [AccLanes*HW-1:0] hi_q;
+  logic [AccLanes-1:0]    lolt_q;
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
@@ -50,7 +60,7 @@ module vta_alu
         AluMin: r = (a < b) ? a : b;
         AluMax: r = (a > b) ? a : b;
         AluAdd: r = a + b;
-        AluShr: begin
+        AluShr, AluShrclip: begin
           if (sh >= 0) r = a >>> sh;
           else r = a << (-sh);
         end
@@ -67,6 +77,8 @@ module vta_alu
     if (en2_i) begin
       pre_q <= pre;
       mul_q <= (op_i == AluMul) && !reset_i;
+      clip_q <= (op_i == AluShrclip) && !reset_i;
+      lo_q <= imm_i;
       for (int l = 0; l < AccLanes; l++) begin
         logic [HW-1:0] al, ah, bl, bh;
         {ah, al} = dst_i[l*AccWidth+:AccWidth];
@@ -74,21 +86,32 @@ module vta_alu
         p0_q[l*AccWidth+:AccWidth] <= AccWidth'(al) * AccWidth'(bl);
         p1_q[l*HW+:HW] <= HW'(ah * bl);
         p2_q[l*HW+:HW] <= HW'(al * bh);
+        hi_q[l*HW+:HW] <= bh;
+        lolt_q[l] <= $signed(imm_i) < $signed(bh);
       end
     end
   end
 
   // C2b: the sum, with the choice of pre_q (not a product) folded into its operands, so that
   // the adders read multiplexers, not the slices' outputs (synthesis would otherwise chain the
-  // sum through the slices' post-adders and cascade ports).
+  // sum through the slices' post-adders and cascade ports). SHRCLIP's clip beside it: pre_q
+  // against both bounds at once, min(max(p, lo), hi) = p > lo ? (p < hi ? p : hi)
+  // : (lo < hi ? lo : hi).
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      logic [AccWidth-1:0] lo;
-      logic [HW-1:0]       m1, m2;
+      logic [AccWidth-1:0]        lo, sum;
+      logic [HW-1:0]              m1, m2;
+      logic signed [AccWidth-1:0] p, cl, ch, c;
       lo = mul_q ? p0_q[l*AccWidth+:AccWidth] : pre_q[l*AccWidth+:AccWidth];
       m1 = mul_q ? p1_q[l*HW+:HW] : '0;
       m2 = mul_q ? p2_q[l*HW+:HW] : '0;
-      prod[l*AccWidth+:AccWidth] = lo + {m1 + m2, HW'(0)};
+      sum = lo + {m1 + m2, HW'(0)};
+      p  = pre_q[l*AccWidth+:AccWidth];
+      cl = AccWidth'($signed(lo_q));
+      ch = AccWidth'($signed(hi_q[l*HW+:HW]));
+      if (p > cl) c = (p < ch) ? p : ch;
+      else c = lolt_q[l] ? cl : ch;
+      prod[l*AccWidth+:AccWidth] = clip_q ? c : sum;
     end
   end
 

@@ -795,19 +795,20 @@ module vta_compute
   );
 
   // ---- the ALU's MUL stall ----
-  // A product is written a cycle later than the ALU's other results can be forwarded (vta_alu),
-  // so a micro-op that reads (as destination or vector operand) the destination of a MUL just
-  // ahead of it must not follow it in the next cycle. The comparison is made one cycle ahead,
+  // A product (and SHRCLIP's clip) is written a cycle later than the ALU's other results can be
+  // forwarded (vta_alu), so a micro-op that reads (as destination or vector operand) the
+  // destination of a MUL or SHRCLIP just ahead of it must not follow it in the next cycle. The comparison is made one cycle ahead,
   // between the micro-op in U2 and the one in X, and registered: the stall then holds the
   // ALU's front (C0 to X) for the cycle in which the two would have been adjacent, and a
   // bubble enters the delay line between them. A micro-op with the reset flag writes zero in
-  // C2a and counts as no MUL.
+  // C2a and counts as neither.
   logic                     u2_use_imm, x_reset;
   logic [AluAluOpcodeW-1:0] x_op;
   assign u2_use_imm = a_u2_tag[AluTagW-2];
   assign x_reset    = a_x_tag[AluTagW-1];
   assign x_op       = a_x_tag[AluImmW+:AluAluOpcodeW];
-  assign x_slow   = a_x_valid && a_x_write && (x_op == AluMul) && !x_reset;
+  assign x_slow   = a_x_valid && a_x_write && ((x_op == AluMul) || (x_op == AluShrclip)) &&
+                    !x_reset;
   // The U2 micro-op's fields against X's index less the offsets X will add to them (differences
   // of registers, made while the micro-op buffer is read): equal in the index bits exactly when
   // the sums are, and no adder lies behind the buffer's output.
@@ -870,7 +871,7 @@ module vta_compute
   logic [LogAccDepth-1:0] g2_a_q, a2_a_q;
   logic                   a2_reset_q, ar_reset, ar_use_imm;
   logic [AluAluOpcodeW-1:0] a2_op_q, ar_op;
-  logic [AluImmW-1:0]     ar_imm;
+  logic [AluImmW-1:0]     ar_imm, a2_imm_q;
   logic [AccWidth-1:0]    ar_imm_ext;
   logic                   g3_valid_q, g3_write_q, g3_last_q, g3_reset_q;
   logic                   a3_valid_q, a3_write_q, a3_last_q;
@@ -921,6 +922,7 @@ module vta_compute
     a2_write_q <= ar_write_q;
     a2_last_q  <= ar_last_q;
     a2_a_q     <= ar_a_q;
+    a2_imm_q   <= ar_imm;  // SHRCLIP's lower bound (its operand is a vector)
     g3_write_q <= g2_write_q;
     g3_last_q  <= g2_last_q;
     g3_reset_q <= g2_reset_q;
@@ -1121,6 +1123,7 @@ module vta_compute
     .en2_i    (a2_valid_q && a2_write_q),
     .op_i     (a2_op_q),
     .reset_i  (a2_reset_q),
+    .imm_i    (a2_imm_q),
     .dst_i    (a_dst_val),
     .src_i    (a_src_val),
     .pre_o    (a_pre),
@@ -1292,8 +1295,8 @@ module vta_compute
                                                 run_dhi_q[!unit])))))
       else $error("vta_compute: the registered footprint comparison disagrees");
       // The MUL stall keeps a reader of a product out of the cycle after it.
-      assert (!(ar_valid_q && ar_write_q && a2_valid_q && a2_write_q && (a2_op_q == AluMul) &&
-                !a2_reset_q &&
+      assert (!(ar_valid_q && ar_write_q && a2_valid_q && a2_write_q &&
+                ((a2_op_q == AluMul) || (a2_op_q == AluShrclip)) && !a2_reset_q &&
                 (a2_a_q == ar_a_q || (!ar_use_imm && a2_a_q == ar_s_q))))
       else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL just ahead of it",
                   a2_a_q);

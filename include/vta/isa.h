@@ -54,15 +54,24 @@ typedef enum vta_mem_type {
   VTA_MEM_COUNT = 6
 } vta_mem_type;
 
-/* ALU opcodes. */
+/* ALU opcodes. SHRCLIP (ours, not in the published ISA) is a requantization in one micro-op:
+ * the destination shifted as SHR by the operand, then clipped to [imm, the operand's upper 16
+ * bits], both signed: min(max(SHR(dst, opnd), sext(imm)), opnd >> 16) (docs/isa-text.md). */
 typedef enum vta_alu_op {
   VTA_ALU_MIN = 0,
   VTA_ALU_MAX = 1,
   VTA_ALU_ADD = 2,
   VTA_ALU_SHR = 3,
   VTA_ALU_MUL = 4,
-  VTA_ALU_COUNT = 5
+  VTA_ALU_SHRCLIP = 5,
+  VTA_ALU_COUNT = 6
 } vta_alu_op;
+
+/* Whether an ALU instruction reads its immediate field: as its operand (use_imm), or as
+ * SHRCLIP's lower bound (always). Elsewhere the field is ignored. */
+static inline int vta_alu_imm_used(unsigned alu_op, unsigned use_imm) {
+  return use_imm != 0 || alu_op == VTA_ALU_SHRCLIP;
+}
 
 /* Pipeline modules an instruction is routed to (ISA.md section 4). */
 typedef enum vta_module {

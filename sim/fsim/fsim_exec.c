@@ -227,6 +227,14 @@ static int32_t alu_shr(int32_t a, int32_t op) {
   return sh >= 32 ? 0 : (int32_t)((uint32_t)a << sh);
 }
 
+/* SHRCLIP: SHR by the operand, then MAX with the immediate and MIN with the operand's upper 16
+ * bits (signed), as the three micro-ops would: a requantization in one pass. */
+static int32_t alu_shrclip(int32_t a, int32_t op, int32_t imm) {
+  int32_t r = alu_shr(a, op), lo = (int16_t)imm, hi = (int16_t)((uint32_t)op >> 16);
+  r = r > lo ? r : lo;
+  return r < hi ? r : hi;
+}
+
 /* Lane by lane, with the operand from src (a vector micro-op) or imm. A micro-op reads dst[l]
  * and its operand before writing dst[l], and src is either dst itself or a whole other ACC
  * element, so the operand row is first copied to a local array: the lane loops then read
@@ -262,6 +270,7 @@ alu_uops(vta_fsim *sim, const fsim_insn *in, const uint32_t lanes) {
         case VTA_ALU_ADD: ALU_LANES((int32_t)((uint32_t)a + (uint32_t)b)); break;
         case VTA_ALU_SHR: ALU_LANES(alu_shr(a, b)); break;
         case VTA_ALU_MUL: ALU_LANES((int32_t)((uint32_t)a * (uint32_t)b)); break;
+        case VTA_ALU_SHRCLIP: ALU_LANES(alu_shrclip(a, b, in->imm)); break;
         default: break;
         }
         for (uint32_t l = 0; l < lanes; l++) out[l] = (uint8_t)dst[l];

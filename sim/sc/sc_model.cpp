@@ -977,7 +977,8 @@ struct Compute : Mod {
 
   // The ALU's stall cycles for an instruction of n micro-ops (vta_compute, "the ALU's MUL
   // stall"): one for every micro-op that reads (as destination, or as vector operand) the ACC
-  // index the micro-op just before it wrote with a product. adjacent: its first micro-op
+  // index the micro-op just before it wrote with a product or a SHRCLIP (both ready a stage
+  // late). adjacent: its first micro-op
   // follows the unit's previous one in the next cycle. Updates the unit's last product.
   uint64_t mul_stalls(const vta_sc_insn &in, uint64_t n, bool adjacent, Unit &un) {
     Ctx &c = *ctx;
@@ -985,7 +986,7 @@ struct Compute : Mod {
     const uint64_t mask = c.cfg->depth[VTA_MEM_ACC] - 1, udepth = c.cfg->depth[VTA_MEM_UOP];
     bool slow = adjacent && un.slow_last;
     uint64_t prev = un.last_dst, stalls = 0;
-    bool mul = in.alu_op == VTA_ALU_MUL && !in.reset;
+    bool mul = (in.alu_op == VTA_ALU_MUL || in.alu_op == VTA_ALU_SHRCLIP) && !in.reset;
     if (n == 0) {
       un.slow_last = false;  // a bubble without a write
       return 0;

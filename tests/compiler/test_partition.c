@@ -76,7 +76,7 @@ static void test_partition_cli_compile_explain_run(void **state) {
   assert_non_null(strstr(t, "vta  MaxPool"));
   /* Per-channel power-of-two weight scales: one program per convolution, whose epilogue
    * shifts each channel by its own amount. */
-  assert_non_null(strstr(t, "1 program (per-channel weight-scale shifts by one vector SHR)"));
+  assert_non_null(strstr(t, "1 program (per-channel weight-scale shifts and the clip by one vector SHRCLIP)"));
   assert_non_null(strstr(t, "with per-channel shifts"));
   assert_null(strstr(t, "programs (one per weight-scale shift)"));
   /* The compile's threads (calibration code, tiling searches, code beside lowering) do not

@@ -409,7 +409,7 @@ static const vta_tile_plan k_plans_11x11[] = {
 };
 #define K_PLANS_11X11 (sizeof k_plans_11x11 / sizeof k_plans_11x11[0])
 
-/* Per-channel shifts (one vector SHR over a region of shift amounts loaded with the biases):
+/* Per-channel shifts (one vector SHRCLIP over a region of shift amounts loaded with the biases):
  * with and without bias, residual and ReLU, with shift 0 for some channels, both epilogues
  * that have biases, chosen plans and forced ones (biases resident and per tile, both orders,
  * edge tiles, im2col), on several configurations; all bit for bit with the reference, and the
@@ -538,7 +538,7 @@ static void test_conv_on_rtl_matches_reference_and_prediction(void **state) {
   }
   vta_conv_desc shapes[] = {conv(32, 14, 32, 3, 1, 1), conv(32, 14, 64, 1, 2, 0),
                             conv(3, 32, 16, 7, 2, 3)};
-  /* Each shape with one shift, then with per-channel shifts (a vector SHR), then with those and
+  /* Each shape with one shift, then with per-channel shifts (a vector SHRCLIP), then with those and
    * a LeakyRelu (a second ACC copy, the rounding as a vector). */
   for (size_t i = 0; i < 3 * (sizeof shapes / sizeof shapes[0]); i++) {
     layer L;

@@ -185,7 +185,9 @@ static void test_check_rejects_bad_semantics(void **state) {
   in.f[VTA_F_UOP_END] = 8192;
   assert_int_equal(vta_insn_check(&c, &in, &err), VTA_OK);
   in.f[VTA_F_OPCODE] = VTA_OP_ALU;
-  in.f[VTA_F_ALU_OPCODE] = 5;
+  in.f[VTA_F_ALU_OPCODE] = VTA_ALU_SHRCLIP;
+  assert_int_equal(vta_insn_check(&c, &in, &err), VTA_OK);
+  in.f[VTA_F_ALU_OPCODE] = 6;
   assert_int_equal(vta_insn_check(&c, &in, &err), VTA_ERR_INVALID);
   assert_non_null(strstr(err.msg, "alu_opcode"));
   memset(&in, 0, sizeof in);

@@ -133,6 +133,42 @@ static void test_program_text_matches_golden_and_reads_back(void **state) {
   assert_int_equal(k->alu_op, VTA_ALU_MAX);
   assert_int_equal(k->loop[0].src, 2);
   assert_int_equal(vta_program_buffer_size(r, VTA_PROG_BUF_BIAS), (2 + 3 + 3) * 64);
+  /* SHRCLIP with a vector operand keeps its immediate (the lower bound) in the text as lo=N,
+   * and the builder keeps two kernels that differ only in it apart. */
+  const char *clip =
+      "vta-program 1\n"
+      "config log_batch=0 log_block_in=4 log_block_out=4 log_inp_width=3 log_wgt_width=3 "
+      "log_acc_width=5 log_uop_buff_size=15 log_inp_buff_size=15 log_wgt_buff_size=18 "
+      "log_acc_buff_size=17\n"
+      "kernel 0 alu shrclip lo=-5\n  uop 1 0 0\nend\n"
+      "kernel 1 alu shrclip lo=300\n  uop 1 0 0\nend\n"
+      "kernel 2 alu shrclip imm=7\n  uop 1 0 0\nend\n"
+      "kernel 3 alu shr\n  uop 1 0 0\nend\n"
+      "run 0\nrun 1\nrun 2\nrun 3\nsync\n";
+  vta_program *s;
+  rc = vta_program_parse(clip, "clip", &s, &err);
+  if (rc) fprintf(stderr, "%s\n", err.msg);
+  assert_int_equal(rc, VTA_OK);
+  assert_int_equal(vta_program_kernel(s, 0)->use_imm, 0);
+  assert_int_equal(vta_program_kernel(s, 0)->imm, -5);
+  assert_int_equal(vta_program_kernel(s, 1)->imm, 300);
+  assert_int_equal(vta_program_kernel(s, 2)->use_imm, 1);
+  char *clip_text = to_text(s);
+  assert_non_null(strstr(clip_text, "kernel 0 alu shrclip lo=-5\n"));
+  assert_non_null(strstr(clip_text, "kernel 1 alu shrclip lo=300\n"));
+  assert_non_null(strstr(clip_text, "kernel 2 alu shrclip imm=7\n"));
+  assert_non_null(strstr(clip_text, "kernel 3 alu shr\n"));
+  free(clip_text);
+  vta_uop cu = {1, 0, 0};
+  vta_prog_kernel c1 = {.mode = VTA_JIT_ALU, .alu_op = VTA_ALU_SHRCLIP, .imm = 3, .nuops = 1,
+                        .uops = &cu};
+  vta_prog_kernel c2 = c1;
+  c2.imm = 4;
+  uint32_t i1, i2;
+  assert_int_equal(vta_program_add_kernel(s, &c1, &i1, &err), VTA_OK);
+  assert_int_equal(vta_program_add_kernel(s, &c2, &i2, &err), VTA_OK);
+  assert_int_not_equal(i1, i2);
+  vta_program_destroy(s);
   free(text);
   free(again);
   vta_program_destroy(p);
@@ -176,6 +212,9 @@ static void test_program_parse_errors_name_line_and_problem(void **state) {
   expect_parse_error("kernel 0 gemm\n  loop 1 0 0 0\n  loop 1 0 0 0\n  loop 1 0 0 0\n", 6,
                      "at most two loops");
   expect_parse_error("kernel 0 alu add imm=40000\n", 3, "imm 40000 is outside");
+  expect_parse_error("kernel 0 alu add lo=4\n", 3, "'lo=4' is not imm=N");
+  expect_parse_error("kernel 0 alu shrclip lo=-32769\n", 3, "lo -32769 is outside");
+  expect_parse_error("kernel 0 alu shrclip hi=4\n", 3, "'hi=4' is not imm=N or lo=N");
   expect_parse_error("kernel 1 gemm\nend\n", 3, "out of order");
   expect_parse_error("kernel 0 gemm\n  uop 0 0 0\n", 0, "not closed by 'end'");
   expect_parse_error("pop load compute\nsync\n", 0, "no earlier operation pushed");

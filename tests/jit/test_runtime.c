@@ -214,16 +214,21 @@ static int alu_finit(void *p) {
 }
 
 /* ISA.md section 3 on int32 lanes (wrapping arithmetic, the SHR rule of ours). */
-static int32_t alu_ref(int op, int32_t a, int32_t b) {
+static int32_t alu_ref(int op, int32_t a, int32_t b, int32_t imm) {
   switch (op) {
   case VTA_ALU_MIN: return a < b ? a : b;
   case VTA_ALU_MAX: return a > b ? a : b;
   case VTA_ALU_ADD: return (int32_t)((uint32_t)a + (uint32_t)b);
   case VTA_ALU_MUL: return (int32_t)((uint32_t)a * (uint32_t)b);
+  case VTA_ALU_SHRCLIP: { /* SHR, then MAX with the immediate, MIN with the upper half */
+    int32_t r = alu_ref(VTA_ALU_SHR, a, b, 0), lo = (int16_t)imm, hi = (int16_t)(b >> 16);
+    r = r > lo ? r : lo;
+    return r < hi ? r : hi;
+  }
   default: {
     int32_t y = (int32_t)((uint32_t)b << 26) >> 26; /* low 6 bits, sign-extended */
     if (y >= 0) return a >> y;
-    return (int32_t)((uint32_t)a << -y);
+    return -y >= 32 ? 0 : (int32_t)((uint32_t)a << -y); /* -32: every bit out */
   }
   }
 }
@@ -262,7 +267,8 @@ static int alu_test(int op, int use_imm, int batch, int vector_size, int compres
     if (r > 0) VTADepPop(cmd, 3, 2);
     VTALoadBuffer2D(cmd, acc_buf, (uint32_t)(r * tx * sets), (uint32_t)(tx * sets), 1,
                     (uint32_t)(tx * sets), 0, 0, 0, 0, 0, VTA_MEM_ACC);
-    alu_sig sig = {op, use_imm, use_imm ? imm[r] : 0, tx, compressed};
+    alu_sig sig = {op, use_imm, vta_alu_imm_used((unsigned)op, (unsigned)use_imm) ? imm[r] : 0,
+                   tx, compressed};
     CHECK(VTAPushALUOp(&uop_handle, alu_finit, &sig, sizeof sig) == 0);
     VTADepPush(cmd, 2, 3);
     VTADepPop(cmd, 2, 3);
@@ -284,7 +290,7 @@ static int alu_test(int op, int use_imm, int batch, int vector_size, int compres
         size_t row = (size_t)r * (size_t)(tx * sets) * lanes;
         int32_t a = pa[row + (size_t)e * lanes + l];
         int32_t b = use_imm ? imm[r] : pa[row + (size_t)(tx + e) * lanes + l];
-        int8_t want = (int8_t)(uint8_t)(uint32_t)alu_ref(op, a, b);
+        int8_t want = (int8_t)(uint8_t)(uint32_t)alu_ref(op, a, b, imm[r]);
         if (po[((size_t)r * (size_t)tx + (size_t)e) * lanes + l] != want) bad++;
       }
   if (bad)

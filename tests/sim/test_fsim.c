@@ -349,12 +349,17 @@ static void test_fsim_gemm_accumulates_and_wraps(void **state) {
 /* ---- ALU ---- */
 
 /* The plain C meaning of one ALU lane (ISA.md section 3), in 64-bit arithmetic. */
-static int32_t ref_lane(int op, int32_t a, int32_t b) {
+static int32_t ref_lane(int op, int32_t a, int32_t b, int32_t imm) {
   switch (op) {
   case VTA_ALU_MIN: return a < b ? a : b;
   case VTA_ALU_MAX: return a > b ? a : b;
   case VTA_ALU_ADD: return (int32_t)(uint32_t)((int64_t)a + b);
   case VTA_ALU_MUL: return (int32_t)(uint32_t)(uint64_t)((int64_t)a * b);
+  case VTA_ALU_SHRCLIP: { /* SHR, then MAX with the immediate, MIN with the upper half */
+    int32_t r = ref_lane(VTA_ALU_SHR, a, b, 0), lo = (int16_t)imm, hi = (int16_t)(b >> 16);
+    r = r > lo ? r : lo;
+    return r < hi ? r : hi;
+  }
   default: {
     int y = (int)((uint32_t)b & 63);
     if (y >= 32) y -= 64;
@@ -384,7 +389,7 @@ static void alu_case(env *e, uint64_t da, int op, int use_imm, int32_t imm) {
   vta_fsim_read_sram(e->sim, VTA_MEM_ACC, 0, 8, acc, &e->err);
   vta_fsim_read_sram(e->sim, VTA_MEM_OUT, 0, 4, out, &e->err);
   for (int i = 0; i < 64; i++) {
-    int32_t expect = ref_lane(op, a0[i], use_imm ? imm : a0[64 + i]);
+    int32_t expect = ref_lane(op, a0[i], use_imm ? imm : a0[64 + i], imm);
     if (acc[i] != expect || out[i] != (int8_t)expect)
       fail_msg("alu %s %s imm=%d lane %d: %d op %d = %d (out %d), expected %d",
                vta_alu_op_name((unsigned)op), use_imm ? "imm" : "vector", imm, i, a0[i],
@@ -416,6 +421,9 @@ static void test_fsim_alu_every_opcode_matches_reference(void **state) {
     for (size_t k = 0; k < sizeof imms / sizeof imms[0]; k++) alu_case(&e, da, op, 1, imms[k]);
   }
   for (int32_t s = -70; s <= 70; s++) alu_case(&e, da, VTA_ALU_SHR, 1, s);
+  /* SHRCLIP with a vector operand reads the immediate too (its lower bound). */
+  for (size_t k = 0; k < sizeof imms / sizeof imms[0]; k++)
+    alu_case(&e, da, VTA_ALU_SHRCLIP, 0, imms[k]);
   env_close(&e);
 }
 

@@ -473,10 +473,14 @@ static void test_rtl_directed_alu_every_opcode(void **state) {
   static const int32_t imms[] = {0,  1,  -1, 5,     31,     32,     33,  63,  64,
                                  -31, -32, -33, -64, 32767, -32768, 0x7fc0, 100, -100};
   const int nimm = (int)(sizeof imms / sizeof imms[0]);
+  /* Every opcode with a vector operand, then with each immediate (SHR: then every shift;
+   * SHRCLIP: then a vector operand with each immediate as its lower bound). */
   for (int op = 0; op < VTA_ALU_COUNT; op++)
-    for (int k = -1; k < nimm + (op == VTA_ALU_SHR ? 141 : 0); k++) {
-      int use_imm = k >= 0;
-      int32_t imm = k < 0 ? 0 : k < nimm ? imms[k] : k - nimm - 70; /* then every shift */
+    for (int k = -1; k < nimm + (op == VTA_ALU_SHR ? 141 : op == VTA_ALU_SHRCLIP ? nimm : 0);
+         k++) {
+      int use_imm = k >= 0 && k < nimm + (op == VTA_ALU_SHR ? 141 : 0);
+      int32_t imm = k < 0 ? 0 : k < nimm ? imms[k] : op == VTA_ALU_SHR ? k - nimm - 70
+                                                                        : imms[k - nimm];
       fsim_prog prog;
       fp_init(&prog, &p.cfg);
       fp_load(&prog, VTA_MEM_UOP, 0, el(&p, VTA_MEM_UOP, du), 1, 2, 2, 0, 0, 0, 0, 0);
@@ -525,13 +529,15 @@ static void test_rtl_directed_alu_microops_run_in_order(void **state) {
   pair_close(&p);
 }
 
-/* A product is ready a cycle after the ALU's other results (docs/hw.md, "Compute pipeline"), so
- * the ALU's sequencer holds a micro-op that reads the destination of the MUL just before it.
+/* A product (and SHRCLIP's clip) is ready a cycle after the ALU's other results (docs/hw.md,
+ * "Compute pipeline"), so the ALU's sequencer holds a micro-op that reads the destination of the
+ * MUL or SHRCLIP just before it.
  * Every form of that read: as the destination, as the vector operand, within one instruction
  * (a loop over one element, a chain of micro-ops each reading the one before) and across two
  * (MUL then an operation on its last element), with MULs of reset micro-ops between. Data on
  * rtl must equal fsim's, and the stalls must cost cycles: the same chain of ADDs, which need
- * none, runs faster. */
+ * none, runs faster. The same for SHRCLIP (its vector operand then holds the shift amount and
+ * upper bound of the one before; with the immediate, the bounds cross and give zero). */
 static void test_rtl_directed_alu_reads_a_product_the_next_cycle(void **state) {
   dpair p;
   pair_open(&p, DEFAULT_CFG, NULL);
@@ -544,9 +550,10 @@ static void test_rtl_directed_alu_reads_a_product_the_next_cycle(void **state) {
   for (int i = 0; i < 8 * 16; i++) a[i] = (int32_t)(fp_rand(&p.seed) % 2001) - 1000;
   pset(&p, da, a, sizeof a);
   const uint32_t z[2] = {0, 0};
-  uint64_t cycles[2];
-  for (int op = 0; op < 2; op++) {
-    vta_alu_op o = op ? VTA_ALU_ADD : VTA_ALU_MUL;
+  static const vta_alu_op ops[3] = {VTA_ALU_MUL, VTA_ALU_SHRCLIP, VTA_ALU_ADD};
+  uint64_t cycles[3];
+  for (int op = 0; op < 3; op++) {
+    vta_alu_op o = ops[op];
     fsim_prog prog;
     fp_init(&prog, &p.cfg);
     fp_load(&prog, VTA_MEM_UOP, 0, el(&p, VTA_MEM_UOP, du), 1, 4, 4, 0, 0, 0, 0, 0);
@@ -564,9 +571,11 @@ static void test_rtl_directed_alu_reads_a_product_the_next_cycle(void **state) {
   /* Per round 2 + 4 + 1 stalls of the MUL chain, the ADD chain's none; where an instruction
    * waits in D anyway a stall costs nothing, but the four within the loop over one element
    * always cost a cycle each. */
-  if (cycles[0] < cycles[1] + 8 * 4)
-    fail_msg("MUL chain %llu cycles, ADD chain %llu: the stalls are missing",
-             (unsigned long long)cycles[0], (unsigned long long)cycles[1]);
+  for (int op = 0; op < 2; op++)
+    if (cycles[op] < cycles[2] + 8 * 4)
+      fail_msg("%s chain %llu cycles, ADD chain %llu: the stalls are missing",
+               vta_alu_op_name(ops[op]), (unsigned long long)cycles[op],
+               (unsigned long long)cycles[2]);
   pair_close(&p);
 }
 

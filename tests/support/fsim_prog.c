@@ -78,7 +78,7 @@ static int ref_put(fsim_ref *r, int t, uint64_t idx, const uint8_t *src) {
   return 0;
 }
 
-static int32_t ref_alu(int op, int32_t a, int32_t b) {
+static int32_t ref_alu(int op, int32_t a, int32_t b, int32_t imm) {
   switch (op) {
   case VTA_ALU_MIN: return a < b ? a : b;
   case VTA_ALU_MAX: return a > b ? a : b;
@@ -89,6 +89,11 @@ static int32_t ref_alu(int op, int32_t a, int32_t b) {
     if (y >= 32) y -= 64;
     if (y >= 0) return (int32_t)((int64_t)a >> y);
     return (int32_t)(uint32_t)((uint64_t)(uint32_t)a << -y);
+  }
+  case VTA_ALU_SHRCLIP: { /* SHR, then MAX with the immediate, MIN with the upper half */
+    int32_t r = ref_alu(VTA_ALU_SHR, a, b, 0), lo = (int16_t)imm, hi = (int16_t)(b >> 16);
+    if (r < lo) r = lo;
+    return r > hi ? hi : r;
   }
   default: return 0;
   }
@@ -183,7 +188,7 @@ int fsim_ref_run(fsim_ref *r, uint64_t insn_phys, uint32_t count, char *msg, siz
                   *acc = (int32_t)(uint32_t)(uint64_t)sum;
                 } else {
                   int32_t opnd = use_imm ? (int32_t)f[VTA_F_IMM] : r->acc[(x * B + b) * BO + o];
-                  *acc = ref_alu((int)f[VTA_F_ALU_OPCODE], *acc, opnd);
+                  *acc = ref_alu((int)f[VTA_F_ALU_OPCODE], *acc, opnd, (int32_t)f[VTA_F_IMM]);
                 }
                 r->out[(a * B + b) * BO + o] = (int8_t)(uint8_t)(uint32_t)*acc;
               }
