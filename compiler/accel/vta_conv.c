@@ -51,7 +51,9 @@ static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 /* ---- Layer geometry ---- */
 
-int vta_conv_shift_vector(const vta_conv_desc *d) { return d->shifts && d->shift; }
+/* Whether the epilogue shifts by a vector (SHRCLIP: each channel's amount, per-channel or not,
+ * with the clip's upper bound): whenever it shifts at all. */
+int vta_conv_shift_vector(const vta_conv_desc *d) { return d->shift != 0 || d->leaky_k != 0; }
 
 uint32_t vta_conv_vector_rows(const vta_conv_desc *d) {
   return 1 + (vta_conv_shift_vector(d) ? 1 : 0) + (d->leaky_k ? 1 : 0);
@@ -355,8 +357,9 @@ static uint32_t acc_slots(const geom *g, const vta_tile_plan *p, uint32_t room) 
   const vta_conv_desc *d = g->d;
   uint64_t tile = vta_conv_acc_tile(d, (uint64_t)p->co_t * p->ho_t * p->wo_t);
   uint64_t G = (uint64_t)g->cib * d->kh * d->kw + (d->has_residual ? 1 : 0);
-  /* initialisation, SHR, MAX, MIN; a LeakyRelu's copy (2), SHL, MUL, MAX, rounding */
-  uint64_t alu = 1 + (d->shift || d->leaky_k ? 1 : 0) + 2 + (d->leaky_k ? 6 : 0);
+  /* initialisation, SHR, MAX, MIN (one SHRCLIP when it shifts); a LeakyRelu's copy (2), SHL,
+   * MUL, MAX, rounding */
+  uint64_t alu = 1 + (vta_conv_shift_vector(d) ? 1 : 2) + (d->leaky_k ? 6 : 0);
   uint64_t bus = g->cfg->bus_bytes ? g->cfg->bus_bytes : 8;
   uint64_t store = (g->cfg->elem_bytes[VTA_MEM_OUT] + bus - 1) / bus;
   return 2 * tile <= room && G < alu + store + 1 ? 4 : 2;
@@ -1171,17 +1174,17 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
       out->weight[wbytes + (size_t)i * cfg->block_in + i] = (uint8_t)(int8_t)d->residual_mul;
   for (uint32_t k = 0; k < d->k; k++) {
     int64_t a = add; /* per-channel shifts: that channel's rounding and offset */
-    if (e.shift_vec && !d->leaky_k)
+    if (d->shifts && e.shift_vec && !d->leaky_k)
       a = (d->shifts[k] ? 1ll << (d->shifts[k] - 1) : 0) + (cp << d->shifts[k]);
     bv[k] = (int32_t)(uint32_t)((uint64_t)(d->has_bias ? (int64_t)bias[k] : 0) + (uint64_t)a);
   }
-  vta_pack_bias(cfg, bv, d->k, e.shift_vec ? 0 : (int32_t)add, out->bias);
+  vta_pack_bias(cfg, bv, d->k, d->shifts && e.shift_vec ? 0 : (int32_t)add, out->bias);
   uint8_t *row = out->bias + vec_bytes;
-  if (e.shift_vec) { /* SHRCLIP's operand: the upper bound over the shift (padding: shift 0) */
+  if (e.shift_vec) { /* SHRCLIP's operand: the upper bound over the shift */
     uint32_t hi = (uint32_t)(uint16_t)(int16_t)e.hi << 16;
     for (uint32_t k = 0; k < d->k; k++)
-      bv[k] = (int32_t)(hi | (uint32_t)(d->shifts[k] + d->leaky_k));
-    vta_pack_bias(cfg, bv, d->k, (int32_t)hi, row);
+      bv[k] = (int32_t)(hi | (uint32_t)((d->shifts ? d->shifts[k] : d->shift) + d->leaky_k));
+    vta_pack_bias(cfg, bv, d->k, (int32_t)(hi | (d->shift + d->leaky_k)), row);
     row += vec_bytes;
   }
   if (d->leaky_k) { /* channel k's rounding 2^(s_k + k - 1), after the LeakyRelu */

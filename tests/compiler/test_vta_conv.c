@@ -478,9 +478,10 @@ static void test_conv_per_channel_shifts_match_reference(void **state) {
   rig_close(&r);
 }
 
-/* The shifts take ACC entries beside the biases: a plan whose accumulator tile fills the room
- * left by the biases does not fit once the shifts are there too; the regions are where
- * vta_sched_layout says; bad shifts are rejected. */
+/* The shift vectors (SHRCLIP's operand) take ACC entries beside the biases, for per-channel
+ * shifts and for one shift alike: a plan whose accumulator tile fills the room left by the
+ * biases of a layer that does not shift does not fit once the shifts are there too; the
+ * regions are where vta_sched_layout says; bad shifts are rejected. */
 static void test_conv_per_channel_shifts_take_acc_room(void **state) {
   vta_config cfg;
   vta_config_default(&cfg);
@@ -488,14 +489,18 @@ static void test_conv_per_channel_shifts_take_acc_room(void **state) {
   vta_conv_desc d = conv(16, 64, 64, 1, 1, 0);
   uint8_t shifts[64];
   for (int k = 0; k < 64; k++) shifts[k] = (uint8_t)(d.shift - (uint32_t)k % 3);
-  vta_conv_desc v = d;
+  vta_conv_desc v = d, one = d;
   v.shifts = shifts;
+  const uint32_t most = d.shift;
+  d.shift = 0; /* no shift: no shift vectors */
   uint32_t cob = 64 / cfg.block_out;
   for (int resident = 0; resident < 2; resident++) {
     vta_tile_plan p = {.ho_t = 1, .wo_t = 1, .co_t = 1, .ci_t = 1, .bias_resident = resident};
-    vta_sched_layout lu, lv;
+    vta_sched_layout lu, lv, lo;
     assert_int_equal(vta_sched_layout_of(&cfg, &d, &p, &lu, &err), VTA_OK);
     assert_int_equal(vta_sched_layout_of(&cfg, &v, &p, &lv, &err), VTA_OK);
+    assert_int_equal(vta_sched_layout_of(&cfg, &one, &p, &lo, &err), VTA_OK);
+    assert_int_equal(lo.shift_entries, lv.shift_entries);
     uint32_t e = resident ? cob : 1;
     assert_int_equal(lu.bias_entries, e);
     assert_int_equal(lu.shift_entries, 0);
@@ -519,11 +524,11 @@ static void test_conv_per_channel_shifts_take_acc_room(void **state) {
   shifts[5] = 32;
   assert_int_equal(vta_conv_check(&cfg, &v, &err), VTA_ERR_INVALID);
   assert_non_null(strstr(err.msg, "channel 5"));
-  shifts[5] = (uint8_t)d.shift;
-  v.shift = d.shift + 1;
+  shifts[5] = (uint8_t)most;
+  v.shift = most + 1;
   assert_int_equal(vta_conv_check(&cfg, &v, &err), VTA_ERR_INVALID);
   assert_non_null(strstr(err.msg, "largest"));
-  v.shift = d.shift;
+  v.shift = most;
   assert_int_equal(vta_conv_check(&cfg, &v, &err), VTA_OK);
 }
 
