@@ -1009,7 +1009,12 @@ static int walk(walker *w, vta_error *err) {
       ws.prev = wh;
       if (!rc) rc = s->dep(s->ctx, 1, L_, C_, err);
       /* ---- compute stage ---- */
-      if (!rc) rc = s->dep(s->ctx, 0, L_, C_, err);
+      /* The step's loads are waited for by its GEMM, not by the unit's initialisation before
+       * it, which reads none of them: the ALU then initialises this unit's slot (in the other
+       * ACC bank) while the previous unit's last GEMM runs and this step's tiles load. A step
+       * without a GEMM (all padding) waits at its start, as before. */
+      int late_pop = j == 0 && !empty;
+      if (!rc && !late_pop) rc = s->dep(s->ctx, 0, L_, C_, err);
       kkey k;
       if (!rc && j == 0) {
         if (u >= nslots) rc = s->dep(s->ctx, 0, S_, C_, err);
@@ -1037,6 +1042,7 @@ static int walk(walker *w, vta_error *err) {
           rc = run(w, &k, err);
         }
       }
+      if (!rc && late_pop) rc = s->dep(s->ctx, 0, L_, C_, err);
       if (!rc && !empty) {
         uint32_t inpb = (uint32_t)ih * l->inp_slot;
         if (res_step)
