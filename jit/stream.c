@@ -7,7 +7,9 @@
  *
  * Tokens follow the published runtime's rules, which only depend on each module's own order:
  * - pop(from -> to): the next instruction of stage `to` carries the pop. A second pop of the
- *   same queue before that instruction exists turns the first into a no-op of `to`.
+ *   same queue before that instruction exists turns the first into a no-op of `to`. The LOAD
+ *   UOP the JIT puts before a kernel that is not resident is not such an instruction: the
+ *   kernel's GEMM or ALU carries the pop, and its micro-ops load while the token is awaited.
  * - push(from -> to): the pending pops of `from` are committed first (a push must follow
  *   them); then the push flag goes on the last instruction of `from` in this stream, or on a
  *   new no-op of `from` when there is none or its flag is already taken. Setting the flag on

@@ -311,7 +311,11 @@ static int cs_run(void *ctx, uint32_t id, vta_error *err) {
     uint64_t bytes = (uint64_t)k->nuops * VTA_UOP_BYTES;
     s->c->bytes_read[VTA_MEM_UOP] += bytes;
     s->c->uop_loads++;
+    /* The pending pops go to the kernel's instruction, not to its LOAD UOP (jit/jit.c). */
+    int npend = s->npend[VTA_MOD_COMPUTE];
+    s->npend[VTA_MOD_COMPUTE] = 0;
     insn *in = add_insn(s, VTA_MOD_COMPUTE, I_READ, err);
+    s->npend[VTA_MOD_COMPUTE] = npend;
     if (!in) return VTA_ERR_NOMEM;
     in->beats = (bytes + s->m->bus_bytes - 1) / s->m->bus_bytes;
     in->entries = k->nuops;

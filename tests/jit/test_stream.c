@@ -174,11 +174,12 @@ static void test_stream_pop_attaches_to_next_insn_of_consumer(void **state) {
   size_t n = decode(f, in, 8);
   assert_int_equal(n, 3); /* load, LOAD UOP, GEMM */
   assert_int_equal(in[0].f[VTA_F_POP_PREV] | in[0].f[VTA_F_POP_NEXT], 0);
-  /* The LOAD UOP is the compute stage's next instruction: it carries the pop. */
+  /* The kernel's instruction carries the pop, not the LOAD UOP the JIT puts before it (the
+   * micro-ops load while the token is awaited). */
   assert_int_equal(in[1].f[VTA_F_MEMORY_TYPE], VTA_MEM_UOP);
-  assert_int_equal(in[1].f[VTA_F_POP_PREV], 1);
+  assert_int_equal(in[1].f[VTA_F_POP_PREV], 0);
   assert_int_equal(in[2].f[VTA_F_OPCODE], VTA_OP_GEMM);
-  assert_int_equal(in[2].f[VTA_F_POP_PREV], 0);
+  assert_int_equal(in[2].f[VTA_F_POP_PREV], 1);
 }
 
 static void test_stream_push_goes_on_last_insn_of_producer(void **state) {
@@ -337,7 +338,7 @@ static void test_stream_tokens_carry_across_sync(void **state) {
   size_t n = decode(f, in, 16);
   assert_int_equal(schedule(in, n), 0); /* the outstanding token is drained */
   assert_int_equal(vta_jit_sync(f->jit, 0, NULL, &err), VTA_OK);
-  /* The next stream starts by pushing it again; the pending pop lands on the GEMM's load. */
+  /* The next stream starts by pushing it again; the pending pop lands on the GEMM. */
   n = decode(f, in, 16);
   assert_int_equal(n, 1);
   assert_true(is_noop(&in[0]));
@@ -345,7 +346,9 @@ static void test_stream_tokens_carry_across_sync(void **state) {
   assert_int_equal(in[0].f[VTA_F_PUSH_NEXT], 1);
   assert_int_equal(vta_jit_push_kernel(f->jit, reset_kernel(f, 0), &err), VTA_OK);
   n = decode(f, in, 16);
-  assert_int_equal(in[1].f[VTA_F_POP_PREV], 1);
+  assert_int_equal(in[1].f[VTA_F_MEMORY_TYPE], VTA_MEM_UOP);
+  assert_int_equal(in[1].f[VTA_F_POP_PREV], 0);
+  assert_int_equal(in[2].f[VTA_F_POP_PREV], 1);
   assert_int_equal(vta_jit_finish(f->jit, &err), VTA_OK);
   n = decode(f, in, 16);
   assert_int_equal(schedule(in, n), 0);
