@@ -796,6 +796,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
   int *epi_of = malloc(sizeof(int) * MAX_PARTS * ((size_t)g->n_nodes + 1));
   for (size_t k = 0; epi_of && k < MAX_PARTS * ((size_t)g->n_nodes + 1); k++) epi_of[k] = -1;
   presearch(g, cfg, &memo, epi_of);
+  uint64_t *pool_cycles = calloc((size_t)g->n_nodes + 1, sizeof *pool_cycles);
   int rc = 0;
   for (int i = 0; i < g->n_nodes && !rc; i++) {
     vta_node *nd = &g->nodes[i];
@@ -831,6 +832,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
                "int8 max pooling %ux%u/%u: the input copied into ACC by an identity GEMM, one ALU MAX "
                "per window tap; predicted %" PRIu64 " cycles", L.pd.kh, L.pd.kw, L.pd.stride_h,
                low.choice.cost.cycles);
+      if (pool_cycles) pool_cycles[i] = low.choice.cost.cycles;
       vta_lowered_free(&low);
       vta_acc_layer_free(&L);
       continue;
@@ -900,6 +902,31 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
                          : "one per weight-scale shift",
              cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
   }
+  /* A max pooling has no multiply-accumulates: on the accelerator it pays only by keeping its
+   * tensor on the device, beside an accelerator node. One whose input comes from the CPU and
+   * whose every reader runs on the CPU would only move its tensor to the device and back (a
+   * device run of its own, bandwidth-bound), so it stays on the CPU, with the same maxima.
+   * Repeated, since that can leave a pooling next to it alone. */
+  for (int changed = 1; changed && !rc;) {
+    changed = 0;
+    for (int i = 0; i < g->n_nodes; i++) {
+      vta_node *nd = &g->nodes[i];
+      if (!p[i].acc || nd->op != VTA_GOP_MAXPOOL) continue;
+      int pj = producer_of(g, nd->in[0]), near = pj >= 0 && p[pj].acc;
+      for (int j = consumer_of(g, nd->out[0], i); j >= 0 && !near; j = consumer_of(g, nd->out[0], j))
+        near = p[j].acc;
+      if (near) continue;
+      p[i].acc = 0;
+      vta_node_remove_attr(nd, "device");
+      changed = 1;
+      snprintf(p[i].why, sizeof p[i].why,
+               "int8 max pooling on the CPU: its input comes from the CPU and every reader runs "
+               "there, and it has no multiply-accumulates, so the accelerator would only move its "
+               "tensor there and back (a device run of %" PRIu64 " predicted cycles)",
+               pool_cycles ? pool_cycles[i] : 0);
+    }
+  }
+  free(pool_cycles);
   /* Data movement's reason depends on where its neighbours run, known only now. */
   for (int i = 0; i < g->n_nodes && !rc; i++) {
     const vta_node *nd = &g->nodes[i];
