@@ -789,6 +789,37 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
   return buf;
 }
 
+/* The host CPU's int8 multiply-accumulates per nanosecond that an accelerator island is weighed
+ * against: one per nanosecond, a low figure for a board's Arm core (a Cortex-A53 at 1.2 GHz
+ * with scalar loops), so that only islands the accelerator runs far below its peak move. */
+#define HOST_MACS_PER_NS 1.0
+
+/* The accelerator nodes connected to node i through their values (an island between CPU
+ * nodes), marked in `in`; returns how many. */
+static int island_of(const vta_graph *g, const vta_place *p, int i, char *in) {
+  int n = 0, grew = 1;
+  in[i] = 1;
+  while (grew) {
+    grew = 0;
+    for (int a = 0; a < g->n_nodes; a++) {
+      if (!in[a]) continue;
+      const vta_node *na = &g->nodes[a];
+      for (int b = 0; b < g->n_nodes; b++) {
+        if (in[b] || !p[b].acc) continue;
+        const vta_node *nb = &g->nodes[b];
+        int linked = 0;
+        for (int x = 0; x < na->n_out && !linked; x++)
+          for (int y = 0; y < nb->n_in && !linked; y++) linked = na->out[x] == nb->in[y];
+        for (int x = 0; x < nb->n_out && !linked; x++)
+          for (int y = 0; y < na->n_in && !linked; y++) linked = nb->out[x] == na->in[y];
+        if (linked) in[b] = 1, grew = 1;
+      }
+    }
+  }
+  for (int a = 0; a < g->n_nodes; a++) n += in[a];
+  return n;
+}
+
 int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, vta_error *err) {
   vta_place *p = calloc((size_t)g->n_nodes + 1, sizeof *p);
   if (!p) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
@@ -865,6 +896,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
                         cfg, &ch, &e2);
       cycles += ch.cost.cycles;
       bound += ch.compute_bound;
+      if (pool_cycles) pool_cycles[i] += ch.cost.cycles;
       plan_to_ints(&ch.plan, plans + PLAN_INTS * q);
     }
     vta_acc_layer_free(&L);
@@ -926,6 +958,40 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
                pool_cycles ? pool_cycles[i] : 0);
     }
   }
+  /* An island of accelerator nodes between CPU nodes runs as device runs of its own, its
+   * inputs and outputs crossing the boundary either way. When the host would do its
+   * multiply-accumulates faster (at HOST_MACS_PER_NS) than the device runs its programs (at
+   * the configuration's clock), the island stays on the CPU: the squeeze-and-excite layers of
+   * a small network, a few hundred to ten thousand MACs in a device run of a few hundred to two
+   * thousand cycles. */
+  char *in_island = calloc((size_t)g->n_nodes + 1, 1);
+  for (int i = 0; i < g->n_nodes && !rc && in_island && pool_cycles; i++) {
+    if (!p[i].acc) continue;
+    memset(in_island, 0, (size_t)g->n_nodes + 1);
+    int n = island_of(g, p, i, in_island);
+    uint64_t macs = 0, cyc = 0;
+    for (int a = 0; a < g->n_nodes; a++)
+      if (in_island[a]) macs += p[a].macs, cyc += pool_cycles[a];
+    double host_ns = (double)macs / HOST_MACS_PER_NS, dev_ns = (double)cyc * 1000.0 / cfg->clock_mhz;
+    if (host_ns >= dev_ns) continue;
+    for (int a = 0; a < g->n_nodes; a++) {
+      if (!in_island[a]) continue;
+      p[a].acc = 0;
+      vta_node_remove_attr(&g->nodes[a], "device");
+      for (int q = 0; q < MAX_PARTS; q++) {
+        char name[16];
+        snprintf(name, sizeof name, "plan%d", q);
+        vta_node_remove_attr(&g->nodes[a], name);
+      }
+      snprintf(p[a].why, sizeof p[a].why,
+               "int8 %s on the CPU: %s between CPU nodes, %" PRIu64 " MACs: about %.2f us on "
+               "a host doing %g MAC per ns, less than the accelerator's %" PRIu64
+               " predicted cycles (%.2f us at %g MHz)",
+               vta_op_name(g->nodes[a].op), n == 1 ? "alone" : "in an island of accelerator nodes",
+               macs, host_ns / 1000.0, HOST_MACS_PER_NS, cyc, dev_ns / 1000.0, cfg->clock_mhz);
+    }
+  }
+  free(in_island);
   free(pool_cycles);
   /* Data movement's reason depends on where its neighbours run, known only now. */
   for (int i = 0; i < g->n_nodes && !rc; i++) {

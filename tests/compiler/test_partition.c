@@ -106,6 +106,18 @@ static void test_partition_cli_compile_explain_run(void **state) {
   assert_non_null(strstr(t, "summary: 36 of"));
   assert_non_null(strstr(t, "vta  QAdd"));
   assert_non_null(strstr(t, "vta  MaxPool")); /* beside the adds on the device */
+  /* The orientation classifier's squeeze-and-excite layers (pairs of 16 to 10,000 MACs between
+   * CPU nodes) run faster on the CPU than as device runs of their own; its other convolutions
+   * (73,728 MACs and more) stay on the accelerator. */
+  char *cls[] = {"compile", ".cache/models/ppocr_cls.onnx", "--shape", "1,3,48,192", "--explain",
+                 "-o", one, NULL};
+  assert_int_equal(call_to(vta_cmd_compile, cls, text), 0);
+  t = slurp(text);
+  assert_non_null(strstr(t, "summary: 24 of 141 nodes"));
+  assert_non_null(strstr(t, "'p2o.Conv.44': int8 QConv on the CPU: in an island of accelerator "
+                            "nodes between CPU nodes, 20000 MACs: about 20.00 us on a host doing 1 "
+                            "MAC per ns, less than the accelerator's"));
+  assert_non_null(strstr(t, "node 14 vta  QConv"));
   char *info[] = {"info", bundle, NULL};
   assert_int_equal(call_to(vta_cmd_info, info, text), 0);
   assert_non_null(strstr(slurp(text), "for 17 nodes"));

@@ -90,11 +90,11 @@ static void test_deploy_model_native_and_aarch64_match_vta_run(void **state) {
   assert_int_equal(sh(ENV " %s/host/bin/vta compile " MODEL " %s -o %s/cls.vtab 2>/dev/null", dir, shape, dir), 0);
   assert_int_equal(sh(ENV " %s/host/bin/vta run %s/cls.vtab --input tests/data/models/text.npy --backend fsim "
                       "--output %s/run >/dev/null", dir, dir, dir), 0);
-  /* The benchmark measures the same runs as one JSON line: the classifier's 42 programs in 29
-   * device runs (consecutive accelerator nodes chained), its tensors crossing the boundary,
-   * per inference. */
+  /* The benchmark measures the same runs as one JSON line: the classifier's 24 programs in 20
+   * device runs (consecutive accelerator nodes chained; its squeeze-and-excite layers run on
+   * the CPU, faster there), its tensors crossing the boundary, per inference. */
   assert_int_equal(sh(ENV " %s/host/bin/vta bench model %s/cls.vtab --input tests/data/models/text.npy --backend fsim "
-                      "--repeat 2 > %s/bench.json && grep -q '\"device_runs_per_inference\":29,\"programs_per_inference\":42,' %s/bench.json && "
+                      "--repeat 2 > %s/bench.json && grep -q '\"device_runs_per_inference\":20,\"programs_per_inference\":24,' %s/bench.json && "
                       "grep -q '\"bytes_to_device_per_inference\":[1-9]' %s/bench.json && "
                       "grep -q '\"ort_inference_seconds\":null' %s/bench.json", dir, dir, dir, dir, dir, dir), 0);
   /* Linked by cc with the installed library only: nothing of LLVM or the compiler inside. */
