@@ -679,11 +679,14 @@ typedef struct vta_place {
 } vta_place;
 
 /* Marks every node: accelerator nodes get the attribute device='vta' (QConv with groups 1
- * and dilation 1, QDense without a multiplier, within the lowering's limits for cfg),
- * everything else runs on the CPU. *places (if places is not NULL) receives a malloc'd array
- * of one entry per node. */
-int vta_pass_partition(vta_graph *g, const struct vta_config *cfg, vta_place **places,
-                       vta_error *err);
+ * and dilation 1, QDense without a multiplier, within the lowering's limits for cfg; an int8
+ * max pooling beside an accelerator node), everything else runs on the CPU. An island of
+ * accelerator nodes between CPU nodes whose MACs a host doing host_macs_per_ns int8 MACs per
+ * nanosecond would finish before the device's predicted cycles at cfg's clock stays on the CPU
+ * (host_macs_per_ns 0: 1.0; < 0: never). *places (if places is not NULL) receives a malloc'd
+ * array of one entry per node. */
+int vta_pass_partition(vta_graph *g, const struct vta_config *cfg, double host_macs_per_ns,
+                       vta_place **places, vta_error *err);
 /* Multiply-accumulates of node i (convolutions and matrix products; 0 for the rest). */
 uint64_t vta_node_macs(const vta_graph *g, int i);
 /* Is node i marked for the accelerator? */
@@ -703,6 +706,9 @@ typedef struct vta_compile_opts {
   vta_place **places;                  /* with accel: receives one entry per node of the
                                         * result (malloc'd; the caller frees), or NULL */
   FILE *timing;                        /* one line per pass with its time, or NULL */
+  double host_macs_per_ns;             /* the host's int8 MACs per ns that the partition weighs
+                                        * islands of accelerator nodes against (0: 1.0; < 0:
+                                        * every island stays on the accelerator) */
 } vta_compile_opts;
 
 /* Shape inference then fold, bnfold, fold, dce, [quantize], fuse, [partition], with

@@ -53,7 +53,7 @@ static int quantize(vta_graph *g, vta_error *err) {
   return vta_pass_quantize(g, &q, err);
 }
 static int partition(vta_graph *g, vta_error *err) {
-  return vta_pass_partition(g, cur->accel, cur->places, err);
+  return vta_pass_partition(g, cur->accel, cur->host_macs_per_ns, cur->places, err);
 }
 
 int vta_compile_graph(vta_graph *g, const vta_compile_opts *o, vta_error *err) {

@@ -68,6 +68,12 @@ static void compile_help(void) {
          "                      output move by up to 3%% so that 7 bits are exact, and the add\n"
          "                      runs on the accelerator; other adds stay on the CPU) or acc\n"
          "                      (every add on the accelerator, rounded where not exact)\n"
+         "  --host-macs-per-ns R  the int8 multiply-accumulates per nanosecond of the CPU that\n"
+         "                      runs the model: an island of accelerator nodes between CPU\n"
+         "                      nodes whose MACs that CPU finishes before the accelerator's\n"
+         "                      predicted cycles (at the configuration's clock) stays on the\n"
+         "                      CPU (default 1, a board's Arm core with scalar loops; 0: keep\n"
+         "                      every island on the accelerator)\n"
          "  --shift-groups G    per-channel weight shifts for the accelerator: block (default:\n"
          "                      channels share shifts in blocks of BLOCK_OUT, one program per\n"
          "                      shift covering whole blocks) or channel (each channel its own\n"
@@ -132,6 +138,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning, vta_cli_consts
   int n_shapes = 0, shape_ranks[16];
   int64_t shape_dims[16][VTA_MAX_RANK];
   int verify = 0, verbose = 0, r, quantize = 0, accel = 0, explain = 0, shift_groups = 0;
+  double host_macs = 0; /* the partition's default */
   int time_passes = 0, adds = VTA_ADDS_DEFAULT;
   const char *calib_dir = NULL, *cfg_path = NULL, *tuning_path = NULL;
   for (int i = 1; i < argc; i++) {
@@ -192,6 +199,14 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning, vta_cli_consts
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--tuning", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       tuning_path = val;
+      accel = quantize = 1;
+    } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--host-macs-per-ns", NULL, &val)) != 0) {
+      if (r < 0) return VTA_EXIT_USAGE;
+      char *end;
+      double v = strtod(val, &end);
+      if (end == val || *end || !(v >= 0) || v > 1e6)
+        return vta_cli_usage_error(cmd, "--host-macs-per-ns '%s' is not a number from 0 to 1e6", val);
+      host_macs = v == 0 ? -1 : v; /* 0 on the command line: every island on the accelerator */
       accel = quantize = 1;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--shift-groups", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
@@ -338,7 +353,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning, vta_cli_consts
   }
   vta_place *places = NULL;
   vta_compile_opts o = {dump, stderr, verify, quantize ? &qo : NULL, accel ? &cfg : NULL,
-                        accel ? &places : NULL, time_passes ? stderr : NULL};
+                        accel ? &places : NULL, time_passes ? stderr : NULL, host_macs};
   if (vta_compile_graph(g, &o, &err)) {
     vta_error_prefix(&err, "%s", in);
     vta_calib_set_free(&cs);

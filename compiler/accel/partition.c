@@ -790,8 +790,9 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
 }
 
 /* The host CPU's int8 multiply-accumulates per nanosecond that an accelerator island is weighed
- * against: one per nanosecond, a low figure for a board's Arm core (a Cortex-A53 at 1.2 GHz
- * with scalar loops), so that only islands the accelerator runs far below its peak move. */
+ * against by default: one per nanosecond, a low figure for a board's Arm core (a Cortex-A53 at
+ * 1.2 GHz with scalar loops), so that on the default configuration only islands the
+ * accelerator runs far below its peak move (`vta compile --host-macs-per-ns`). */
 #define HOST_MACS_PER_NS 1.0
 
 /* The accelerator nodes connected to node i through their values (an island between CPU
@@ -820,7 +821,9 @@ static int island_of(const vta_graph *g, const vta_place *p, int i, char *in) {
   return n;
 }
 
-int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, vta_error *err) {
+int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per_ns,
+                       vta_place **places, vta_error *err) {
+  const double host = host_macs_per_ns == 0 ? HOST_MACS_PER_NS : host_macs_per_ns;
   vta_place *p = calloc((size_t)g->n_nodes + 1, sizeof *p);
   if (!p) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
   choice_memo memo = {0};
@@ -965,14 +968,14 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
    * a small network, a few hundred to ten thousand MACs in a device run of a few hundred to two
    * thousand cycles. */
   char *in_island = calloc((size_t)g->n_nodes + 1, 1);
-  for (int i = 0; i < g->n_nodes && !rc && in_island && pool_cycles; i++) {
+  for (int i = 0; i < g->n_nodes && !rc && in_island && pool_cycles && host > 0; i++) {
     if (!p[i].acc) continue;
     memset(in_island, 0, (size_t)g->n_nodes + 1);
     int n = island_of(g, p, i, in_island);
     uint64_t macs = 0, cyc = 0;
     for (int a = 0; a < g->n_nodes; a++)
       if (in_island[a]) macs += p[a].macs, cyc += pool_cycles[a];
-    double host_ns = (double)macs / HOST_MACS_PER_NS, dev_ns = (double)cyc * 1000.0 / cfg->clock_mhz;
+    double host_ns = (double)macs / host, dev_ns = (double)cyc * 1000.0 / cfg->clock_mhz;
     if (host_ns >= dev_ns) continue;
     for (int a = 0; a < g->n_nodes; a++) {
       if (!in_island[a]) continue;
@@ -988,7 +991,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, vta_place **places, 
                "a host doing %g MAC per ns, less than the accelerator's %" PRIu64
                " predicted cycles (%.2f us at %g MHz)",
                vta_op_name(g->nodes[a].op), n == 1 ? "alone" : "in an island of accelerator nodes",
-               macs, host_ns / 1000.0, HOST_MACS_PER_NS, cyc, dev_ns / 1000.0, cfg->clock_mhz);
+               macs, host_ns / 1000.0, host, cyc, dev_ns / 1000.0, cfg->clock_mhz);
     }
   }
   free(in_island);

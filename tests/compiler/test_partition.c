@@ -118,6 +118,14 @@ static void test_partition_cli_compile_explain_run(void **state) {
                             "nodes between CPU nodes, 20000 MACs: about 20.00 us on a host doing 1 "
                             "MAC per ns, less than the accelerator's"));
   assert_non_null(strstr(t, "node 14 vta  QConv"));
+  /* --host-macs-per-ns 0 keeps every island on the accelerator; a bad rate is refused. */
+  char *keep[] = {"compile", ".cache/models/ppocr_cls.onnx", "--shape", "1,3,48,192", "--explain",
+                  "--host-macs-per-ns", "0", "-o", one, NULL};
+  assert_int_equal(call_to(vta_cmd_compile, keep, text), 0);
+  assert_non_null(strstr(slurp(text), "summary: 42 of 141 nodes"));
+  char *bad[] = {"compile", ".cache/models/ppocr_cls.onnx", "--host-macs-per-ns", "-1", "-o", one,
+                 NULL};
+  assert_int_equal(call(vta_cmd_compile, bad), 2);
   char *info[] = {"info", bundle, NULL};
   assert_int_equal(call_to(vta_cmd_info, info, text), 0);
   assert_non_null(strstr(slurp(text), "for 17 nodes"));
