@@ -795,30 +795,32 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
  * accelerator runs far below its peak move (`vta compile --host-macs-per-ns`). */
 #define HOST_MACS_PER_NS 1.0
 
-/* The accelerator nodes connected to node i through their values (an island between CPU
- * nodes), marked in `in`; returns how many. */
-static int island_of(const vta_graph *g, const vta_place *p, int i, char *in) {
-  int n = 0, grew = 1;
-  in[i] = 1;
-  while (grew) {
-    grew = 0;
-    for (int a = 0; a < g->n_nodes; a++) {
-      if (!in[a]) continue;
-      const vta_node *na = &g->nodes[a];
-      for (int b = 0; b < g->n_nodes; b++) {
-        if (in[b] || !p[b].acc) continue;
-        const vta_node *nb = &g->nodes[b];
-        int linked = 0;
-        for (int x = 0; x < na->n_out && !linked; x++)
-          for (int y = 0; y < nb->n_in && !linked; y++) linked = na->out[x] == nb->in[y];
-        for (int x = 0; x < nb->n_out && !linked; x++)
-          for (int y = 0; y < na->n_in && !linked; y++) linked = nb->out[x] == na->in[y];
-        if (linked) in[b] = 1, grew = 1;
-      }
+/* Union-find over nodes: the root of node a's island. */
+static int island_root(int *up, int a) {
+  while (up[a] != a) a = up[a] = up[up[a]];
+  return a;
+}
+
+/* up[i]: the islands of accelerator nodes connected through their values (an accelerator node
+ * reading what another produces joins its island); CPU nodes stay alone. Linear in the graph. */
+static int islands(const vta_graph *g, const vta_place *p, int *up) {
+  int *prod = malloc(sizeof(int) * ((size_t)g->n_values + 1));
+  if (!prod) return -1;
+  for (int v = 0; v < g->n_values; v++) prod[v] = -1;
+  for (int a = 0; a < g->n_nodes; a++) {
+    up[a] = a;
+    for (int k = 0; k < g->nodes[a].n_out; k++)
+      if (g->nodes[a].out[k] >= 0 && g->nodes[a].out[k] < g->n_values) prod[g->nodes[a].out[k]] = a;
+  }
+  for (int b = 0; b < g->n_nodes; b++) {
+    if (!p[b].acc) continue;
+    for (int k = 0; k < g->nodes[b].n_in; k++) {
+      int v = g->nodes[b].in[k], a = v >= 0 && v < g->n_values ? prod[v] : -1;
+      if (a >= 0 && p[a].acc) up[island_root(up, a)] = island_root(up, b);
     }
   }
-  for (int a = 0; a < g->n_nodes; a++) n += in[a];
-  return n;
+  free(prod);
+  return 0;
 }
 
 int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per_ns,
@@ -830,8 +832,8 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
   int *epi_of = malloc(sizeof(int) * MAX_PARTS * ((size_t)g->n_nodes + 1));
   for (size_t k = 0; epi_of && k < MAX_PARTS * ((size_t)g->n_nodes + 1); k++) epi_of[k] = -1;
   presearch(g, cfg, &memo, epi_of);
-  uint64_t *pool_cycles = calloc((size_t)g->n_nodes + 1, sizeof *pool_cycles);
-  int rc = 0;
+  uint64_t *dev_cycles = calloc((size_t)g->n_nodes + 1, sizeof *dev_cycles); /* predicted */
+  int rc = dev_cycles ? 0 : vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
   for (int i = 0; i < g->n_nodes && !rc; i++) {
     vta_node *nd = &g->nodes[i];
     p[i].macs = vta_node_macs(g, i);
@@ -866,7 +868,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
                "int8 max pooling %ux%u/%u: the input copied into ACC by an identity GEMM, one ALU MAX "
                "per window tap; predicted %" PRIu64 " cycles", L.pd.kh, L.pd.kw, L.pd.stride_h,
                low.choice.cost.cycles);
-      if (pool_cycles) pool_cycles[i] = low.choice.cost.cycles;
+      dev_cycles[i] = low.choice.cost.cycles;
       vta_lowered_free(&low);
       vta_acc_layer_free(&L);
       continue;
@@ -899,7 +901,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
                         cfg, &ch, &e2);
       cycles += ch.cost.cycles;
       bound += ch.compute_bound;
-      if (pool_cycles) pool_cycles[i] += ch.cost.cycles;
+      dev_cycles[i] += ch.cost.cycles;
       plan_to_ints(&ch.plan, plans + PLAN_INTS * q);
     }
     vta_acc_layer_free(&L);
@@ -958,44 +960,53 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
                "int8 max pooling on the CPU: its input comes from the CPU and every reader runs "
                "there, and it has no multiply-accumulates, so the accelerator would only move its "
                "tensor there and back (a device run of %" PRIu64 " predicted cycles)",
-               pool_cycles ? pool_cycles[i] : 0);
+               dev_cycles[i]);
     }
   }
   /* An island of accelerator nodes between CPU nodes runs as device runs of its own, its
    * inputs and outputs crossing the boundary either way. When the host would do its
-   * multiply-accumulates faster (at HOST_MACS_PER_NS) than the device runs its programs (at
-   * the configuration's clock), the island stays on the CPU: the squeeze-and-excite layers of
-   * a small network, a few hundred to ten thousand MACs in a device run of a few hundred to two
+   * multiply-accumulates faster (at `host` per ns) than the device runs its programs (at the
+   * configuration's clock), the island stays on the CPU: the squeeze-and-excite layers of a
+   * small network, a few hundred to ten thousand MACs in a device run of a few hundred to two
    * thousand cycles. */
-  char *in_island = calloc((size_t)g->n_nodes + 1, 1);
-  for (int i = 0; i < g->n_nodes && !rc && in_island && pool_cycles && host > 0; i++) {
-    if (!p[i].acc) continue;
-    memset(in_island, 0, (size_t)g->n_nodes + 1);
-    int n = island_of(g, p, i, in_island);
-    uint64_t macs = 0, cyc = 0;
-    for (int a = 0; a < g->n_nodes; a++)
-      if (in_island[a]) macs += p[a].macs, cyc += pool_cycles[a];
+  size_t nn = (size_t)g->n_nodes + 1;
+  int *up = malloc(sizeof(int) * nn), *cnt = calloc(nn, sizeof(int));
+  uint64_t *imacs = calloc(nn, sizeof(uint64_t)), *icyc = calloc(nn, sizeof(uint64_t));
+  if (!rc && (!up || !cnt || !imacs || !icyc || islands(g, p, up) != 0))
+    rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+  int ok = !rc && host > 0;
+  for (int a = 0; ok && a < g->n_nodes; a++) {
+    if (!p[a].acc) continue;
+    int r = island_root(up, a);
+    cnt[r]++;
+    imacs[r] += p[a].macs;
+    icyc[r] += dev_cycles[a];
+  }
+  for (int a = 0; ok && a < g->n_nodes; a++) {
+    if (!p[a].acc) continue;
+    int r = island_root(up, a), n = cnt[r];
+    uint64_t macs = imacs[r], cyc = icyc[r];
     double host_ns = (double)macs / host, dev_ns = (double)cyc * 1000.0 / cfg->clock_mhz;
     if (host_ns >= dev_ns) continue;
-    for (int a = 0; a < g->n_nodes; a++) {
-      if (!in_island[a]) continue;
-      p[a].acc = 0;
-      vta_node_remove_attr(&g->nodes[a], "device");
-      for (int q = 0; q < MAX_PARTS; q++) {
-        char name[16];
-        snprintf(name, sizeof name, "plan%d", q);
-        vta_node_remove_attr(&g->nodes[a], name);
-      }
-      snprintf(p[a].why, sizeof p[a].why,
-               "int8 %s on the CPU: %s between CPU nodes, %" PRIu64 " MACs: about %.2f us on "
-               "a host doing %g MAC per ns, less than the accelerator's %" PRIu64
-               " predicted cycles (%.2f us at %g MHz)",
-               vta_op_name(g->nodes[a].op), n == 1 ? "alone" : "in an island of accelerator nodes",
-               macs, host_ns / 1000.0, host, cyc, dev_ns / 1000.0, cfg->clock_mhz);
+    p[a].acc = 0;
+    vta_node_remove_attr(&g->nodes[a], "device");
+    for (int q = 0; q < MAX_PARTS; q++) {
+      char name[16];
+      snprintf(name, sizeof name, "plan%d", q);
+      vta_node_remove_attr(&g->nodes[a], name);
     }
+    snprintf(p[a].why, sizeof p[a].why,
+             "int8 %s on the CPU: %s between CPU nodes, %" PRIu64 " MACs: about %.2f us on a "
+             "host doing %g MAC per ns, less than the accelerator's %" PRIu64
+             " predicted cycles (%.2f us at %g MHz)",
+             vta_op_name(g->nodes[a].op), n == 1 ? "alone" : "in an island of accelerator nodes",
+             macs, host_ns / 1000.0, host, cyc, dev_ns / 1000.0, cfg->clock_mhz);
   }
-  free(in_island);
-  free(pool_cycles);
+  free(up);
+  free(cnt);
+  free(imacs);
+  free(icyc);
+  free(dev_cycles);
   /* Data movement's reason depends on where its neighbours run, known only now. */
   for (int i = 0; i < g->n_nodes && !rc; i++) {
     const vta_node *nd = &g->nodes[i];
