@@ -94,24 +94,24 @@ module vta_alu
 
   // C2b: the sum, with the choice of pre_q (not a product) folded into its operands, so that
   // the adders read multiplexers, not the slices' outputs (synthesis would otherwise chain the
-  // sum through the slices' post-adders and cascade ports). SHRCLIP's clip beside it: pre_q
-  // against both bounds at once, min(max(p, lo), hi) = p > lo ? (p < hi ? p : hi)
-  // : (lo < hi ? lo : hi).
+  // sum through the slices' post-adders and cascade ports). SHRCLIP's clip is one more choice
+  // of the sum's low operand (the other is then zero), not a multiplexer behind the adder on the
+  // product's path: pre_q against both bounds at once, min(max(p, lo), hi) = p > lo ?
+  // (p < hi ? p : hi) : (lo < hi ? lo : hi).
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      logic [AccWidth-1:0]        lo, sum;
+      logic [AccWidth-1:0]        lo;
       logic [HW-1:0]              m1, m2;
       logic signed [AccWidth-1:0] p, cl, ch, c;
-      lo = mul_q ? p0_q[l*AccWidth+:AccWidth] : pre_q[l*AccWidth+:AccWidth];
-      m1 = mul_q ? p1_q[l*HW+:HW] : '0;
-      m2 = mul_q ? p2_q[l*HW+:HW] : '0;
-      sum = lo + {m1 + m2, HW'(0)};
       p  = pre_q[l*AccWidth+:AccWidth];
       cl = AccWidth'($signed(lo_q));
       ch = AccWidth'($signed(hi_q[l*HW+:HW]));
       if (p > cl) c = (p < ch) ? p : ch;
       else c = lolt_q[l] ? cl : ch;
-      prod[l*AccWidth+:AccWidth] = clip_q ? c : sum;
+      lo = mul_q ? p0_q[l*AccWidth+:AccWidth] : clip_q ? c : p;
+      m1 = mul_q ? p1_q[l*HW+:HW] : '0;
+      m2 = mul_q ? p2_q[l*HW+:HW] : '0;
+      prod[l*AccWidth+:AccWidth] = lo + {m1 + m2, HW'(0)};
     end
   end
 
