@@ -15,7 +15,9 @@
  *   GEMM/ALU (compute):         one micro-op per cycle on its unit: iterations x micro-ops +
  *                               overhead; a GEMM and an ALU instruction run together when their
  *                               ACC footprints allow it (the rule of hw/rtl/vta_compute.sv)
- *   STORE (store module):       beats + write latency + overhead
+ *   STORE (store module):       beats + overhead on the module, then its token pushed a write
+ *                               latency later; the next STORE starts after the beats (up to
+ *                               STORE_TAIL in flight); an empty one after every earlier one
  * and the micro-op buffer is modelled as the JIT's ring (a kernel evicted and used again pays
  * another LOAD UOP), with the hardware's footprint records (one per LOAD UOP, the last
  * VTA_TILE_FP_RECORDS of them). Compute instructions start in order and their tokens are pushed
@@ -67,6 +69,8 @@ typedef enum ikind {
 } ikind;
 
 #define MAX_TOKS 4
+/* STOREs started and not completed at once (hw/rtl/vta_store.sv, TailDepth). */
+#define STORE_TAIL 4
 
 /* What a GEMM or ALU instruction may touch of ACC, as the hardware knows it before it starts
  * (hw/rtl/vta_uop_fp.sv, vta_compute.sv): the range of its destinations and, for an ALU with a
@@ -386,6 +390,9 @@ static int cs_sync(void *ctx, vta_error *err) {
    * every instruction started so far has completed (pushes are in order), and the end of the
    * time covered by a unit's work (its busy time counts once when both run). */
   uint64_t ufree[2] = {0, 0}, next_start = 0, retired = 0, covered = 0;
+  /* The store module: the completions of its last STORE_TAIL STOREs (st_n so far) and of the
+   * last one. */
+  uint64_t st_fin[STORE_TAIL] = {0}, st_n = 0, st_done = 0;
   /* A unit is free for its next instruction when it issues its last micro-op; that micro-op
    * writes ACC in compute_c3 (C3 of the compute pipeline, docs/hw.md; the ALU's in compute_c4),
    * two of which the constants above already count (they date from the three-stage pipeline).
@@ -423,6 +430,9 @@ static int cs_sync(void *ctx, vta_error *err) {
         } else if (in->kind == I_READ) {
           t = max_u64(t, max_u64(max_u64(ufree[0] + pipe[0], ufree[1] + pipe[1]), retired));
         }
+      } else if (mod == VTA_MOD_STORE) {
+        if (in->kind != I_STORE) t = max_u64(t, st_done);  /* after every earlier STORE */
+        else if (st_n >= STORE_TAIL) t = max_u64(t, st_fin[st_n % STORE_TAIL]);
       }
       int ready = 1;
       /* Each pop takes the next token of its queue (pops of one queue in one instruction
@@ -482,7 +492,14 @@ static int cs_sync(void *ctx, vta_error *err) {
       } else if (in->kind == I_EXEC) {
         fin = start + in->cycles + m->compute_overhead + pipe[in->unit];
       } else if (in->kind == I_STORE) {
-        fin = start + max_u64(in->beats, in->entries) + m->write_latency + m->load_overhead;
+        /* The module takes the next STORE after this one's beats; its token (and its
+         * completion) follows the last write response. */
+        uint64_t data_end = start + max_u64(in->beats, in->entries) + m->load_overhead;
+        fin = data_end + m->write_latency;
+        s->c->busy[best] += fin - max_u64(start, st_done);
+        st_fin[st_n++ % STORE_TAIL] = fin;
+        st_done = fin;
+        mm->free = data_end;
       }
       if (best == VTA_MOD_COMPUTE) {
         next_start = start + 1;
@@ -501,10 +518,11 @@ static int cs_sync(void *ctx, vta_error *err) {
         /* Tokens are pushed when this and every earlier instruction have completed. */
         if (fin < retired) fin = retired;
         retired = fin;
-      } else {
+        mm->free = fin;
+      } else if (in->kind != I_STORE) {
         s->c->busy[best] += fin - start;
+        mm->free = fin;
       }
-      mm->free = fin;
     }
     if (fin > end) end = fin;
     for (int i = 0; i < in->npush; i++) {
@@ -682,9 +700,12 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
   uint64_t outs = ng * ho * wo * cob, P = (uint64_t)p->ho_t * p->wo_t;
   uint64_t ie = cfg->elem_bytes[VTA_MEM_INP], we = cfg->elem_bytes[VTA_MEM_WGT];
   uint64_t oe = cfg->elem_bytes[VTA_MEM_OUT];
-  /* Stores: one per unit spanning whole rows, else one per output block. */
-  uint64_t st_unit = (p->wo_t == wo ? 1 : p->co_t) * (m->write_latency + m->load_overhead) +
+  /* Stores: one per unit spanning whole rows, else one per output block. The store module is
+   * busy with their beats; only the last one's write latency is in the unit's time (the
+   * module starts the next STORE while the responses of the one before are on their way). */
+  uint64_t st_data = (p->wo_t == wo ? 1 : p->co_t) * m->load_overhead +
                      p->co_t * P * (oe > bus ? oe / bus : 1);
+  uint64_t st_unit = st_data + m->write_latency;
   /* Compute: the GEMM unit (GEMMs, resets) and the ALU (initialisation, epilogue) run side by
    * side, one instruction overhead per run. An ACC half is held by a unit from its
    * initialisation to the end of its store, and there are two halves. */
@@ -720,7 +741,7 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
   uint64_t res_unit = res * (lat + m->load_overhead + p->co_t * P * oe / bus) *
                       (p->wo_t == wo ? 1 : p->co_t);
   uint64_t load = in_loads * in_step + w_loads * w_step + U * res_unit;
-  uint64_t store = U * st_unit;
+  uint64_t store = U * st_data;
   uint64_t busiest = max_u64(compute, max_u64(load, store));
   return busiest + in_step + w_step + p->co_t * P * 3 + st_unit;
 }

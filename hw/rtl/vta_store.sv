@@ -1,12 +1,23 @@
 // vta_store - the store module: STORE instructions from the OUT buffer to DRAM.
 //
-// Before an instruction starts it pops a compute->store token if pop_prev is set; after the
+// Before an instruction starts it pops a compute->store token if pop_prev is set; after its
 // last write response it pushes a store->compute token if push_prev is set (so whatever follows
 // the token sees the data in DRAM). The OUT elements of a STORE are contiguous in the buffer
 // (sram_base + y*x_size + x), so a reader streams them through a small FIFO into the write
 // gearbox, which packs them into beats with strobes for the row layout in DRAM. Bursts are
 // issued ahead of the data by vta_burst_gen; their lengths queue up so that the data side knows
 // where each burst ends (wlast).
+//
+// Instructions overlap their write responses: the next STORE starts as soon as the current
+// one's data side is finished (every burst announced and every beat sent), in that very cycle,
+// while the responses of earlier ones are still on their way (about write_latency cycles that
+// every STORE used to wait for by itself). AXI returns write responses in order, so a small
+// FIFO (the tail) holds, per instruction whose data are out, the number of bursts announced
+// up to its end and its push_prev flag; the instruction completes (insn_done_o, and the token
+// if push_prev) in the cycle the count of responses reaches that number. At most TailDepth
+// non-empty STOREs are in flight (started and not completed): a new one waits for a slot. A
+// STORE with x_size or y_size 0 moves no data but completes (and pushes) only after every
+// earlier STORE: it starts when none is in flight, and completes in the cycle it starts.
 module vta_store
   import vta_pkg::*;
 (
@@ -39,16 +50,30 @@ module vta_store
   localparam int unsigned A = AxiAddrWidth;
   localparam int unsigned ElemW = OutElemBytes * 8;
   localparam int unsigned FifoDepth = 4;
+  // STOREs in flight (started, not completed). Four cover the write latency of the default
+  // configuration (32 cycles) with stores of 8 or more beats; more would only help runs of tiny
+  // stores.
+  localparam int unsigned TailDepth = 4;
+  // Burst counts are kept modulo 2^CntW: enough as long as fewer than 2^CntW bursts are
+  // outstanding (the assertions below check it).
+  localparam int unsigned CntW = 9;
+  localparam int unsigned PendW = $clog2(TailDepth + 1);
 
-  memory_insn_t head, insn_q;
-  logic start, empty_insn, running_d, running_q, done;
+  memory_insn_t head;
+  logic start, can_take, empty_insn, data_d, data_q, data_end, push_q, done, bl_valid;
+  logic [PendW-1:0] pend_q;
   logic [A-1:0] base, stride, row_bytes;
   logic bl_in_ready, bg_ax_valid, bg_ready, bg_busy, rb_ready, rb_valid, slot_step;
   logic [LogBusBytes-1:0] slot_lo, slot_hi;
 
   assign head       = cmd_data_i;
   assign empty_insn = (head.x_size == '0) || (head.y_size == '0);
-  assign start      = !running_q && cmd_valid_i && (!head.pop_prev || tok_from_compute_i);
+  // The data side of the previous STORE ends in this cycle or is idle; a STORE that moves no data
+  // waits until every earlier one has completed, one that does for a free slot.
+  assign data_end   = data_q && !bg_busy && !bl_valid;
+  assign can_take   = empty_insn ? (pend_q == '0)
+                                 : ((!data_q || data_end) && (pend_q != PendW'(TailDepth)));
+  assign start      = can_take && cmd_valid_i && (!head.pop_prev || tok_from_compute_i);
   assign cmd_ready_o = start;
   assign tok_pop_o  = start && head.pop_prev;
   assign base       = A'(head.dram_base) << LogOutElemBytes;
@@ -160,7 +185,7 @@ module vta_store
   );
 
   // ---- write data: gearbox, burst ends, responses ----
-  logic gb_valid, w_fire, bl_valid;
+  logic gb_valid, w_fire;
   logic [7:0] bl_len, beat_d, beat_q;
   logic [BusWidth-1:0] gb_data;
   logic [BusBytes-1:0] gb_strb;
@@ -207,48 +232,94 @@ module vta_store
     if (w_fire) beat_d = w_last_o ? '0 : beat_q + 1'b1;
   end
 
-  logic [8:0] outstanding_d, outstanding_q;
-  always_comb begin
-    outstanding_d = outstanding_q;
-    if (aw_valid_o && aw_ready_i) outstanding_d = outstanding_d + 1'b1;
-    if (b_valid_i) outstanding_d = outstanding_d - 1'b1;
-  end
+  // ---- completion: responses counted against each instruction's last burst ----
+  logic [CntW-1:0] aw_cnt_d, aw_cnt_q, b_cnt_d, b_cnt_q, tail_target;
+  logic tail_valid, tail_push, aw_fire;
 
-  assign done = running_q && !bg_busy && !bl_valid && (outstanding_q == '0);
+  assign aw_fire = aw_valid_o && aw_ready_i;
+
+  // Per instruction whose data are out, in order: the burst count that completes it.
+  vta_fifo #(.Width(CntW + 1), .Depth(TailDepth)) u_tail (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i (data_end),
+    .in_ready_o (),
+    .in_data_i  ({aw_cnt_q, push_q}),
+    .out_valid_o(tail_valid),
+    .out_ready_i(done),
+    .out_data_o ({tail_target, tail_push}),
+    .count_o    ()
+  );
+
+  assign done = tail_valid && (b_cnt_q == tail_target);
+
+  // Non-empty STOREs started and not completed (the data side's one and the tail's).
+  vta_updown #(.Width(PendW)) u_pend (
+    .clk_i,
+    .rst_ni,
+    .clear_i(1'b0),
+    .inc_i  (start && !empty_insn),
+    .dec_i  (done),
+    .count_o(pend_q)
+  );
 
   always_comb begin
-    running_d = running_q;
-    if (done) running_d = 1'b0;
-    if (start && !empty_insn) running_d = 1'b1;
+    data_d   = data_q;
+    aw_cnt_d = aw_cnt_q;
+    b_cnt_d  = b_cnt_q;
+    if (data_end) data_d = 1'b0;
+    if (start && !empty_insn) data_d = 1'b1;
+    if (aw_fire) aw_cnt_d = aw_cnt_q + 1'b1;
+    if (b_valid_i) b_cnt_d = b_cnt_q + 1'b1;
   end
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      beat_q        <= '0;
-      outstanding_q <= '0;
-      running_q     <= 1'b0;
-      insn_q        <= '0;
+      beat_q   <= '0;
+      aw_cnt_q <= '0;
+      b_cnt_q  <= '0;
+      data_q   <= 1'b0;
+      push_q   <= 1'b0;
     end else begin
-      beat_q        <= beat_d;
-      outstanding_q <= outstanding_d;
-      running_q     <= running_d;
-      if (start) insn_q <= head;
+      beat_q   <= beat_d;
+      aw_cnt_q <= aw_cnt_d;
+      b_cnt_q  <= b_cnt_d;
+      data_q   <= data_d;
+      if (start) push_q <= head.push_prev;
     end
   end
 
-  assign tok_push_o  = (done && insn_q.push_prev) || (start && empty_insn && head.push_prev);
+  // An empty STORE starts only with nothing in flight, so its push never meets a completion's.
+  assign tok_push_o  = (done && tail_push) || (start && empty_insn && head.push_prev);
   assign insn_done_o = done || (start && empty_insn);
-  assign busy_o      = running_q;
-  assign stall_o     = (!running_q && cmd_valid_i && head.pop_prev && !tok_from_compute_i) ||
-                       (running_q && !w_valid_o && !bg_busy && bl_valid);
+  // Busy while data move or responses are awaited; stalled while idle waiting for a token, or
+  // while the data side waits for OUT data with every burst announced.
+  assign busy_o      = data_q || tail_valid;
+  assign stall_o     = (!busy_o && cmd_valid_i && head.pop_prev && !tok_from_compute_i) ||
+                       (data_q && !w_valid_o && !bg_busy && bl_valid);
 
 `ifndef SYNTHESIS
+  logic [CntW-1:0] outstanding, head_left;
+  assign outstanding = aw_cnt_q - b_cnt_q;
+  assign head_left   = tail_target - b_cnt_q;
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (!(start && !empty_insn && !(bg_ready && rb_ready)))
       else $error("vta_store: start while busy");
       assert (!(inflight_q && !fifo_in_ready)) else $error("vta_store: element FIFO overflow");
-      assert (!(b_valid_i && outstanding_q == '0)) else $error("vta_store: response with no burst");
+      assert (!(b_valid_i && outstanding == '0)) else $error("vta_store: response with no burst");
+      assert (!(aw_fire && outstanding == '1)) else $error("vta_store: burst count overflow");
+      // The head's target lies among the bursts announced and not answered (never passed).
+      assert (!(tail_valid && head_left > outstanding))
+      else $error("vta_store: completion target passed");
+      // The data side ends with the reader, the element FIFO and the gearbox empty.
+      assert (!(data_end && (y_left_q != '0 || inflight_q || fifo_out_valid || gb_valid ||
+                             rb_valid)))
+      else $error("vta_store: data side ends with elements left");
+      // With no STORE on the data side, no burst is left to announce nor beat to send.
+      assert (data_q || (!bg_busy && !bl_valid)) else $error("vta_store: data side busy when idle");
+      assert (!(start && empty_insn && (data_q || tail_valid)))
+      else $error("vta_store: empty store before earlier ones completed");
     end
   end
 `endif

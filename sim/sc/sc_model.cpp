@@ -61,6 +61,7 @@ struct Burst {
                    // data beat is ready, out: the cycle of the response
   cyc last_ready;  // writes, in: the cycle the last data beat is ready
   cyc slot;        // out: the cycle the address was accepted
+  cyc last;        // writes, out: the cycle of the last data beat
 };
 
 struct Timing : tlm::tlm_extension<Timing> {
@@ -91,7 +92,7 @@ void cut_bursts(uint64_t base, uint64_t stride, uint64_t row_bytes, uint64_t row
       uint64_t to4k = (4096 - (cur & 4095)) / bus;
       if (beats > max_beats) beats = max_beats;
       if (beats > to4k) beats = to4k;
-      out.push_back({cur, uint32_t(beats), 0, 0, 0});
+      out.push_back({cur, uint32_t(beats), 0, 0, 0, 0});
       cur += beats * bus;
     }
   }
@@ -402,6 +403,7 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
       cyc start = std::max(std::max(at + 1, b.first), w_free);
       cyc last = std::max(start + cyc((b.beats - 1) * iv + 0.999), b.last_ready);
       w_free = last + 1;
+      b.last = last;
       b.first = last + par.write_latency + 1;
       b.slot = at;
       t->last_addr = at;
@@ -1160,7 +1162,13 @@ struct Compute : Mod {
   }
 };
 
-// ---- store (vta_store): one STORE at a time, done after its last write response ----
+// ---- store (vta_store): STOREs overlap their write responses ----
+// The next STORE starts in the cycle the data side of the one before ends (its last beat
+// sent), with at most kStoreTail non-empty STOREs started and not completed; each completes
+// (and pushes its token) after its own last write response. A STORE that moves no data starts
+// only when every earlier one has completed and completes in the cycle it starts.
+const size_t kStoreTail = 4;    // vta_store's TailDepth
+const cyc kStoreDataEnd = 2;    // the last beat (the DRAM's cycle) to the data side's end
 struct Store : Mod {
   explicit Store(sc_module_name nm) : Mod(nm, 3) {}
   void body() override {
@@ -1168,12 +1176,22 @@ struct Store : Mod {
     CmdQ &q = c.q[VTA_MOD_STORE];
     Counters &k = c.cnt[VTA_MOD_STORE];
     const vta_config &cfg = *c.cfg;
-    cyc prev_done = 0;
+    cyc prev_done = 0;      // the completion of the last STORE (all earlier ones are complete)
+    cyc data_free = 0;      // the first cycle the data side can take the next STORE
+    cyc next = 0;           // one STORE is taken a cycle at most
+    std::deque<cyc> tail;   // completions of the last kStoreTail non-empty STOREs
     for (size_t e = 0; e < c.nmod[VTA_MOD_STORE]; e++) {
       uint32_t i = q_get(c, q, e);
       if (c.abort) return;
       const vta_sc_insn &in = c.job->insns[i];
-      cyc t = std::max(q.avail[e], prev_done + 1);
+      const bool empty = in.x_size == 0 || in.y_size == 0;
+      cyc t = std::max(q.avail[e], next);
+      if (empty) {
+        t = std::max(t, prev_done + 1);
+      } else {
+        t = std::max(t, data_free);
+        if (tail.size() == kStoreTail) t = std::max(t, tail.front() + 1);
+      }
       cyc ready = t;
       if (in.pop_prev) {
         t = std::max(t, tok_get(c, c.tok[VTA_Q_COMPUTE_TO_STORE]));
@@ -1189,8 +1207,9 @@ struct Store : Mod {
       q.taken.push_back(t);
       q.ev_taken.notify();
       count(c, VTA_SC_CTR_QUEUE + in.module, t, -1);
+      next = t + 1;
       cyc done;
-      if (in.x_size == 0 || in.y_size == 0) {
+      if (empty) {
         done = t;
       } else {
         uint32_t eb = cfg.elem_bytes[VTA_MEM_OUT], bus = cfg.bus_bytes;
@@ -1230,14 +1249,21 @@ struct Store : Mod {
         transport(true, t + 1);
         if (c.abort) return;
         done = 0;
-        for (const Burst &b : bursts) done = std::max(done, b.first);
+        cyc last = 0;
+        for (const Burst &b : bursts) {
+          done = std::max(done, b.first);
+          last = std::max(last, b.last);
+        }
         done += 2;
+        data_free = last + kStoreDataEnd;
         busy(c, VTA_MOD_STORE, i, t, done);
+        tail.push_back(done);
+        if (tail.size() > kStoreTail) tail.pop_front();
       }
       if (c.trace)
         fprintf(stderr, "sc store #%u start %" PRIu64 " done %" PRIu64 "\n", i, t, done);
       k.insns++;
-      prev_done = done;
+      prev_done = std::max(prev_done, done);
       if (in.push_prev) tok_push(c, VTA_Q_STORE_TO_COMPUTE, done);
       c.end_store = std::max(c.end_store, done);
     }

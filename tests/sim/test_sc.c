@@ -245,6 +245,24 @@ static void directed(const char *config) {
       pair_run(&p, &g, what);
       fp_free(&g);
     }
+  /* Consecutive STOREs overlap their write responses (vta_store: the next one starts when the
+   * data of the one before are out, up to four in flight); one that moves no data waits for
+   * every earlier one to complete. Each pushes a token, as the compiler's last STOREs do. */
+  for (uint32_t n = 2; n <= 6; n += 4)
+    for (uint32_t x = 1; x <= 16; x *= 16)
+      for (uint32_t y = 1; y <= 4; y *= 4)
+        for (int empty = 0; empty < 2; empty++) {
+          fp_init(&g, c);
+          for (uint32_t i = 0; i < n; i++) {
+            uint32_t ex = empty && i == n / 2 ? 0 : x;
+            fp_store(&g, 16 * i, d / c->elem_bytes[VTA_MEM_OUT] + 1 + 128 * i, y, ex, x + 3,
+                     FP_PUSH_PREV);
+          }
+          fp_finish(&g, 0);
+          snprintf(what, sizeof what, "%u stores y%u x%u%s", n, y, x, empty ? " one empty" : "");
+          pair_run(&p, &g, what);
+          fp_free(&g);
+        }
   /* micro-ops: dst i, src i, wgt 0 */
   uint8_t *h[2];
   vta_uop u[64];
