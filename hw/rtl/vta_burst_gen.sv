@@ -87,7 +87,9 @@ module vta_burst_gen #(
     logic [LenW-1:0] len, len_m1;
     len    = over ? LenW'(MaxBeats) : left[LenW-1:0];
     len_m1 = over ? LenW'(MaxBeats - 1) : left_m1;
-    cap    = over ? (PageW'(MaxBeats) > page) : (PageW'(left[LenW-1:0]) > page);
+    // (MaxBeats > page as page's high bits, not a comparison: yosys would share one comparator
+    // between the two behind a multiplexer of its operands, after over.)
+    cap    = over ? ((page >> LogMaxBeats) == '0) : (PageW'(left[LenW-1:0]) > page);
     burst_of = {left, page, cap ? LenW'(page) : len, cap ? 8'(page) - 8'd1 : 8'(len_m1),
                 !over && !cap};
   endfunction
@@ -107,12 +109,14 @@ module vta_burst_gen #(
     over_diff = ((BeatsW > NW) && (|(left >> NW))) || (n > NW'(MaxBeats));
   endfunction
 
-  // The same row's next burst: burst_of(left, left_m1, over, t4) with left = bl - len and
-  // t4 = to_4k - len (PageBeats when the burst ends at the boundary), but without its
-  // comparison behind the two subtractions: left > t4 is bl > to_4k, and MaxBeats > t4 is
-  // MaxBeats + len > to_4k, both from registers (len <= to_4k and len <= bl: a burst never
-  // crosses the boundary or its row). At the boundary the next burst starts a page and is not
-  // capped (MaxBeats <= PageBeats). An assertion below checks it against burst_of.
+  // The same row's next burst (taken only after a burst that did not end its row):
+  // burst_of(left, left_m1, over, t4) with left = bl - len and t4 = to_4k - len (PageBeats when
+  // the burst ends at the boundary), but without its comparison behind the two subtractions.
+  // At the boundary the next burst starts a page and is not capped (MaxBeats <= PageBeats).
+  // Otherwise the burst was not capped, so (not ending its row) it was MaxBeats long: left > t4
+  // is bl > to_4k and MaxBeats > t4 is 2 MaxBeats > to_4k (to_4k's high bits), both of
+  // registers (len <= to_4k and len <= bl: a burst never crosses the boundary or its row). An
+  // assertion below checks it against burst_of.
   function automatic logic [BurstW-1:0] burst_same(logic [BeatsW-1:0] bl, logic [PageW-1:0] to4k,
                                                    logic [LenW-1:0] len,
                                                    logic [BeatsW-1:0] left,
@@ -123,7 +127,7 @@ module vta_burst_gen #(
     logic [LenW-1:0] ln, ln_m1;
     over  = over_diff(bl, len);
     cap   = (to4k != PageW'(len)) &&
-            (over ? (CW'(len) + CW'(MaxBeats) > CW'(to4k)) : (CW'(bl) > CW'(to4k)));
+            (over ? ((to4k >> (LogMaxBeats + 1)) == '0) : (CW'(bl) > CW'(to4k)));
     ln    = over ? LenW'(MaxBeats) : left[LenW-1:0];
     ln_m1 = over ? LenW'(MaxBeats - 1) : left_m1;
     burst_same = {left, t4, cap ? LenW'(t4) : ln, cap ? 8'(t4) - 8'd1 : 8'(ln_m1), !over && !cap};
