@@ -80,8 +80,9 @@ module vta_load
   assign cmd_ready_o = start;
   assign tok_pop_o  = start && head.pop_next;
 
-  // The head's transfer in bytes, from the element the head register takes next (one LUT level
-  // behind the queue's array: the element's type bits and the two candidate bits). Instructions
+  // The head's transfer in bytes, from the element the head register takes next (the queue's
+  // register behind its head, or its input: one LUT level of the type bits and the two
+  // candidate bits, behind the queue's choice between them). Instructions
   // of other memory types never reach this queue (fetch routes them); one that did would only
   // carry its tokens, in order: it goes through the DMA as a transfer of nothing (x_size 0, so
   // the DMA takes no burst or beat command for it and its byte fields are never read).
