@@ -87,7 +87,9 @@ module vta_burst_gen #(
     logic [LenW-1:0] len, len_m1;
     len    = over ? LenW'(MaxBeats) : left[LenW-1:0];
     len_m1 = over ? LenW'(MaxBeats - 1) : left_m1;
-    cap    = over ? (PageW'(MaxBeats) > page) : (PageW'(left[LenW-1:0]) > page);
+    // (MaxBeats > page as page's high bits, not a comparison: yosys would share one comparator
+    // between the two behind a multiplexer of its operands, after over.)
+    cap    = over ? ((page >> LogMaxBeats) == '0) : (PageW'(left[LenW-1:0]) > page);
     burst_of = {left, page, cap ? LenW'(page) : len, cap ? 8'(page) - 8'd1 : 8'(len_m1),
                 !over && !cap};
   endfunction
@@ -105,6 +107,30 @@ module vta_burst_gen #(
     logic [NW-1:0] n;
     n = NW'(left) - NW'(len);
     over_diff = ((BeatsW > NW) && (|(left >> NW))) || (n > NW'(MaxBeats));
+  endfunction
+
+  // The same row's next burst (taken only after a burst that did not end its row):
+  // burst_of(left, left_m1, over, t4) with left = bl - len and t4 = to_4k - len (PageBeats when
+  // the burst ends at the boundary), but without its comparison behind the two subtractions.
+  // At the boundary the next burst starts a page and is not capped (MaxBeats <= PageBeats).
+  // Otherwise the burst was not capped, so (not ending its row) it was MaxBeats long: left > t4
+  // is bl > to_4k and MaxBeats > t4 is 2 MaxBeats > to_4k (to_4k's high bits), both of
+  // registers (len <= to_4k and len <= bl: a burst never crosses the boundary or its row). An
+  // assertion below checks it against burst_of.
+  function automatic logic [BurstW-1:0] burst_same(logic [BeatsW-1:0] bl, logic [PageW-1:0] to4k,
+                                                   logic [LenW-1:0] len,
+                                                   logic [BeatsW-1:0] left,
+                                                   logic [LenW-1:0] left_m1,
+                                                   logic [PageW-1:0] t4);
+    localparam int unsigned CW = (BeatsW > PageW) ? BeatsW + 1 : PageW + 1;
+    logic            over, cap;
+    logic [LenW-1:0] ln, ln_m1;
+    over  = over_diff(bl, len);
+    cap   = (to4k != PageW'(len)) &&
+            (over ? ((to4k >> (LogMaxBeats + 1)) == '0) : (CW'(bl) > CW'(to4k)));
+    ln    = over ? LenW'(MaxBeats) : left[LenW-1:0];
+    ln_m1 = over ? LenW'(MaxBeats - 1) : left_m1;
+    burst_same = {left, t4, cap ? LenW'(t4) : ln, cap ? 8'(t4) - 8'd1 : 8'(ln_m1), !over && !cap};
   endfunction
 
   // Every register of the next burst is worked out from registers before the address
@@ -137,6 +163,15 @@ module vta_burst_gen #(
                             over_sum(BeatsW'(cmd_rb_hi), 2'(k)), c_page);
     end
   end
+  // The next row's first burst likewise for each of its partial beats (0, 1, 2), picked by
+  // nr_part_q at the end rather than before the comparison with the beats to the boundary.
+  burst_t            b_row_k [3];
+  always_comb begin
+    b_row_k[0] = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q);
+    for (int k = 1; k < 3; k++) begin
+      b_row_k[k] = burst_of(rb_beats_q[k], rb_beats_q[k-1][LenW-1:0], rb_over_q[k], nr_page_q);
+    end
+  end
   always_comb begin
     logic [1:0]        c;
     logic [PageW-1:0]  t4;
@@ -147,10 +182,8 @@ module vta_burst_gen #(
     t4      = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
     left    = b_q.beats_left - BeatsW'(b_q.len);
     left_m1 = b_q.beats_left[LenW-1:0] - b_q.len - 1'b1;
-    b_same  = burst_of(left, left_m1, over_diff(b_q.beats_left, b_q.len), t4);
-    b_row   = burst_of(rb_beats_q[nr_part_q],
-                       (nr_part_q == 2'd0) ? rb_m1_q : rb_beats_q[nr_part_q - 1'b1][LenW-1:0],
-                       rb_over_q[nr_part_q], nr_page_q);
+    b_same  = burst_same(b_q.beats_left, b_q.to_4k, b_q.len, left, left_m1, t4);
+    b_row   = b_row_k[nr_part_q];
   end
 
   always_comb begin
@@ -214,7 +247,18 @@ module vta_burst_gen #(
   end
 
 `ifndef SYNTHESIS
+  initial begin
+    assert (MaxBeats <= PageBeats) else $error("vta_burst_gen: MaxBeats above a 4 KiB page's beats");
+  end
   always_ff @(posedge clk_i) begin
+    if (rst_ni && active_q && !b_q.row_last) begin
+      assert (b_same == burst_of(b_q.beats_left - BeatsW'(b_q.len),
+                                 b_q.beats_left[LenW-1:0] - b_q.len - 1'b1,
+                                 over_diff(b_q.beats_left, b_q.len),
+                                 (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) :
+                                                                  b_q.to_4k - PageW'(b_q.len)))
+      else $error("vta_burst_gen: the same row's next burst disagrees with burst_of");
+    end
     if (rst_ni && cmd_valid_i && cmd_ready_o) begin
       assert (cmd_rows_i != '0 && cmd_row_bytes_i != '0)
       else $error("vta_burst_gen: empty transfer");

@@ -165,7 +165,6 @@ module vta_compute
   logic [LogUopDepth-1:0] uop_waddr;
   logic [UopBytes*8-1:0]  uop_wdata;
   memory_insn_t ld_q;
-  logic [3:0] ld_log_elem;
   logic beat_valid, beat_ready, elem_valid, elem_take, wr_valid, wr_is_elem;
   logic [LogBusBytes-1:0] beat_lo, beat_hi;
   logic [MemorySramBaseW-1:0] wr_addr;
@@ -188,7 +187,6 @@ module vta_compute
   end
   always_ff @(posedge clk_i) begin
     if (d_take) begin
-      ld_log_elem <= c_log_elem;
       ld_base_q   <= AxiAddrWidth'(cm.dram_base) << c_log_elem;
       ld_stride_q <= AxiAddrWidth'(cm.x_stride) << c_log_elem;
       ld_rbytes_q <= AxiAddrWidth'(cm.x_size) << c_log_elem;
@@ -208,7 +206,6 @@ module vta_compute
     .start_i         (ld_start),
     .ready_o         (),
     .insn_i          (hm),
-    .log_elem_bytes_i(ld_log_elem),
     .base_i          (ld_base_q),
     .stride_i        (ld_stride_q),
     .row_bytes_i     (ld_rbytes_q),

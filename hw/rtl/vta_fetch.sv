@@ -128,7 +128,9 @@ module vta_fetch
     .out_valid_o(buf_valid),
     .out_ready_i(route),
     .out_data_o (insn_o),
-    .count_o    (buf_count)
+    .count_o    (buf_count),
+    .head_load_o(),
+    .head_next_o()
   );
 
   // Routing (ISA.md section 4): LOADs of INP/WGT to load, STOREs to store, the rest to compute.

@@ -8,9 +8,17 @@
 // into it, so out_data_o comes from a flip-flop, not through the array's read multiplexers (on
 // a 512-deep queue several LUT and MUXF levels that sat in front of the consumer's logic),
 // with the same cycle-by-cycle behaviour as a queue read at the read pointer.
+// The value the head register takes and when it takes it are outputs too (head_next_o,
+// head_load_o), so a consumer can keep registers of its own beside the head, worked out from
+// the element a cycle before it is at the head (vta_load: the DMA's byte addresses), and have
+// them at the head's time with no logic between them and its decisions. With Prefetch, the
+// element behind the head is a register too (second_q, filled from the array at the read
+// pointer + 2), so head_next_o comes from a register or the input, not through the array's
+// read multiplexers, and the consumer's logic on it has most of a cycle.
 module vta_fifo #(
   parameter int unsigned Width = 8,
-  parameter int unsigned Depth = 4
+  parameter int unsigned Depth = 4,
+  parameter bit          Prefetch = 1'b0
 ) (
   input  logic              clk_i,
   input  logic              rst_ni,
@@ -20,18 +28,25 @@ module vta_fifo #(
   output logic              out_valid_o,
   input  logic              out_ready_i,
   output logic [Width-1:0]  out_data_o,
-  output logic [$clog2(Depth+1)-1:0] count_o
+  output logic [$clog2(Depth+1)-1:0] count_o,
+  // head_q takes head_next_o at the end of a cycle with head_load_o set
+  output logic              head_load_o,
+  output logic [Width-1:0]  head_next_o
 );
   localparam int unsigned CountW = $clog2(Depth + 1);
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1;
   localparam logic [PtrW-1:0] LastPtr = PtrW'(Depth - 1);
 
-  logic [Width-1:0] mem_q [Depth];
+  // Distributed RAM, as yosys maps every queue's array anyway: with Prefetch the array is read
+  // at a register, and yosys would take that for a block RAM's registered address (2.55 ns
+  // clock-to-output, and block RAM the default configuration has none of to spare).
+  (* ram_style = "distributed" *) logic [Width-1:0] mem_q [Depth];
   logic [Width-1:0] head_q;
   logic [PtrW-1:0] rptr_nx;
   logic [PtrW-1:0] wptr_d, wptr_q, rptr_d, rptr_q;
   logic [CountW-1:0] count_q;
-  logic push, pop;
+  logic push, pop, more;
+  logic [Width-1:0] head_d;
 
   assign in_ready_o  = (count_q != CountW'(Depth));
   assign out_valid_o = (count_q != '0);
@@ -72,9 +87,44 @@ module vta_fifo #(
     if (push) mem_q[wptr_q] <= in_data_i;
   end
   // The element at the head after this cycle: the next one in the array when this one leaves
-  // and another is stored, or the one arriving when it is the only one.
+  // and another is stored, or the one arriving when it is the only one. Which of the two is
+  // chosen by the count alone (more than one stored), so head_d does not wait for the pop.
+  assign more        = (count_q != '0) && (count_q != CountW'(1));
+  assign head_load_o = (pop && more) || (push && (count_q == '0 || (pop && count_q == CountW'(1))));
+  assign head_next_o = head_d;
   always_ff @(posedge clk_i) begin
-    if (pop && count_q != '0 && count_q != CountW'(1)) head_q <= mem_q[rptr_nx];
-    else if (push && (count_q == '0 || (pop && count_q == CountW'(1)))) head_q <= in_data_i;
+    if (head_load_o) head_q <= head_d;
+  end
+
+  if (Prefetch) begin : g_prefetch
+    // The element behind the head (valid while two or more are stored): after a pop the one
+    // two behind the old head, else the one arriving when it becomes the second. The array is
+    // read at a register (rptr2_q, the read pointer + 2): with the sum and wrap in front of its
+    // address, yosys built the read as several times the multiplexers.
+    logic [Width-1:0] second_q, second_d;
+    logic [PtrW-1:0]  rptr2_q;
+    logic             more2;
+    assign more2    = more && (count_q != CountW'(2));
+    assign second_d = more2 ? mem_q[rptr2_q] : in_data_i;
+    assign head_d   = more ? second_q : in_data_i;
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) rptr2_q <= PtrW'(2 % Depth);
+      else if (pop) rptr2_q <= (rptr2_q == LastPtr) ? '0 : rptr2_q + 1'b1;
+    end
+    always_ff @(posedge clk_i) begin
+      if ((pop && more2) || (push && (pop ? count_q == CountW'(2) : count_q == CountW'(1))))
+        second_q <= second_d;
+    end
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (rst_ni && more) begin
+        assert (second_q == mem_q[rptr_nx] &&
+                rptr2_q == ((rptr_nx == LastPtr) ? '0 : rptr_nx + 1'b1))
+        else $error("vta_fifo: the register behind the head disagrees with the array");
+      end
+    end
+`endif
+  end else begin : g_no_prefetch
+    assign head_d = more ? mem_q[rptr_nx] : in_data_i;
   end
 endmodule

@@ -9,6 +9,12 @@
 // token (if push_next) after its last buffer write, in order. The two gearboxes turn bus beats
 // into INP and WGT elements: beats go to the gearbox of the instruction they belong to, buffer
 // writes take from the gearbox of the instruction being written.
+//
+// The DMA's transfer in bytes (base, stride and row length, each the instruction's field
+// shifted by the element size of its memory type) is worked out from the element the command
+// queue's head register is about to take (cmd_next_i, cmd_next_load_i) and registered beside
+// it, so the memory-type decode and the shifts do not lie in front of the DMA's first burst
+// (the design's longest path when they were worked out from the head).
 module vta_load
   import vta_pkg::*;
 #(
@@ -29,6 +35,8 @@ module vta_load
   input  logic                        cmd_valid_i,
   output logic                        cmd_ready_o,
   input  logic [InsnBytes*8-1:0]      cmd_data_i,
+  input  logic                        cmd_next_load_i,  // the queue's head takes cmd_next_i
+  input  logic [InsnBytes*8-1:0]      cmd_next_i,
   // tokens
   input  logic                        tok_from_compute_i,  // compute->load token available
   output logic                        tok_pop_o,
@@ -53,8 +61,9 @@ module vta_load
   output logic                        stall_o,
   output logic                        insn_done_o
 );
+  localparam int unsigned A = AxiAddrWidth;
   memory_insn_t head, dma_insn, done_insn, wr_insn;
-  logic      l2d_ready, l2d_busy, l2d_done, l2d_waiting, start, known_type;
+  logic      l2d_ready, l2d_busy, l2d_done, l2d_waiting, start;
   logic      beat_valid, beat_ready, beat_inp, wr_inp, elem_valid, elem_take, wr_valid, wr_is_elem;
   logic [LogBusBytes-1:0] beat_lo, beat_hi;
   logic [MemoryMemoryTypeW-1:0] beat_type;
@@ -62,20 +71,42 @@ module vta_load
   logic      inp_in_ready, wgt_in_ready, inp_out_valid, wgt_out_valid;
   logic [InpElemBytes*8-1:0] inp_elem;
   logic [WgtElemBytes*8-1:0] wgt_elem;
-  logic [3:0] log_elem;
+  memory_insn_t nx;
+  logic       nx_known, nx_inp, known_q;
+  logic [A-1:0] nx_base, nx_stride, nx_row_bytes, base_q, stride_q, row_bytes_q;
 
   assign head       = cmd_data_i;
-  assign known_type = (head.memory_type == MemInp) || (head.memory_type == MemWgt);
   assign start      = cmd_valid_i && (!head.pop_next || tok_from_compute_i) && l2d_ready;
   assign cmd_ready_o = start;
   assign tok_pop_o  = start && head.pop_next;
-  assign log_elem   = (head.memory_type == MemInp) ? 4'(LogInpElemBytes) : 4'(LogWgtElemBytes);
 
-  // Instructions of other memory types never reach this queue (fetch routes them); one that did
-  // would only carry its tokens, in order: it goes through the DMA as a transfer of nothing.
+  // The head's transfer in bytes, from the element the head register takes next (the queue's
+  // register behind its head, or its input: one LUT level of the type bits and the two
+  // candidate bits, behind the queue's choice between them). Instructions
+  // of other memory types never reach this queue (fetch routes them); one that did would only
+  // carry its tokens, in order: it goes through the DMA as a transfer of nothing (x_size 0, so
+  // the DMA takes no burst or beat command for it and its byte fields are never read).
+  assign nx           = cmd_next_i;
+  assign nx_inp       = (nx.memory_type == MemInp);
+  assign nx_known     = nx_inp || (nx.memory_type == MemWgt);
+  assign nx_base      = nx_inp ? A'(nx.dram_base) << LogInpElemBytes :
+                                 A'(nx.dram_base) << LogWgtElemBytes;
+  assign nx_stride    = nx_inp ? A'(nx.x_stride) << LogInpElemBytes :
+                                 A'(nx.x_stride) << LogWgtElemBytes;
+  assign nx_row_bytes = nx_inp ? A'(nx.x_size) << LogInpElemBytes :
+                                 A'(nx.x_size) << LogWgtElemBytes;
+  always_ff @(posedge clk_i) begin
+    if (cmd_next_load_i) begin
+      known_q     <= nx_known;
+      base_q      <= nx_base;
+      stride_q    <= nx_stride;
+      row_bytes_q <= nx_row_bytes;
+    end
+  end
+
   always_comb begin
     dma_insn = head;
-    if (!known_type) dma_insn.x_size = '0;
+    if (!known_q) dma_insn.x_size = '0;
   end
 
   vta_load_2d #(
@@ -86,10 +117,9 @@ module vta_load
     .start_i         (start),
     .ready_o         (l2d_ready),
     .insn_i          (dma_insn),
-    .log_elem_bytes_i(log_elem),
-    .base_i          (AxiAddrWidth'(dma_insn.dram_base) << log_elem),
-    .stride_i        (AxiAddrWidth'(dma_insn.x_stride) << log_elem),
-    .row_bytes_i     (AxiAddrWidth'(dma_insn.x_size) << log_elem),
+    .base_i          (base_q),
+    .stride_i        (stride_q),
+    .row_bytes_i     (row_bytes_q),
     .busy_o          (l2d_busy),
     .done_o          (l2d_done),
     .done_insn_o     (done_insn),
@@ -164,4 +194,21 @@ module vta_load
   assign busy_o      = l2d_busy;
   assign stall_o     = (!l2d_busy && cmd_valid_i && head.pop_next && !tok_from_compute_i) ||
                        l2d_waiting;
+
+`ifndef SYNTHESIS
+  // The registers beside the head hold what the head's fields give.
+  logic       h_known;
+  logic [3:0] h_log;
+  assign h_known = (head.memory_type == MemInp) || (head.memory_type == MemWgt);
+  assign h_log   = (head.memory_type == MemInp) ? 4'(LogInpElemBytes) : 4'(LogWgtElemBytes);
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && cmd_valid_i) begin
+      assert (known_q == h_known &&
+              base_q == A'(head.dram_base) << h_log &&
+              stride_q == A'(head.x_stride) << h_log &&
+              row_bytes_q == A'(head.x_size) << h_log)
+      else $error("vta_load: the head's byte transfer registers disagree with its fields");
+    end
+  end
+`endif
 endmodule

@@ -31,9 +31,9 @@ module vta_load_2d
   input  logic                    start_i,          // accept insn_i; only when ready_o
   output logic                    ready_o,
   input  memory_insn_t            insn_i,
-  input  logic [3:0]              log_elem_bytes_i, // element size in DRAM of insn's type
-  // insn's transfer in bytes: dram_base, x_stride and x_size shifted by log_elem_bytes_i (the
-  // parent works them out, from registers where the shift would be on a long path)
+  // insn's transfer in bytes: dram_base, x_stride and x_size shifted by the element size of its
+  // memory type (the parent works them out ahead, into registers: a shift here would lie in
+  // front of the first burst's arithmetic)
   input  logic [AxiAddrWidth-1:0] base_i,
   input  logic [AxiAddrWidth-1:0] stride_i,
   input  logic [AxiAddrWidth-1:0] row_bytes_i,
@@ -66,6 +66,8 @@ module vta_load_2d
   localparam int unsigned A = AxiAddrWidth;
   localparam int unsigned RowsW = MemoryYSizeW;
   localparam int unsigned InsnW = InsnBytes * 8;  // memory_insn_t names every bit
+  localparam int unsigned RowBytesW = MemoryXSizeW + 15;  // x_size << a 4-bit log2 of elem bytes
+  localparam int unsigned L = LogBusBytes;
   // Position counters cover pads on both sides of a size field.
   localparam int unsigned YW = MemoryYSizeW + 1;
   localparam int unsigned XW = MemoryXSizeW + 1;
@@ -79,10 +81,10 @@ module vta_load_2d
   logic            in_rows, in_cols, is_elem, step, last_pos, has_data, head_empty;
   logic            q_in_ready, q_valid, q_pop, rbq_in_ready, rbq_valid;
   logic            bg_ready, rb_ready, rb_valid, rb_take;
-  logic [3:0]      rb_log_elem;
   logic [MemoryMemoryTypeW-1:0] rb_type_q;
   logic [A-1:0]    rb_row_bytes;
-  logic [LogBusBytes-1:0] rb_base_lo, rb_stride_lo;  // the beat walker needs the low bits only
+  logic [L-1:0]    rb_base_lo, rb_stride_lo;  // the beat walker needs the low bits only
+  logic [RowBytesW-1:0] rb_rbytes;
   logic [InsnW-1:0] q_head_bits, rb_insn_bits;
 
   // ---- Acceptance ----
@@ -101,7 +103,9 @@ module vta_load_2d
     .out_valid_o(q_valid),
     .out_ready_i(q_pop),
     .out_data_o (q_head_bits),
-    .count_o    ()
+    .count_o    (),
+    .head_load_o(),
+    .head_next_o()
   );
   assign q_head = q_head_bits;
 
@@ -112,7 +116,7 @@ module vta_load_2d
     .RowsW      (RowsW),
     .LogBusBytes(LogBusBytes),
     .MaxBeats   (16),
-    .RowBytesW  (MemoryXSizeW + 15)  // x_size << a 4-bit log2 of the element bytes
+    .RowBytesW  (RowBytesW)
   ) u_bursts (
     .clk_i,
     .rst_ni,
@@ -130,31 +134,33 @@ module vta_load_2d
   );
 
   // ---- Data side: the same transfers, queued for the beat walker ----
+  // The queue keeps the bytes the walker needs beside the instruction (the row's bytes, the low
+  // bits of base and stride), so no shift lies between its head and the walker's first row.
   vta_fifo #(
-    .Width(InsnW + 4),
+    .Width(InsnW + RowBytesW + 2 * L),
     .Depth(Depth)
   ) u_xfer_q (
     .clk_i,
     .rst_ni,
     .in_valid_i (start_i && has_data),
     .in_ready_o (rbq_in_ready),
-    .in_data_i  ({log_elem_bytes_i, insn_i}),
+    .in_data_i  ({row_bytes_i[RowBytesW-1:0], base_i[L-1:0], stride_i[L-1:0], insn_i}),
     .out_valid_o(rbq_valid),
     .out_ready_i(rb_ready),
-    .out_data_o ({rb_log_elem, rb_insn_bits}),
-    .count_o    ()
+    .out_data_o ({rb_rbytes, rb_base_lo, rb_stride_lo, rb_insn_bits}),
+    .count_o    (),
+    .head_load_o(),
+    .head_next_o()
   );
   assign rb_insn      = rb_insn_bits;
-  assign rb_base_lo   = LogBusBytes'(A'(rb_insn.dram_base) << rb_log_elem);
-  assign rb_stride_lo = LogBusBytes'(A'(rb_insn.x_stride) << rb_log_elem);
-  assign rb_row_bytes = A'(rb_insn.x_size) << rb_log_elem;
+  assign rb_row_bytes = A'(rb_rbytes);
   assign rb_take      = rbq_valid && rb_ready;
 
   vta_row_beats #(
     .AddrW      (A),
     .RowsW      (RowsW),
     .LogBusBytes(LogBusBytes),
-    .RowBytesW  (MemoryXSizeW + 15)
+    .RowBytesW  (RowBytesW)
   ) u_beats (
     .clk_i,
     .rst_ni,
@@ -190,8 +196,10 @@ module vta_load_2d
   assign is_elem    = in_rows && in_cols;
   assign step       = busy_q && (!is_elem || elem_valid_i);
   assign last_pos   = (y_q == y_last_q) && (x_q == x_last_q);
-  // x_size = 0 moves nothing (ISA.md: a sync no-op), whatever the pads say.
-  assign head_empty = (q_head.x_size == '0) || (y_total == '0);
+  // x_size = 0 moves nothing (ISA.md: a sync no-op), whatever the pads say. No rows at all is
+  // y_total == 0, asked of the fields themselves (the sum cannot wrap), not behind the sum.
+  assign head_empty = (q_head.x_size == '0) ||
+                      (q_head.y_pad_0 == '0 && q_head.y_size == '0 && q_head.y_pad_1 == '0);
   assign q_pop      = !busy_q && q_valid;
 
   assign wr_valid_o   = step;

@@ -37,11 +37,11 @@ module vta_row_beats #(
   // the step path.
   logic              active_q, last_row_q, first_q, last_q;
   logic [RowsW-1:0]  rows_left_q;
-  logic [L-1:0]      row_lo_q, stride_lo_q, rb_lo_q, next_lo, row_end;
+  logic [L-1:0]      row_lo_q, stride_lo_q, rb_lo_q, next_lo_q, after_lo, cmd_next_lo, row_end;
   logic [BeatsW-1:0] left_q, rb_beats_q [3];
   logic [2:0]        rb_one_q;
   logic [HiW-1:0]    cmd_hi;
-  logic [1:0]        cmd_part, row_part;
+  logic [1:0]        cmd_part, row_part_q;
 
   function automatic logic [1:0] part_beats(logic [L-1:0] o, logic [L-1:0] l);
     part_beats = 2'(({2'b0, o} + {2'b0, l} + (L + 2)'((1 << L) - 1)) >> L);
@@ -52,10 +52,13 @@ module vta_row_beats #(
     assign cmd_beats[k] = BeatsW'(cmd_hi) + BeatsW'(k);
   end
   assign row_end     = row_lo_q + rb_lo_q - 1'b1;
-  assign next_lo     = row_lo_q + stride_lo_q;
+  // The next row's start (next_lo_q) and its partial beats (row_part_q) are registers, worked
+  // out when the row before it starts (from the one after, after_lo), so the step to the next
+  // row picks its beat count with no sum in front.
+  assign after_lo    = next_lo_q + stride_lo_q;
+  assign cmd_next_lo = cmd_base_lo_i + cmd_stride_lo_i;
   assign cmd_hi      = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
   assign cmd_part    = part_beats(cmd_base_lo_i, cmd_row_bytes_i[L-1:0]);
-  assign row_part    = part_beats(next_lo, rb_lo_q);
   assign cmd_ready_o = !active_q || (step_i && last_o);
   assign valid_o     = active_q;
   assign lo_o        = first_q ? row_lo_q : '0;
@@ -70,6 +73,8 @@ module vta_row_beats #(
       last_q      <= 1'b0;
       rows_left_q <= '0;
       row_lo_q    <= '0;
+      next_lo_q   <= '0;
+      row_part_q  <= '0;
       stride_lo_q <= '0;
       rb_lo_q     <= '0;
       left_q      <= '0;
@@ -81,10 +86,12 @@ module vta_row_beats #(
           if (last_row_q) active_q <= 1'b0;
           rows_left_q <= rows_left_q - 1'b1;
           last_row_q  <= (rows_left_q == RowsW'(2));
-          row_lo_q    <= next_lo;
+          row_lo_q    <= next_lo_q;
+          next_lo_q   <= after_lo;
+          row_part_q  <= part_beats(after_lo, rb_lo_q);
           first_q     <= 1'b1;
-          left_q      <= rb_beats_q[row_part];
-          last_q      <= rb_one_q[row_part];
+          left_q      <= rb_beats_q[row_part_q];
+          last_q      <= rb_one_q[row_part_q];
         end else begin
           first_q <= 1'b0;
           left_q  <= left_q - 1'b1;
@@ -96,6 +103,8 @@ module vta_row_beats #(
         rows_left_q <= cmd_rows_i;
         last_row_q  <= (cmd_rows_i == RowsW'(1));
         row_lo_q    <= cmd_base_lo_i;
+        next_lo_q   <= cmd_next_lo;
+        row_part_q  <= part_beats(cmd_next_lo, cmd_row_bytes_i[L-1:0]);
         stride_lo_q <= cmd_stride_lo_i;
         rb_lo_q     <= cmd_row_bytes_i[L-1:0];
         first_q     <= 1'b1;
@@ -112,6 +121,10 @@ module vta_row_beats #(
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && step_i) assert (active_q) else $error("vta_row_beats: step with no transfer");
+    if (rst_ni && active_q)
+      assert (next_lo_q == L'(row_lo_q + stride_lo_q) &&
+              row_part_q == part_beats(next_lo_q, rb_lo_q))
+      else $error("vta_row_beats: the next row's registers disagree with the current row's");
     if (rst_ni && cmd_valid_i && cmd_ready_o)
       assert ((cmd_row_bytes_i >> RowBytesW) == '0)
       else $error("vta_row_beats: %0d row bytes need more than %0d bits", cmd_row_bytes_i, RowBytesW);

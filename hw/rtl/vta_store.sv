@@ -181,7 +181,9 @@ module vta_store
     .out_valid_o(fifo_out_valid),
     .out_ready_i(gb_in_ready),
     .out_data_o (fifo_data),
-    .count_o    (fifo_count)
+    .count_o    (fifo_count),
+    .head_load_o(),
+    .head_next_o()
   );
 
   // ---- write data: gearbox, burst ends, responses ----
@@ -215,7 +217,9 @@ module vta_store
     .out_valid_o(bl_valid),
     .out_ready_i(w_fire && w_last_o),
     .out_data_o (bl_len),
-    .count_o    ()
+    .count_o    (),
+    .head_load_o(),
+    .head_next_o()
   );
 
   // A burst is announced only when its length can be queued for the data side.

@@ -150,7 +150,8 @@ module vta_top
   // ---- fetch and the command queues ----
   logic [InsnW-1:0] fetch_insn, lq_data, cq_data, sq_data;
   logic f_load_valid, f_load_ready, f_comp_valid, f_comp_ready, f_store_valid, f_store_ready;
-  logic lq_valid, lq_ready, cq_valid, cq_ready, sq_valid, sq_ready;
+  logic lq_valid, lq_ready, cq_valid, cq_ready, sq_valid, sq_ready, lq_next_load;
+  logic [InsnW-1:0] lq_next;
   logic [$clog2(CmdQueueDepth+1)-1:0] lq_count, cq_count, sq_count;
 
   vta_fetch u_fetch (
@@ -176,20 +177,25 @@ module vta_top
     .insn_o         (fetch_insn)
   );
 
-  vta_fifo #(.Width(InsnW), .Depth(CmdQueueDepth)) u_load_q (
+  // The load queue keeps the element behind its head in a register: vta_load works out the DMA's
+  // byte addresses from the element the head takes next (head_next_o).
+  vta_fifo #(.Width(InsnW), .Depth(CmdQueueDepth), .Prefetch(1'b1)) u_load_q (
     .clk_i, .rst_ni(rst_nq),
     .in_valid_i (f_load_valid), .in_ready_o (f_load_ready), .in_data_i (fetch_insn),
-    .out_valid_o(lq_valid), .out_ready_i(lq_ready), .out_data_o(lq_data), .count_o(lq_count)
+    .out_valid_o(lq_valid), .out_ready_i(lq_ready), .out_data_o(lq_data), .count_o(lq_count),
+    .head_load_o(lq_next_load), .head_next_o(lq_next)
   );
   vta_fifo #(.Width(InsnW), .Depth(CmdQueueDepth)) u_compute_q (
     .clk_i, .rst_ni(rst_nq),
     .in_valid_i (f_comp_valid), .in_ready_o (f_comp_ready), .in_data_i (fetch_insn),
-    .out_valid_o(cq_valid), .out_ready_i(cq_ready), .out_data_o(cq_data), .count_o(cq_count)
+    .out_valid_o(cq_valid), .out_ready_i(cq_ready), .out_data_o(cq_data), .count_o(cq_count),
+    .head_load_o(), .head_next_o()
   );
   vta_fifo #(.Width(InsnW), .Depth(CmdQueueDepth)) u_store_q (
     .clk_i, .rst_ni(rst_nq),
     .in_valid_i (f_store_valid), .in_ready_o (f_store_ready), .in_data_i (fetch_insn),
-    .out_valid_o(sq_valid), .out_ready_i(sq_ready), .out_data_o(sq_data), .count_o(sq_count)
+    .out_valid_o(sq_valid), .out_ready_i(sq_ready), .out_data_o(sq_data), .count_o(sq_count),
+    .head_load_o(), .head_next_o()
   );
 
   // ---- token semaphores ----
@@ -238,6 +244,8 @@ module vta_top
     .cmd_valid_i       (lq_valid),
     .cmd_ready_o       (lq_ready),
     .cmd_data_i        (lq_data),
+    .cmd_next_load_i   (lq_next_load),
+    .cmd_next_i        (lq_next),
     .tok_from_compute_i(c2l_avail),
     .tok_pop_o         (c2l_pop),
     .tok_push_o        (l2c_push),
