@@ -252,7 +252,9 @@ module vta_store
     .out_valid_o(tail_valid),
     .out_ready_i(done),
     .out_data_o ({tail_target, tail_push}),
-    .count_o    ()
+    .count_o    (),
+    .head_load_o(),
+    .head_next_o()
   );
 
   assign done = tail_valid && (b_cnt_q == tail_target);
