@@ -49,24 +49,33 @@ module vta_alu
   logic [AccLanes*HW-1:0] hi_q;
   logic [AccLanes-1:0]    lolt_q;
 
+  // MIN and MAX share one comparison, a < b, whose result enters only the last level of the
+  // result multiplexer (MIN takes a when it holds, MAX when it does not: on a tie a and b are
+  // equal); every other operation, and a reset micro-op's zero, is multiplexed beside it from
+  // the registered operation alone, so nothing waits for the comparison but that last level.
+  logic minmax, is_max;
+  assign minmax = ((op_i == AluMin) || (op_i == AluMax)) && !reset_i;
+  assign is_max = (op_i == AluMax);
+
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      logic signed [AccWidth-1:0] a, b, r;
+      logic signed [AccWidth-1:0] a, b, o;
       logic signed [ShW-1:0] sh;
+      logic take_a;
       a = dst_i[l*AccWidth+:AccWidth];
       b = src_i[l*AccWidth+:AccWidth];
       sh = b[ShW-1:0];
       unique case (op_i)
-        AluMin: r = (a < b) ? a : b;
-        AluMax: r = (a > b) ? a : b;
-        AluAdd: r = a + b;
+        AluAdd: o = a + b;
         AluShr, AluShrclip: begin
-          if (sh >= 0) r = a >>> sh;
-          else r = a << (-sh);
+          if (sh >= 0) o = a >>> sh;
+          else o = a << (-sh);
         end
-        default: r = a;  // MUL: its product comes from C2b
+        default: o = a;  // MUL: its product comes from C2b; MIN, MAX: below
       endcase
-      pre[l*AccWidth+:AccWidth] = reset_i ? '0 : r;
+      if (reset_i) o = '0;
+      take_a = (a < b) ^ is_max;
+      pre[l*AccWidth+:AccWidth] = minmax ? (take_a ? a : b) : o;
     end
   end
 
