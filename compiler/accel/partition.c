@@ -795,6 +795,16 @@ static const char *cpu_reason(const vta_graph *g, int i, char *buf, size_t n) {
  * accelerator runs far below its peak move (`vta compile --host-macs-per-ns`). */
 #define HOST_MACS_PER_NS 1.0
 
+/* Node nd runs on the CPU: no device attribute, no tiling plans. */
+static void to_cpu(vta_node *nd) {
+  vta_node_remove_attr(nd, "device");
+  for (int q = 0; q < MAX_PARTS; q++) {
+    char name[16];
+    snprintf(name, sizeof name, "plan%d", q);
+    vta_node_remove_attr(nd, name);
+  }
+}
+
 /* Union-find over nodes: the root of node a's island. */
 static int island_root(int *up, int a) {
   while (up[a] != a) a = up[a] = up[up[a]];
@@ -837,12 +847,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
   for (int i = 0; i < g->n_nodes && !rc; i++) {
     vta_node *nd = &g->nodes[i];
     p[i].macs = vta_node_macs(g, i);
-    vta_node_remove_attr(nd, "device");
-    for (int q = 0; q < MAX_PARTS; q++) {
-      char name[16];
-      snprintf(name, sizeof name, "plan%d", q);
-      vta_node_remove_attr(nd, name);
-    }
+    to_cpu(nd);
     int pool = nd->op == VTA_GOP_MAXPOOL && g->values[nd->in[0]].dtype == VTA_DT_I8;
     if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE && nd->op != VTA_GOP_QADD && !pool) {
       cpu_reason(g, i, p[i].why, sizeof p[i].why);
@@ -939,71 +944,55 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
                          : "one per weight-scale shift",
              cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
   }
-  /* A max pooling has no multiply-accumulates: on the accelerator it pays only by keeping its
-   * tensor on the device, beside an accelerator node. One whose input comes from the CPU and
-   * whose every reader runs on the CPU would only move its tensor to the device and back (a
-   * device run of its own, bandwidth-bound), so it stays on the CPU, with the same maxima.
-   * Repeated, since that can leave a pooling next to it alone. */
-  for (int changed = 1; changed && !rc;) {
-    changed = 0;
-    for (int i = 0; i < g->n_nodes; i++) {
-      vta_node *nd = &g->nodes[i];
-      if (!p[i].acc || nd->op != VTA_GOP_MAXPOOL) continue;
-      int pj = producer_of(g, nd->in[0]), near = pj >= 0 && p[pj].acc;
-      for (int j = consumer_of(g, nd->out[0], i); j >= 0 && !near; j = consumer_of(g, nd->out[0], j))
-        near = p[j].acc;
-      if (near) continue;
-      p[i].acc = 0;
-      vta_node_remove_attr(nd, "device");
-      changed = 1;
-      snprintf(p[i].why, sizeof p[i].why,
-               "int8 max pooling on the CPU: its input comes from the CPU and every reader runs "
-               "there, and it has no multiply-accumulates, so the accelerator would only move its "
-               "tensor there and back (a device run of %" PRIu64 " predicted cycles)",
-               dev_cycles[i]);
-    }
-  }
-  /* An island of accelerator nodes between CPU nodes runs as device runs of its own, its
-   * inputs and outputs crossing the boundary either way. When the host would do its
-   * multiply-accumulates faster (at `host` per ns) than the device runs its programs (at the
-   * configuration's clock), the island stays on the CPU: the squeeze-and-excite layers of a
-   * small network, a few hundred to ten thousand MACs in a device run of a few hundred to two
-   * thousand cycles. */
+  /* An island of accelerator nodes between CPU nodes (union-find over the values) runs as
+   * device runs of its own, its inputs and outputs crossing the boundary either way. It stays on
+   * the CPU
+   * - when it is max poolings only: they have no multiply-accumulates, so on the device they
+   *   would only move their tensor there and back (a pooling pays by keeping its tensor on the
+   *   device beside an accelerator node, in the same island);
+   * - when the host would do its multiply-accumulates faster (at `host` per ns) than the device
+   *   runs its programs (at the configuration's clock): the squeeze-and-excite layers of a small
+   *   network, a few hundred to ten thousand MACs in a device run of a few hundred to two
+   *   thousand cycles. */
   size_t nn = (size_t)g->n_nodes + 1;
-  int *up = malloc(sizeof(int) * nn), *cnt = calloc(nn, sizeof(int));
+  int *up = malloc(sizeof(int) * nn), *cnt = calloc(nn, sizeof(int)), *pools = calloc(nn, sizeof(int));
   uint64_t *imacs = calloc(nn, sizeof(uint64_t)), *icyc = calloc(nn, sizeof(uint64_t));
-  if (!rc && (!up || !cnt || !imacs || !icyc || islands(g, p, up) != 0))
+  if (!rc && (!up || !cnt || !pools || !imacs || !icyc || islands(g, p, up) != 0))
     rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
-  int ok = !rc && host > 0;
-  for (int a = 0; ok && a < g->n_nodes; a++) {
+  for (int a = 0; !rc && a < g->n_nodes; a++) {
     if (!p[a].acc) continue;
     int r = island_root(up, a);
     cnt[r]++;
+    pools[r] += g->nodes[a].op == VTA_GOP_MAXPOOL;
     imacs[r] += p[a].macs;
     icyc[r] += dev_cycles[a];
   }
-  for (int a = 0; ok && a < g->n_nodes; a++) {
+  for (int a = 0; !rc && a < g->n_nodes; a++) {
     if (!p[a].acc) continue;
     int r = island_root(up, a), n = cnt[r];
     uint64_t macs = imacs[r], cyc = icyc[r];
     double host_ns = (double)macs / host, dev_ns = (double)cyc * 1000.0 / cfg->clock_mhz;
-    if (host_ns >= dev_ns) continue;
+    if (pools[r] == n)
+      snprintf(p[a].why, sizeof p[a].why,
+               "int8 max pooling on the CPU: its input comes from the CPU and every reader runs "
+               "there, and it has no multiply-accumulates, so the accelerator would only move its "
+               "tensor there and back (a device run of %" PRIu64 " predicted cycles)",
+               dev_cycles[a]);
+    else if (host > 0 && host_ns < dev_ns)
+      snprintf(p[a].why, sizeof p[a].why,
+               "int8 %s on the CPU: %s between CPU nodes, %" PRIu64 " MACs: about %.2f us on a "
+               "host doing %g MAC per ns, less than the accelerator's %" PRIu64
+               " predicted cycles (%.2f us at %g MHz)",
+               vta_op_name(g->nodes[a].op), n == 1 ? "alone" : "in an island of accelerator nodes",
+               macs, host_ns / 1000.0, host, cyc, dev_ns / 1000.0, cfg->clock_mhz);
+    else
+      continue;
     p[a].acc = 0;
-    vta_node_remove_attr(&g->nodes[a], "device");
-    for (int q = 0; q < MAX_PARTS; q++) {
-      char name[16];
-      snprintf(name, sizeof name, "plan%d", q);
-      vta_node_remove_attr(&g->nodes[a], name);
-    }
-    snprintf(p[a].why, sizeof p[a].why,
-             "int8 %s on the CPU: %s between CPU nodes, %" PRIu64 " MACs: about %.2f us on a "
-             "host doing %g MAC per ns, less than the accelerator's %" PRIu64
-             " predicted cycles (%.2f us at %g MHz)",
-             vta_op_name(g->nodes[a].op), n == 1 ? "alone" : "in an island of accelerator nodes",
-             macs, host_ns / 1000.0, host, cyc, dev_ns / 1000.0, cfg->clock_mhz);
+    to_cpu(&g->nodes[a]);
   }
   free(up);
   free(cnt);
+  free(pools);
   free(imacs);
   free(icyc);
   free(dev_cycles);
