@@ -827,23 +827,15 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
   const vta_sched_epi *e = w->e;
   const unit_pos *q = &pu->q;
   int rc = e->leaky_k ? leaky_steps(w, pu, err) : VTA_OK;
-  struct {
-    int on;
-    vta_alu_op op;
-    int32_t imm;
-  } ep[3] = {{e->shift > 0, VTA_ALU_SHR, (int32_t)e->shift},
-             {1, VTA_ALU_MAX, e->lo},
-             {1, VTA_ALU_MIN, e->hi}};
   if (e->shift_vec) { /* each channel by its own amount, and the clip, in one SHRCLIP */
     kkey k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n,
                     0, NULL, e->lo);
     if (!rc) rc = run(w, &k, err);
-  }
-  for (int i = 0; !rc && !e->shift_vec && i < 3; i++) {
-    if (!ep[i].on) continue;
-    kkey k = key_of(KK_IMM, ep[i].op, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
-                    ep[i].imm);
-    rc = run(w, &k, err);
+  } else { /* no shift (vta_conv_shift_vector): the clip alone, by immediates */
+    kkey k = key_of(KK_IMM, VTA_ALU_MAX, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->lo);
+    if (!rc) rc = run(w, &k, err);
+    k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->hi);
+    if (!rc) rc = run(w, &k, err);
   }
   if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
   /* ---- store stage ---- */
@@ -887,8 +879,8 @@ static int walk(walker *w, vta_error *err) {
   vta_prog_xfer x;
   pending_unit pend;
   memset(&pend, 0, sizeof pend);
-  /* (LeakyRelu,) SHR, MAX, MIN, or with per-channel shifts SHRCLIP */
-  uint32_t epi_ops = (e->shift_vec ? 1 : e->shift > 0 ? 3 : 2) + (e->leaky_k ? 6 : 0);
+  /* (LeakyRelu,) SHRCLIP, or without a shift MAX and MIN */
+  uint32_t epi_ops = (e->shift_vec ? 1 : 2) + (e->leaky_k ? 6 : 0);
 
   /* The shift vectors travel with the biases, and the rounding they need is in the bias: a
    * layer with per-channel shifts has biases to load (RESET_ADD or OFFSET). */

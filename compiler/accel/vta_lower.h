@@ -279,9 +279,10 @@ void vta_lowered_pack_input(const vta_config *cfg, const vta_conv_desc *d, const
 
 typedef struct vta_sched_epi {
   vta_tile_epilogue mode;
-  uint32_t shift;   /* SHR amount (a LeakyRelu's k included); 0: no SHR */
-  int shift_vec;    /* the SHR reads each channel's amount from the shift region instead */
-  int32_t lo, hi;   /* MAX and MIN immediates (the offset included) */
+  uint32_t shift;   /* the largest shift (a LeakyRelu's k included) */
+  int shift_vec;    /* one SHRCLIP over the shift region (each channel's amount, hi above it,
+                     * lo its immediate); 0 (no shift at all): MAX lo, MIN hi */
+  int32_t lo, hi;   /* the clip's bounds (the offset included) */
   uint32_t leaky_k; /* 0: none; else the LeakyRelu steps before the rounding and SHR */
   int32_t leaky_m;
 } vta_sched_epi;

@@ -710,10 +710,9 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
    * side, one instruction overhead per run. An ACC half is held by a unit from its
    * initialisation to the end of its store, and there are two halves. */
   uint64_t g_out = cib * d->kh * d->kw + res, resets = epi == VTA_EPI_OFFSET ? 0 : 1;
-  /* SHR, MAX, MIN, or one SHRCLIP with per-channel shifts; a LeakyRelu: copy (2), SHL, MUL, MAX,
+  /* one SHRCLIP when it shifts, else MAX and MIN; a LeakyRelu: copy (2), SHL, MUL, MAX,
    * rounding */
-  uint64_t alu_ops = (epi == VTA_EPI_RESET ? 0 : 1) +
-                     (vta_conv_shift_vector(d) ? 1 : (d->shift || d->leaky_k ? 1 : 0) + 2) +
+  uint64_t alu_ops = (epi == VTA_EPI_RESET ? 0 : 1) + (vta_conv_shift_vector(d) ? 1 : 2) +
                      (d->leaky_k ? 6 : 0);
   uint64_t gunit = outs * (g_out + resets), aunit = outs * alu_ops;
   uint64_t runs = U * (n_red + res + 5);
