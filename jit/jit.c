@@ -397,17 +397,8 @@ int vta_jit_push_kernel(vta_jit *jit, vta_jit_kernel *k, vta_error *err) {
     in.f[VTA_F_Y_SIZE] = 1;
     in.f[VTA_F_X_SIZE] = n;
     in.f[VTA_F_X_STRIDE] = n;
-    /* The compute pops still pending belong to the kernel's instruction, not to its LOAD UOP,
-     * which reads nothing the other modules write: the micro-ops then load while the tokens
-     * are awaited (in serial mode every instruction waits for the one before anyway). */
-    jit_stream *s = &jit->s;
-    uint8_t prev = s->pend_prev[VTA_MOD_COMPUTE], next = s->pend_next[VTA_MOD_COMPUTE];
-    if (!s->serial) s->pend_prev[VTA_MOD_COMPUTE] = s->pend_next[VTA_MOD_COMPUTE] = 0;
-    rc = jit_append(jit, &in, 1, err);
-    if (!s->serial) {
-      s->pend_prev[VTA_MOD_COMPUTE] = prev;
-      s->pend_next[VTA_MOD_COMPUTE] = next;
-    }
+    /* The pending pops belong to the kernel's instruction, not to its LOAD UOP (stream.c). */
+    rc = jit_append_uop_load(jit, &in, err);
     if (rc) return rc;
     jit->s.uop_loads[jit->s.n_uop_loads++] = (jit_uop_load){jit->s.n - 1, rel};
     if (!staged) {

@@ -61,6 +61,8 @@ void jit_stream_clear(jit_stream *s);
  * (or, FORCE_SERIAL, chains it to the previous instruction), encodes it, appends it. On error
  * nothing changed. user: counts as a user instruction. */
 int jit_append(vta_jit *jit, vta_insn *in, int user, vta_error *err);
+/* A kernel's LOAD UOP (compute): appended without taking the compute stage's pending pops. */
+int jit_append_uop_load(vta_jit *jit, vta_insn *in, vta_error *err);
 /* The same for a word already encoded by vta_insn_encode (dependency flags clear). */
 int jit_append_word(vta_jit *jit, vta_insn_word *w, vta_module m, vta_format fmt, int user,
                     vta_error *err);

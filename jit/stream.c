@@ -187,8 +187,9 @@ static void append_serial(vta_jit *jit, vta_insn_word *w, vta_module m, vta_form
   put_word(jit, w, m, fmt, user);
 }
 
-int jit_append_word(vta_jit *jit, vta_insn_word *w, vta_module m, vta_format fmt, int user,
-                    vta_error *err) {
+/* Appends w; with takes_pops, w carries the pending pops of its module. */
+static int append_word(vta_jit *jit, vta_insn_word *w, vta_module m, vta_format fmt, int user,
+                       int takes_pops, vta_error *err) {
   jit_stream *s = &jit->s;
   if (s->closed)
     return vta_error_set(err, VTA_ERR_INVALID,
@@ -200,17 +201,32 @@ int jit_append_word(vta_jit *jit, vta_insn_word *w, vta_module m, vta_format fmt
     append_serial(jit, w, m, fmt, user);
     return VTA_OK;
   }
-  if (m != VTA_MOD_LOAD && s->pend_prev[m]) {
+  if (takes_pops && m != VTA_MOD_LOAD && s->pend_prev[m]) {
     word_set_flag(jit, w, fmt, VTA_F_POP_PREV);
     s->pend_prev[m] = 0;
   }
-  if (m != VTA_MOD_STORE && s->pend_next[m]) {
+  if (takes_pops && m != VTA_MOD_STORE && s->pend_next[m]) {
     word_set_flag(jit, w, fmt, VTA_F_POP_NEXT);
     s->pend_next[m] = 0;
   }
   count_tokens(jit, w, m, fmt);
   put_word(jit, w, m, fmt, user);
   return VTA_OK;
+}
+
+int jit_append_word(vta_jit *jit, vta_insn_word *w, vta_module m, vta_format fmt, int user,
+                    vta_error *err) {
+  return append_word(jit, w, m, fmt, user, 1, err);
+}
+
+/* A kernel's LOAD UOP reads nothing the other modules write: the pops pending when it is
+ * appended stay for the kernel's instruction after it (in serial mode every instruction waits
+ * for the one before anyway). */
+int jit_append_uop_load(vta_jit *jit, vta_insn *in, vta_error *err) {
+  vta_insn_word w;
+  int rc = vta_insn_encode(&jit->cfg, in, &w, err);
+  if (rc) return rc;
+  return append_word(jit, &w, VTA_MOD_COMPUTE, VTA_FMT_MEM, 1, 0, err);
 }
 
 int jit_append(vta_jit *jit, vta_insn *in, int user, vta_error *err) {

@@ -21,6 +21,12 @@
 #define C VTA_JIT_STAGE_COMPUTE
 #define S VTA_JIT_STAGE_STORE
 
+/* The default configuration as the program text states it. */
+#define CONFIG_LINE                                                                              \
+  "config log_batch=0 log_block_in=4 log_block_out=4 log_inp_width=3 log_wgt_width=3 "            \
+  "log_acc_width=5 log_uop_buff_size=15 log_inp_buff_size=15 log_wgt_buff_size=18 "               \
+  "log_acc_buff_size=17\n"
+
 static char *to_text(const vta_program *p) {
   char *text = NULL;
   size_t n = 0;
@@ -70,9 +76,7 @@ static vta_program *gemm_program(const vta_config *cfg) {
 
 static const char *const k_golden =
     "vta-program 1\n"
-    "config log_batch=0 log_block_in=4 log_block_out=4 log_inp_width=3 log_wgt_width=3 "
-    "log_acc_width=5 log_uop_buff_size=15 log_inp_buff_size=15 log_wgt_buff_size=18 "
-    "log_acc_buff_size=17\n"
+    CONFIG_LINE
     "buffer input 32\n"
     "buffer weight 512\n"
     "buffer output 16\n"
@@ -114,9 +118,7 @@ static void test_program_text_matches_golden_and_reads_back(void **state) {
   /* Comments, blank lines and padding are accepted. */
   const char *padded =
       "# a comment\n\nvta-program 1   # header\n"
-      "config log_batch=0 log_block_in=4 log_block_out=4 log_inp_width=3 log_wgt_width=3 "
-      "log_acc_width=5 log_uop_buff_size=15 log_inp_buff_size=15 log_wgt_buff_size=18 "
-      "log_acc_buff_size=17\n"
+      CONFIG_LINE
       "kernel 0 alu max\n  loop 3 1 2 0\n  uop 4 5 0\nend\n"
       "load acc sram=7 buf=bias off=2 x=3 y=2 stride=3 pad=1,0,0,2\n"
       "run 0\nsync\n";
@@ -137,9 +139,7 @@ static void test_program_text_matches_golden_and_reads_back(void **state) {
    * and the builder keeps two kernels that differ only in it apart. */
   const char *clip =
       "vta-program 1\n"
-      "config log_batch=0 log_block_in=4 log_block_out=4 log_inp_width=3 log_wgt_width=3 "
-      "log_acc_width=5 log_uop_buff_size=15 log_inp_buff_size=15 log_wgt_buff_size=18 "
-      "log_acc_buff_size=17\n"
+      CONFIG_LINE
       "kernel 0 alu shrclip lo=-5\n  uop 1 0 0\nend\n"
       "kernel 1 alu shrclip lo=300\n  uop 1 0 0\nend\n"
       "kernel 2 alu shrclip imm=7\n  uop 1 0 0\nend\n"
