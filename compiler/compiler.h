@@ -708,7 +708,8 @@ typedef struct vta_compile_opts {
   FILE *timing;                        /* one line per pass with its time, or NULL */
   double host_macs_per_ns;             /* the host's int8 MACs per ns that the partition weighs
                                         * islands of accelerator nodes against (0: 1.0; < 0:
-                                        * every island stays on the accelerator) */
+                                        * every island with multiply-accumulates stays on the
+                                        * accelerator; one of max poolings only never does) */
 } vta_compile_opts;
 
 /* Shape inference then fold, bnfold, fold, dce, [quantize], fuse, [partition], with

@@ -73,7 +73,7 @@ static void compile_help(void) {
          "                      nodes whose MACs that CPU finishes before the accelerator's\n"
          "                      predicted cycles (at the configuration's clock) stays on the\n"
          "                      CPU (default 1, a board's Arm core with scalar loops; 0: keep\n"
-         "                      every island on the accelerator)\n"
+         "                      every island with multiply-accumulates on the accelerator)\n"
          "  --shift-groups G    per-channel weight shifts for the accelerator: block (default:\n"
          "                      channels share shifts in blocks of BLOCK_OUT, one program per\n"
          "                      shift covering whole blocks) or channel (each channel its own\n"
@@ -206,7 +206,7 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning, vta_cli_consts
       double v = strtod(val, &end);
       if (end == val || *end || !(v >= 0) || v > 1e6)
         return vta_cli_usage_error(cmd, "--host-macs-per-ns '%s' is not a number from 0 to 1e6", val);
-      host_macs = v == 0 ? -1 : v; /* 0 on the command line: every island on the accelerator */
+      host_macs = v == 0 ? -1 : v; /* 0 on the command line: the rule off */
       accel = quantize = 1;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--shift-groups", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
