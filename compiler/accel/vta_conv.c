@@ -55,6 +55,8 @@ static uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
  * with the clip's upper bound): whenever it shifts at all. */
 int vta_conv_shift_vector(const vta_conv_desc *d) { return d->shift != 0 || d->leaky_k != 0; }
 
+int vta_conv_residual_gemm(const vta_conv_desc *d) { return d->has_residual && d->leaky_k != 0; }
+
 uint32_t vta_conv_vector_rows(const vta_conv_desc *d) {
   return 1 + (vta_conv_shift_vector(d) ? 1 : 0) + (d->leaky_k ? 1 : 0);
 }
@@ -136,9 +138,9 @@ int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err
                          "lowering: clip range [%d, %d] is not inside [-128, 127]", d->clip_lo,
                          d->clip_hi);
   if (d->has_residual) {
-    if (cfg->block_in != cfg->block_out)
+    if (vta_conv_residual_gemm(d) && cfg->block_in != cfg->block_out)
       return vta_error_set(err, VTA_ERR_UNSUPPORTED,
-                           "lowering: a residual operand needs BLOCK_IN = BLOCK_OUT (%u, %u)",
+                           "lowering: a residual operand beside a LeakyRelu needs BLOCK_IN = BLOCK_OUT (%u, %u)",
                            cfg->block_in, cfg->block_out);
     if (d->residual_mul < -128 || d->residual_mul > 127)
       return vta_error_set(err, VTA_ERR_INVALID,
@@ -356,7 +358,7 @@ static void output_xfer(const geom *g, uint32_t gi, uint32_t oh0, uint32_t ho_n,
 static uint32_t acc_slots(const geom *g, const vta_tile_plan *p, uint32_t room) {
   const vta_conv_desc *d = g->d;
   uint64_t tile = vta_conv_acc_tile(d, (uint64_t)p->co_t * p->ho_t * p->wo_t);
-  uint64_t G = (uint64_t)g->cib * d->kh * d->kw + (d->has_residual ? 1 : 0);
+  uint64_t G = (uint64_t)g->cib * d->kh * d->kw + (vta_conv_residual_gemm(d) ? 1 : 0);
   /* initialisation, SHR, MAX, MIN (one SHRCLIP when it shifts); a LeakyRelu's copy (2), SHL,
    * MUL, MAX, rounding */
   uint64_t alu = 1 + (vta_conv_shift_vector(d) ? 1 : 2) + (d->leaky_k ? 6 : 0);
@@ -402,7 +404,7 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint32_t taps_n = kh_n * kw_n;
   uint64_t P = (uint64_t)p->ho_t * p->wo_t;
   uint64_t inp = (uint64_t)p->ci_t * tile_rows(&g, p->ho_t, kh_n) * tile_cols(&g, p->wo_t, kw_n);
-  uint64_t res = d->has_residual ? (uint64_t)p->co_t * P : 0;
+  uint64_t res = vta_conv_residual_gemm(d) ? (uint64_t)p->co_t * P : 0; /* an INP tile */
   uint64_t wgt = (uint64_t)p->co_t * p->ci_t * taps_n;
   uint64_t acc = vta_conv_acc_tile(d, (uint64_t)p->co_t * P);
   l->bias_entries = p->bias_resident ? g.cob : p->co_t;
@@ -411,7 +413,7 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint32_t rows = vta_conv_vector_rows(d);
   if (rows > 1) l->shift_entries = (p->bias_resident ? rows - 1 : 2 * rows - 1) * l->bias_entries;
   uint32_t reserved_acc = l->bias_entries + l->shift_entries;
-  uint32_t reserved_wgt = d->has_residual ? 1 : 0;
+  uint32_t reserved_wgt = vta_conv_residual_gemm(d) ? 1 : 0;
   /* ACC: the two halves are the two banks of the hardware (index MSB), so the GEMMs of one
    * virtual thread and the ALU epilogue of the other can run together (hw/rtl/vta_compute.sv);
    * the biases (and shifts) take the top of the second bank. */
@@ -444,7 +446,7 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint32_t n_co = ceil_div(g.cob, p->co_t), n_red = ceil_div(g.cib, p->ci_t) *
                                                       ceil_div(d->kh, kh_n) * ceil_div(d->kw, kw_n);
   uint64_t nsp = (uint64_t)g.ng * ceil_div(g.ho, p->ho_t) * ceil_div(g.wo, p->wo_t);
-  uint64_t in_cycle = p->order == VTA_TILE_SPATIAL_OUTER ? n_red + (d->has_residual ? 1 : 0)
+  uint64_t in_cycle = p->order == VTA_TILE_SPATIAL_OUTER ? n_red + (vta_conv_residual_gemm(d) ? 1 : 0)
                                                          : nsp * n_red;
   uint64_t w_cycle = p->order == VTA_TILE_SPATIAL_OUTER ? (uint64_t)n_co * n_red : n_red;
   l->inp_slot = (uint32_t)(inp > res ? inp : res);
@@ -865,7 +867,12 @@ static int walk(walker *w, vta_error *err) {
   uint32_t n_ky = ceil_div(d->kh, kh_t), n_kx = ceil_div(d->kw, kw_t);
   uint32_t n_red = n_ci * n_ky * n_kx; /* reduction steps */
   uint64_t U = (uint64_t)w->g.ng * n_oh * n_ow * n_co;
-  uint32_t spu = n_red + (d->has_residual ? 1 : 0); /* steps per unit */
+  /* The residual: loaded into the unit's ACC slot (LOAD ACC_8BIT on the compute module, beside
+   * the previous unit's GEMMs), scaled and biased by the ALU (acc_res); with a LeakyRelu, whose
+   * epilogue needs the reset-and-add initialisation, a step of its own (a GEMM with diagonal
+   * weights). */
+  int res_gemm = vta_conv_residual_gemm(d), acc_res = d->has_residual && !res_gemm;
+  uint32_t spu = n_red + (res_gemm ? 1 : 0); /* steps per unit */
   uint64_t T = U * spu, t = 0;
   slots is, ws;
   memset(&is, 0, sizeof is);
@@ -894,7 +901,7 @@ static int walk(walker *w, vta_error *err) {
    * shifts, then all roundings). */
   uint32_t vrows = 1 + (e->shift_vec ? 1 : 0) + (e->leaky_k ? 1 : 0);
   /* Prologue: the residual's diagonal weights (load stage), every bias (compute stage). */
-  if (d->has_residual) {
+  if (res_gemm) {
     memset(&x, 0, sizeof x);
     x.type = VTA_MEM_WGT;
     x.buf = VTA_PROG_BUF_WEIGHT;
@@ -937,8 +944,8 @@ static int walk(walker *w, vta_error *err) {
        * last reduction step, which is long enough to hide this unit's ACC reset and bias add
        * (ALU work on this unit's slot that its first GEMM waits for). The sums wrap, so the
        * order of the steps leaves every output as it was. */
-      int res_step = d->has_residual && j == 0;
-      uint32_t rj = d->has_residual ? j - 1 : j; /* the reduction step, unless res_step */
+      int res_step = res_gemm && j == 0;
+      uint32_t rj = res_gemm ? j - 1 : j; /* the reduction step, unless res_step */
       uint32_t cii = res_step ? 0 : rj / (n_ky * n_kx), ci0 = cii * p->ci_t;
       uint32_t ci_n = res_step ? 0 : min_u32(p->ci_t, w->g.cib - ci0);
       tapset tp = {0, 0, 0, 0};
@@ -1022,17 +1029,40 @@ static int walk(walker *w, vta_error *err) {
           rc = s->load(s->ctx, &x, err);
         }
         uint32_t n_u = q.co_n * P;
-        int need_reset = e->mode != VTA_EPI_OFFSET || n_u > clean[ah];
-        if (!rc && need_reset) {
-          k = key_of(KK_RESET, 0, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
-          rc = run(w, &k, err);
+        if (acc_res) {
+          /* slot = residual (sign-extended), times its multiplier, plus the packed biases: the
+           * sum of section 2 without its products, whatever the slot held (no reset). */
+          out_xfer o;
+          output_xfer(&w->g, q.gi, q.oh0, q.ho_n, q.ow0, q.wo_n, q.co0, q.co_n, &o);
+          o.x.type = VTA_MEM_ACC_8BIT;
+          o.x.buf = VTA_PROG_BUF_INPUT2;
+          for (uint32_t i = 0; !rc && i < o.count; i++) {
+            o.x.sram = accb + i * o.next_sram;
+            rc = s->load(s->ctx, &o.x, err);
+            o.x.offset += o.next_off;
+          }
+          if (!rc && d->residual_mul != 1) {
+            k = key_of(KK_IMM, VTA_ALU_MUL, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL,
+                       d->residual_mul);
+            rc = run(w, &k, err);
+          }
+          if (!rc && e->mode != VTA_EPI_RESET) {
+            k = key_of(KK_BIAS, VTA_ALU_ADD, accb, 0, biasb, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
+            rc = run(w, &k, err);
+          }
+        } else {
+          int need_reset = e->mode != VTA_EPI_OFFSET || n_u > clean[ah];
+          if (!rc && need_reset) {
+            k = key_of(KK_RESET, 0, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
+            rc = run(w, &k, err);
+          }
+          if (!rc && e->mode != VTA_EPI_RESET) {
+            k = key_of(KK_BIAS, e->mode == VTA_EPI_OFFSET ? VTA_ALU_MAX : VTA_ALU_ADD, accb, 0,
+                       biasb, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
+            rc = run(w, &k, err);
+          }
         }
         if (e->mode == VTA_EPI_OFFSET && n_u > clean[ah]) clean[ah] = n_u;
-        if (!rc && e->mode != VTA_EPI_RESET) {
-          k = key_of(KK_BIAS, e->mode == VTA_EPI_OFFSET ? VTA_ALU_MAX : VTA_ALU_ADD, accb, 0,
-                     biasb, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
-          rc = run(w, &k, err);
-        }
       }
       if (!rc && late_pop) rc = s->dep(s->ctx, 0, L_, C_, err);
       if (!rc && !empty) {
@@ -1155,7 +1185,7 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   const vta_conv_desc *de = effective(d, &out->choice.plan, &tmp);
   uint64_t wbytes = vta_pack_wgt_bytes(cfg, de->k, de->c, de->kh, de->kw);
   uint32_t welem = cfg->elem_bytes[VTA_MEM_WGT];
-  out->weight_bytes = (size_t)wbytes + (d->has_residual ? welem : 0);
+  out->weight_bytes = (size_t)wbytes + (vta_conv_residual_gemm(d) ? welem : 0);
   size_t vec_bytes = (size_t)g.cob * cfg->elem_bytes[VTA_MEM_ACC];
   out->bias_bytes = vec_bytes * vta_conv_vector_rows(d); /* biases, shifts, roundings */
   out->weight = calloc(1, out->weight_bytes);
@@ -1167,7 +1197,7 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
     return vta_error_set(err, VTA_ERR_NOMEM, "lowering: out of memory for the constants");
   }
   vta_pack_wgt(cfg, w, de->k, de->c, de->kh, de->kw, (int8_t *)out->weight);
-  if (d->has_residual)
+  if (vta_conv_residual_gemm(d))
     for (uint32_t i = 0; i < cfg->block_out; i++)
       out->weight[wbytes + (size_t)i * cfg->block_in + i] = (uint8_t)(int8_t)d->residual_mul;
   for (uint32_t k = 0; k < d->k; k++) {

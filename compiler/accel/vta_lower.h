@@ -97,6 +97,11 @@ typedef struct vta_dense_desc {
 /* Does the epilogue take per-channel shifts (shifts given and shift > 0; with every shift 0
  * there is no SHR at all)? Then its SHR reads a vector of shift amounts from ACC. */
 int vta_conv_shift_vector(const vta_conv_desc *d);
+/* Is the residual added by a GEMM with diagonal weights (a step of its own, one micro-op per
+ * output element; beside a LeakyRelu, whose epilogue needs the reset-and-add initialisation)?
+ * Otherwise it is loaded into the unit's ACC slot (LOAD ACC_8BIT on the compute module, beside
+ * the previous unit's GEMMs) and scaled and biased there by the ALU. */
+int vta_conv_residual_gemm(const vta_conv_desc *d);
 /* Vector rows loaded with the biases (biases; shifts if vta_conv_shift_vector; the LeakyRelu's
  * rounding if leaky_k), and the ACC entries of a tile of `outs` outputs (twice as many with a
  * LeakyRelu: its second copy follows the first). */

@@ -94,6 +94,9 @@ typedef struct insn {
   uint8_t unit; /* I_EXEC: 0 the GEMM unit, 1 the ALU */
   uint8_t uop;  /* I_READ on compute: a LOAD UOP (it waits only for instructions reading the
                  * entries it writes), else a LOAD ACC (it waits for both units to drain) */
+  uint8_t ald;  /* a LOAD ACC or ACC_8BIT without pads inside one bank: it waits for the ALU and
+                 * for a GEMM that writes its bank only (hw/rtl/vta_compute.sv, can_ald) */
+  uint32_t ald_lo; /* its first entry */
   uint32_t ubgn, uend; /* I_EXEC: micro-op entries read; LOAD UOP: written */
   uint64_t beats, entries, cycles;
   footprint fp; /* I_EXEC */
@@ -195,6 +198,12 @@ static int cs_load(void *ctx, const vta_prog_xfer *x, vta_error *err) {
   in->beats = beats(s, x);
   in->entries = (uint64_t)(x->y_pad_before + x->y_size + x->y_pad_after) *
                 (x->x_pad_before + x->x_size + x->x_pad_after);
+  if (mod == VTA_MOD_COMPUTE && (x->type == VTA_MEM_ACC || x->type == VTA_MEM_ACC_8BIT)) {
+    uint64_t half = s->cfg->depth[VTA_MEM_ACC] / 2;
+    in->ald = !x->y_pad_before && !x->y_pad_after && !x->x_pad_before && !x->x_pad_after &&
+              x->sram < 2 * half && x->sram % half + in->entries <= half;
+    in->ald_lo = x->sram;
+  }
   s->c->bytes_read[x->type] += (uint64_t)x->x_size * x->y_size * eb;
   s->c->loads++;
   return VTA_OK;
@@ -407,6 +416,7 @@ static int cs_sync(void *ctx, vta_error *err) {
   const uint64_t handoff[2] = {(uint64_t)s->cfg->compute_c3 - s->cfg->compute_c1,
                                (uint64_t)s->cfg->compute_c4 - s->cfg->compute_c1};
   uint32_t ubgn[2] = {0, 0}, uend[2] = {0, 0}; /* micro-op entries each unit reads */
+  uint64_t ustart[2] = {0, 0};                   /* when each unit's instruction started */
   footprint ufp[2];
   memset(ufp, 0, sizeof ufp);
   uint32_t bank = s->cfg->depth[VTA_MEM_ACC] / 2;
@@ -427,6 +437,12 @@ static int cs_sync(void *ctx, vta_error *err) {
         } else if (in->kind == I_READ && in->uop) {
           for (int u = 0; u < 2; u++)
             if (in->ubgn < uend[u] && ubgn[u] < in->uend) t = max_u64(t, ufree[u]);
+        } else if (in->kind == I_READ && in->ald) {
+          t = max_u64(t, max_u64(ufree[1] + pipe[1], next_start + 2));
+          if (!ufp[0].ok || ufp[0].nop || ufp[0].dlo / bank == in->ald_lo / bank)
+            t = max_u64(t, ufree[0] + pipe[0]);
+          else if (ufree[0] + pipe[0] > t) /* the GEMM before it out of the pipeline */
+            t = max_u64(t, ustart[0] + s->cfg->compute_c3 + 1);
         } else if (in->kind == I_READ) {
           t = max_u64(t, max_u64(max_u64(ufree[0] + pipe[0], ufree[1] + pipe[1]), retired));
         }
@@ -480,7 +496,7 @@ static int cs_sync(void *ctx, vta_error *err) {
       }
     } else {
       if (in->kind == I_READ) {
-        uint64_t issue = start + (in->uop ? UOP_LOAD_ISSUE : m->drain), ahead = rd_free;
+        uint64_t issue = start + (in->uop || in->ald ? UOP_LOAD_ISSUE : m->drain), ahead = rd_free;
         uint64_t bursts = (last_b + 15) / 16;
         if (issue < last_s + bursts) { /* behind only the bursts already issued */
           uint64_t before = issue >= last_s ? (issue - last_s + 1) * 16 : 0;
@@ -505,6 +521,7 @@ static int cs_sync(void *ctx, vta_error *err) {
         next_start = start + 1;
         if (in->kind == I_EXEC) {
           ufree[in->unit] = fin - pipe[in->unit];
+          ustart[in->unit] = start;
           ufp[in->unit] = in->fp;
           ubgn[in->unit] = in->ubgn;
           uend[in->unit] = in->uend;

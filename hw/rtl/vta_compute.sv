@@ -596,11 +596,56 @@ module vta_compute
   end
 `endif
   assign can_uld = is_uld && tokens_ok && !loading_q && rq_room && uld_apart;
+  // A LOAD ACC or ACC_8BIT without pads whose entries [sram_base, sram_base + rows x columns)
+  // lie in the bank of the first starts beside a GEMM that writes only the other bank, once the
+  // ALU is idle (so its writes meet no other writer of that bank), and completes through the
+  // retire queue (so its pushes follow the GEMM's). Whether it fits is worked out over D's
+  // first two cycles (the product registered, then the comparison), and read from the third.
+  // The compiler loads a residual into the next unit's ACC slot so, beside the GEMMs.
+  localparam int unsigned AldW = BankW + 1;  // sizes above a bank cannot fit
+  logic [1:0]        ald_age_q;
+  logic [2*AldW-1:0] ald_prod_q;
+  logic              ald_big_q, ald_fit_q, is_ald, a_idle, g_idle, g_apart, ald_bank, can_ald;
+  always_ff @(posedge clk_i) begin
+    if (d_take) ald_age_q <= '0;
+    else if (ald_age_q != 2'd2) ald_age_q <= ald_age_q + 1'b1;
+  end
+  always_ff @(posedge clk_i) begin
+    ald_prod_q <= AldW'(hm.y_size) * AldW'(hm.x_size);
+    ald_big_q  <= (32'(hm.y_size) >> AldW) != 0 || (32'(hm.x_size) >> AldW) != 0 ||
+                  hm.x_pad_0 != '0 || hm.x_pad_1 != '0 || hm.y_pad_0 != '0 ||
+                  hm.y_pad_1 != '0 || (32'(hm.sram_base) >> LogAccDepth) != 0;
+    ald_fit_q  <= !ald_big_q &&
+                  (2*AldW+1)'(hm.sram_base[BankW-1:0]) + (2*AldW+1)'(ald_prod_q) <=
+                  (2*AldW+1)'(AccDepth / 2);
+  end
+  assign is_ald   = known_load && !load_empty &&
+                    (hm.memory_type == MemAcc || hm.memory_type == MemAcc8bit);
+  assign ald_bank = hm.sram_base[BankW];
+  assign a_idle   = !a_issue && !a_seq_busy && !a_dly_busy && !ar_valid_q && !a2_valid_q &&
+                    !a3_valid_q && !a4_valid_q;
+  assign g_idle   = !g_issue && !g_seq_busy && !g_dly_busy && !gr_valid_q && !g2_valid_q &&
+                    !g3_valid_q;
+  // The GEMM unit's instruction writes the other bank and has run long enough that the micro-
+  // ops of the one before it have left the pipeline (C3: ComputeC1 + 2 cycles after their
+  // issue, which was at the latest in its first cycle): the DMA's first write may come within
+  // a few cycles, unlike an instruction's first ACC read, which is ComputeC1 cycles away.
+  localparam int unsigned GSettle = ComputeC1 + 3;
+  localparam int unsigned GAgeW = $clog2(GSettle + 1);
+  logic [GAgeW-1:0] g_age_q;
+  always_ff @(posedge clk_i) begin
+    if (can_uop && !is_alu) g_age_q <= GAgeW'(1);
+    else if (g_age_q != GAgeW'(GSettle)) g_age_q <= g_age_q + 1'b1;
+  end
+  assign g_apart  = g_age_q == GAgeW'(GSettle) && run_ok_q[0] && !run_nop_q[0] &&
+                    run_dlo_q[0][BankW] != ald_bank;
+  assign can_ald  = is_ald && ald_age_q == 2'd2 && ald_fit_q && tokens_ok && !loading_q &&
+                    rq_room && a_idle && (g_idle || g_apart);
   // Everything else (ACC loads, FINISH, and opcodes that do not belong here).
   assign can_mem = d_valid_q && !(is_gemm || is_alu) && !(known_load && load_empty) && !is_uld &&
                    tokens_ok && drained;
-  assign d_fire  = can_uop || can_nop || can_uld || can_mem;
-  assign ld_start = (can_mem && known_load) || can_uld;
+  assign d_fire  = can_uop || can_nop || can_uld || can_mem || can_ald;
+  assign ld_start = (can_mem && known_load) || can_uld || can_ald;
   assign tok_pop_load_o  = d_fire && hm.pop_prev;
   assign tok_pop_store_o = d_fire && hm.pop_next;
 
@@ -610,7 +655,7 @@ module vta_compute
       ld_rq_q   <= 1'b0;
     end else if (ld_start) begin
       loading_q <= 1'b1;
-      ld_rq_q   <= can_uld;  // completes through the retire queue
+      ld_rq_q   <= can_uld || (can_ald && !can_mem);  // completes through the retire queue
     end else if (l2d_done) begin
       loading_q <= 1'b0;
     end
@@ -1159,7 +1204,7 @@ module vta_compute
   assign g_done    = g3_valid_q && g3_last_q;
   assign a_done    = a4_valid_q && a4_last_q;
   assign l_done    = loading_q && l2d_done && ld_rq_q;
-  assign rq_push   = can_uop || can_nop || can_uld;
+  assign rq_push   = can_uop || can_nop || can_uld || (can_ald && !can_mem);
   assign head_kind = rq_kind_q[rq_head_q];
   assign retire    = (rq_cnt_q != '0) &&
                      ((head_kind == 2'd2) ||
@@ -1187,7 +1232,7 @@ module vta_compute
   end
   always_ff @(posedge clk_i) begin
     if (rq_push) begin
-      rq_kind_q[rq_tail_q] <= can_uld ? 2'd3 : (can_nop ? 2'd2 : {1'b0, unit});
+      rq_kind_q[rq_tail_q] <= (can_uld || can_ald) ? 2'd3 : (can_nop ? 2'd2 : {1'b0, unit});
       rq_pp_q[rq_tail_q]   <= hm.push_prev;
       rq_pn_q[rq_tail_q]   <= hm.push_next;
     end
@@ -1297,7 +1342,12 @@ module vta_compute
                 (a2_a_q == ar_a_q || (!ar_use_imm && a2_a_q == ar_s_q))))
       else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL just ahead of it",
                   a2_a_q);
-      assert (!(acc_ld_we && !units_idle)) else $error("vta_compute: ACC load while units run");
+      // An ACC load runs alone, or beside a GEMM that neither reads nor writes its bank.
+      assert (!(acc_ld_we && !a_idle)) else $error("vta_compute: ACC load while the ALU runs");
+      assert (!(loading_q && !ld_is_uop && ((g3_wr && g3_a_q[BankW] == ld_q.sram_base[BankW]) ||
+                                            (g_rd && g_a1[BankW] == ld_q.sram_base[BankW]))))
+      else $error("vta_compute: the GEMM unit uses ACC bank %0d of a running ACC load (%0d)",
+                  ld_q.sram_base[BankW], ld_q.sram_base);
       assert (!(uop_we && g_issue && (GemmUopEndW'(uop_waddr) >= run_bgn[0]) &&
                 (GemmUopEndW'(uop_waddr) < run_end[0])))
       else $error("vta_compute: LOAD UOP writes entry %0d that the GEMM unit reads", uop_waddr);

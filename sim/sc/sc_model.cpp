@@ -878,7 +878,8 @@ struct Footprint {
 
 struct Unit : Footprint {  // the footprint of the instruction the unit issues
   bool any = false;
-  cyc last = 0;  // the cycle of the last micro-op issued
+  cyc start = 0;  // the cycle the instruction started
+  cyc last = 0;   // the cycle of the last micro-op issued
   uint32_t bgn = 0, end = 0;
   std::deque<std::pair<cyc, cyc>> wins;  // result-write windows of recent instructions
   // The footprint of the instruction before this one, live up to and including prev_until
@@ -964,6 +965,16 @@ struct Compute : Mod {
     }
   }
 
+  // Whether a LOAD ACC or ACC_8BIT may start beside a GEMM: no pads, and its entries
+  // [sram_base, sram_base + rows x columns) inside the bank of the first one.
+  bool ald_fits(const vta_sc_insn &in) const {
+    const vta_config &cfg = *ctx->cfg;
+    uint64_t depth = cfg.depth[VTA_MEM_ACC], half = depth / 2;
+    if (in.x_pad_0 || in.x_pad_1 || in.y_pad_0 || in.y_pad_1 || in.sram_base >= depth) return false;
+    uint64_t n = uint64_t(in.x_size) * in.y_size;
+    return (in.sram_base % half) + n <= half;
+  }
+
   static bool apart(uint64_t lo_a, uint64_t hi_a, uint64_t lo_b, uint64_t hi_b) {
     return hi_a < lo_b || hi_b < lo_a;
   }
@@ -1041,10 +1052,16 @@ struct Compute : Mod {
       bool is_load = in.opcode == VTA_OP_LOAD;
       uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
       bool empty = is_load && (in.x_size == 0 || yt == 0);
+      // A LOAD ACC or ACC_8BIT without pads whose entries lie in one bank starts beside a GEMM
+      // that writes the other bank once the ALU is idle (vta_compute, can_ald), and completes
+      // through the retire queue; its fit is known two cycles into D.
+      bool acc_type = is_load && (in.mem_type == VTA_MEM_ACC || in.mem_type == VTA_MEM_ACC_8BIT);
+      bool ald = acc_type && !empty && ald_fits(in);
       bool via_rq = is_uop || empty || (is_load && in.mem_type == VTA_MEM_UOP);
       if (via_rq && rq.size() >= 8) t = std::max(t, rq[rq.size() - 8] + 1);
       while (rq.size() > 8) rq.pop_front();
       Footprint f;
+      cyc t_mem = 0;
       int u = in.opcode == VTA_OP_ALU;
       if (is_uop) {
         f = footprint(in);
@@ -1064,9 +1081,26 @@ struct Compute : Mod {
               !(yt == 1 && (unit[p].end <= lo || hi <= unit[p].bgn)))
             t = std::max(t, unit[p].last + 1);
       } else if (!empty) {  // LOAD ACC/ACC_8BIT, FINISH: wait for everything to drain
+        cyc t0 = t;
         for (int p = 0; p < 2; p++)
           if (unit[p].any) t = std::max(t, unit[p].last + stages[p] + 1);
         t = std::max(t, last_retire + 1);
+        if (ald) {  // or beside a GEMM, whichever comes first (both hold once they hold)
+          cyc ta = std::max(t0, d_in + 2);
+          if (rq.size() >= 8) ta = std::max(ta, rq[rq.size() - 8] + 1);
+          if (unit[1].any) ta = std::max(ta, unit[1].last + stages[1] + 1);  // the ALU idle
+          int bank = c.cfg->log_depth[VTA_MEM_ACC] - 1;
+          uint64_t lb = (uint64_t(in.sram_base) >> bank) & 1;
+          // The GEMM unit idle, or writing the other bank with the micro-ops of the instruction
+          // before it out of the pipeline (its own start + stages + 1).
+          const Unit &g = unit[0];
+          cyc g_idle = g.any ? g.last + stages[0] + 1 : 0;
+          bool apart = g.ok && !g.nop && ((g.dlo >> bank) & 1) != lb;
+          if (g_idle > ta)
+            ta = apart ? std::min(g_idle, std::max(ta, g.start + stages[0] + 1)) : g_idle;
+          t_mem = t;
+          t = std::min(t, ta);
+        }
       }
       // Tokens: both must be there in the same cycle; they only accumulate.
       cyc ready = t;
@@ -1080,6 +1114,7 @@ struct Compute : Mod {
       if (in.pop_prev) tok_pop(c, VTA_Q_LOAD_TO_COMPUTE, t);
       if (in.pop_next) tok_pop(c, VTA_Q_STORE_TO_COMPUTE, t);
       cyc fire = t;
+      if (ald && fire >= t_mem) ald = false;  // drained: the plain path, as before
       sync(c, fire);
       if (c.abort) return;
       fire_prev = fire;
@@ -1100,6 +1135,7 @@ struct Compute : Mod {
           un.prev_until = std::max<cyc>(un.last + interlock[u] - 1, old_live ? fire + 1 : 0);
         }
         un.any = true;
+        un.start = fire;
         un.last = fire + span;
         static_cast<Footprint &>(un) = f;
         un.bgn = in.uop_bgn;
@@ -1137,8 +1173,8 @@ struct Compute : Mod {
         k.stall += o.wait;
         load_done = o.done;
         loaded = true;
-        if (in.mem_type == VTA_MEM_UOP) {
-          commit_uops(in);
+        if (in.mem_type == VTA_MEM_UOP || ald) {
+          if (in.mem_type == VTA_MEM_UOP) commit_uops(in);
           last_retire = std::max(o.done, last_retire + 1);
           rq.push_back(last_retire);
           pushes_at = last_retire;
