@@ -9,7 +9,8 @@
  *   LOAD INP/WGT (load module): DRAM latency, then bus beats on the shared read channel; buffer
  *                               writes (one entry per cycle) in order; up to load_ahead LOADs
  *                               accepted (their reads issued) beyond the one writing
- *   LOAD ACC (compute):         both units drained, then a read behind the bursts already
+ *   LOAD ACC (compute):         both units drained (in one bank without pads: the ALU, and a
+ *                               GEMM writing that bank), then a read behind the bursts already
  *                               issued
  *   LOAD UOP (compute):         at once (beside the instructions before it), then the same
  *   GEMM/ALU (compute):         one micro-op per cycle on its unit: iterations x micro-ops +

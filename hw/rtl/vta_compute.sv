@@ -41,9 +41,11 @@
 // ALU's (stall cycles not counted), so it reads that unit's writes from ACC itself. A LOAD UOP starts while the units run
 // instructions whose micro-ops it does not overwrite (the JIT puts new kernels beside the
 // resident ones), so fetching a kernel overlaps the instructions before it; it completes
-// through the retire queue. LOAD ACC and
-// ACC_8BIT (they write ACC through the units' write ports) and FINISH wait for both units to
-// drain and the retire queue to empty. Every instruction after a LOAD waits for it to finish.
+// through the retire queue. A LOAD ACC or ACC_8BIT without pads inside one bank starts beside a
+// GEMM writing the other bank once the ALU is idle, and completes through the retire queue too
+// (can_ald); other ACC loads (they write ACC through the units' write ports) and FINISH wait
+// for both units to drain and the retire queue to empty. Every instruction after a LOAD waits
+// for it to finish.
 module vta_compute
   import vta_pkg::*;
 (

@@ -291,7 +291,9 @@ typedef enum pair_kind {
   PAIR_OTHER_BANK = 1,  /* GEMM in bank 0, then an ALU in bank 1 */
   PAIR_ALU_FIRST = 2,   /* the ALU in bank 1 first, then the GEMM in bank 0 */
   PAIR_SAME_BANK = 3,   /* GEMM, then an ALU in bank 0 (other entries: no hazard, but one bank) */
-  PAIR_VECTOR_MEETS = 4 /* ALU in bank 1 whose vector operand reads the GEMM's destinations */
+  PAIR_VECTOR_MEETS = 4, /* ALU in bank 1 whose vector operand reads the GEMM's destinations */
+  PAIR_LOAD_BESIDE = 5,  /* GEMM in bank 0, then a LOAD ACC of 32 entries into bank 1 */
+  PAIR_LOAD_PADDED = 6   /* the same LOAD ACC with a pad: it drains the units first */
 } pair_kind;
 
 typedef struct pair_result {
@@ -337,8 +339,14 @@ static pair_result run_pair(pair_kind kind) {
   if (kind == PAIR_OTHER_BANK) fp_alu(&prog, VTA_ALU_ADD, 1, 1234, 2, 3, N, 1, a_out, NULL, 0);
   if (kind == PAIR_SAME_BANK) fp_alu(&prog, VTA_ALU_ADD, 1, 1234, 1, 2, N, 1, a_out, NULL, 0);
   if (kind == PAIR_VECTOR_MEETS) fp_alu(&prog, VTA_ALU_MAX, 0, 0, 3, 4, N, 1, v_out, NULL, 0);
-  /* Drain: a LOAD ACC waits for both units (entry D - 1 is used by nobody). */
-  fp_load(&prog, VTA_MEM_ACC, D - 1, ae, 1, 1, 1, 0, 0, 0, 0, 0);
+  /* Region 2's first 32 entries again, from the same data (the dump below covers them). */
+  if (kind == PAIR_LOAD_BESIDE)
+    fp_load(&prog, VTA_MEM_ACC, D / 2, ae + 2 * N, 1, 32, 32, 0, 0, 0, 0, 0);
+  if (kind == PAIR_LOAD_PADDED)
+    fp_load(&prog, VTA_MEM_ACC, D / 2, ae + 2 * N, 1, 31, 31, 0, 0, 0, 1, 0);
+  /* Drain: a LOAD ACC with a pad waits for both units (one without pads inside a bank would
+   * start beside the GEMM; entries D - 2 and D - 1 are used by nobody). */
+  fp_load(&prog, VTA_MEM_ACC, D - 2, ae, 1, 1, 1, 0, 0, 0, 1, 0);
   for (int pass = 0; pass < 2; pass++) {
     for (int r = 0; r < 3; r++) {
       /* SHR over region r: the kernel {0,0,0} with a destination factor, from region r. */
@@ -377,6 +385,22 @@ static void test_rtl_gemm_and_alu_in_different_banks_run_together(void **state) 
   assert_true(after.cycles <= alone.cycles + 16);
   assert_true(before.cycles <= alone.cycles + 16);
   assert_true(after.dual >= PAIR_N - 16 && before.dual >= PAIR_N - 16);
+}
+
+/* A LOAD ACC without pads inside bank 1 starts beside a GEMM writing bank 0 (the ALU idle) and
+ * is hidden behind it; with a pad it waits for the GEMM to drain, so its transfer (32 ACC
+ * elements: 256 beats of the 64-bit bus, plus the DRAM latency) adds to the GEMM's time. Both
+ * end with the same ACC contents as fsim (run_pair compares every region). */
+static void test_rtl_acc_load_in_the_other_bank_runs_beside_a_gemm(void **state) {
+  (void)state;
+  pair_result alone = run_pair(PAIR_GEMM_ONLY), beside = run_pair(PAIR_LOAD_BESIDE),
+              padded = run_pair(PAIR_LOAD_PADDED);
+  printf("rtl GEMM of %d micro-ops: alone %llu cycles, with a LOAD ACC of 32 entries in the "
+         "other bank %llu, with the same LOAD padded %llu\n",
+         PAIR_N, (unsigned long long)alone.cycles, (unsigned long long)beside.cycles,
+         (unsigned long long)padded.cycles);
+  assert_true(beside.cycles <= alone.cycles + 16);
+  assert_true(padded.cycles >= alone.cycles + 256);
 }
 
 static void test_rtl_gemm_and_alu_that_can_interfere_run_in_turn(void **state) {
@@ -708,6 +732,7 @@ int main(void) {
       cmocka_unit_test(test_rtl_alu_vector_and_immediate_one_uop_per_cycle),
       cmocka_unit_test(test_rtl_back_to_back_same_element_matches_fsim),
       cmocka_unit_test(test_rtl_gemm_and_alu_in_different_banks_run_together),
+    cmocka_unit_test(test_rtl_acc_load_in_the_other_bank_runs_beside_a_gemm),
       cmocka_unit_test(test_rtl_gemm_and_alu_that_can_interfere_run_in_turn),
       cmocka_unit_test(test_rtl_dual_issue_random_programs_match_fsim),
       cmocka_unit_test(test_rtl_missing_model_names_the_make_target),
