@@ -607,7 +607,8 @@ module vta_compute
   localparam int unsigned AldW = BankW + 1;  // sizes above a bank cannot fit
   logic [1:0]        ald_age_q;
   logic [2*AldW-1:0] ald_prod_q;
-  logic              ald_big_q, ald_fit_q, is_ald, a_idle, g_idle, g_apart, ald_bank, can_ald;
+  logic              ald_big_q, ald_fit_q, is_ald, ald_sel, a_idle, g_idle, g_apart, ald_bank;
+  logic              can_ald;
   always_ff @(posedge clk_i) begin
     if (d_take) ald_age_q <= '0;
     else if (ald_age_q != 2'd2) ald_age_q <= ald_age_q + 1'b1;
@@ -641,11 +642,15 @@ module vta_compute
   end
   assign g_apart  = g_age_q == GAgeW'(GSettle) && run_ok_q[0] && !run_nop_q[0] &&
                     run_dlo_q[0][BankW] != ald_bank;
-  assign can_ald  = is_ald && ald_age_q == 2'd2 && ald_fit_q && tokens_ok && !loading_q &&
-                    rq_room && a_idle && (g_idle || g_apart);
-  // Everything else (ACC loads, FINISH, and opcodes that do not belong here).
+  assign can_ald  = ald_sel && tokens_ok && !loading_q && rq_room && a_idle &&
+                    (g_idle || g_apart);
+  // Everything else (ACC loads, FINISH, and opcodes that do not belong here); from its third
+  // cycle in D, an ACC load that fits a bank goes only by can_ald (which holds whenever the
+  // units are drained), so the two never fire together and the retire queue's push needs no
+  // decision between them.
+  assign ald_sel = is_ald && ald_age_q == 2'd2 && ald_fit_q;
   assign can_mem = d_valid_q && !(is_gemm || is_alu) && !(known_load && load_empty) && !is_uld &&
-                   tokens_ok && drained;
+                   tokens_ok && drained && !ald_sel;
   assign d_fire  = can_uop || can_nop || can_uld || can_mem || can_ald;
   assign ld_start = (can_mem && known_load) || can_uld || can_ald;
   assign tok_pop_load_o  = d_fire && hm.pop_prev;
@@ -657,7 +662,7 @@ module vta_compute
       ld_rq_q   <= 1'b0;
     end else if (ld_start) begin
       loading_q <= 1'b1;
-      ld_rq_q   <= can_uld || (can_ald && !can_mem);  // completes through the retire queue
+      ld_rq_q   <= can_uld || can_ald;  // completes through the retire queue
     end else if (l2d_done) begin
       loading_q <= 1'b0;
     end
@@ -1206,7 +1211,7 @@ module vta_compute
   assign g_done    = g3_valid_q && g3_last_q;
   assign a_done    = a4_valid_q && a4_last_q;
   assign l_done    = loading_q && l2d_done && ld_rq_q;
-  assign rq_push   = can_uop || can_nop || can_uld || (can_ald && !can_mem);
+  assign rq_push   = can_uop || can_nop || can_uld || can_ald;
   assign head_kind = rq_kind_q[rq_head_q];
   assign retire    = (rq_cnt_q != '0) &&
                      ((head_kind == 2'd2) ||

@@ -1085,7 +1085,7 @@ struct Compute : Mod {
         for (int p = 0; p < 2; p++)
           if (unit[p].any) t = std::max(t, unit[p].last + stages[p] + 1);
         t = std::max(t, last_retire + 1);
-        if (ald) {  // or beside a GEMM, whichever comes first (both hold once they hold)
+        if (ald) {  // drained before its fit is known (D's third cycle), else by the rule
           cyc ta = std::max(t0, d_in + 2);
           if (rq.size() >= 8) ta = std::max(ta, rq[rq.size() - 8] + 1);
           if (unit[1].any) ta = std::max(ta, unit[1].last + stages[1] + 1);  // the ALU idle
@@ -1099,7 +1099,7 @@ struct Compute : Mod {
           if (g_idle > ta)
             ta = apart ? std::min(g_idle, std::max(ta, g.start + stages[0] + 1)) : g_idle;
           t_mem = t;
-          t = std::min(t, ta);
+          t = t < d_in + 2 ? t : ta;  // the rule holds whenever drained, so ta <= t then
         }
       }
       // Tokens: both must be there in the same cycle; they only accumulate.
@@ -1114,7 +1114,11 @@ struct Compute : Mod {
       if (in.pop_prev) tok_pop(c, VTA_Q_LOAD_TO_COMPUTE, t);
       if (in.pop_next) tok_pop(c, VTA_Q_STORE_TO_COMPUTE, t);
       cyc fire = t;
-      if (ald && fire >= t_mem) ald = false;  // drained: the plain path, as before
+      // Drained before D's third cycle: the plain path. Tokens may hold it past that cycle,
+      // and from then on only the rule's path is open (it holds while drained).
+      if (ald && t_mem < d_in + 2) {
+        if (fire < d_in + 2) ald = false;
+      }
       sync(c, fire);
       if (c.abort) return;
       fire_prev = fire;
