@@ -58,6 +58,7 @@ module vta_burst_gen #(
   logic [PageW-1:0] nr_page_q;                    // its beats to the 4 KiB boundary
   burst_t           b_q, b_cmd, b_same, b_row, b_d;
   logic [AddrW-1:0] cur_d, nr_d;
+  logic [AddrW-1:0] nr_cmd, nr_row;  // the next row's address after a new command, a row
   logic [HiW-1:0]   cmd_rb_hi;
   logic             fire;
 
@@ -186,6 +187,8 @@ module vta_burst_gen #(
     b_row   = b_row_k[nr_part_q];
   end
 
+  assign nr_cmd = cmd_base_i + cmd_stride_i;
+  assign nr_row = nr_q + stride_q;
   always_comb begin
     b_d   = b_q;
     cur_d = cur_q;
@@ -193,14 +196,14 @@ module vta_burst_gen #(
     if (!active_q) begin
       b_d   = b_cmd;
       cur_d = cmd_base_i & ~BusMask;
-      nr_d  = cmd_base_i + cmd_stride_i;
+      nr_d  = nr_cmd;
     end else if (fire && !b_q.row_last) begin
       b_d   = b_same;
       cur_d = cur_q + (AddrW'(b_q.len) << L);
     end else if (fire) begin
       b_d   = b_row;
       cur_d = nr_q & ~BusMask;
-      nr_d  = nr_q + stride_q;
+      nr_d  = nr_row;
     end
   end
 
@@ -223,9 +226,18 @@ module vta_burst_gen #(
       b_q        <= b_d;
       cur_q      <= cur_d;
       nr_q       <= nr_d;
-      // The row after the next one's beats: its low address bits against the row's bytes.
-      nr_part_q  <= part_beats(nr_d[L-1:0], active_q ? rb_lo_q : cmd_row_bytes_i[L-1:0]);
-      nr_page_q  <= page_beats(nr_d[11:0]);
+      // The row after the next one's beats: its low address bits against the row's bytes,
+      // worked out for the two new addresses nr_d can take (picked by a register, active_q) and
+      // kept otherwise (they are part_beats(nr_q, rb_lo_q) and page_beats(nr_q) already), so
+      // the address channel's answer (fire) is only an enable: yosys shares one adder between
+      // operands picked by a late select, which put fire in front of a sum.
+      if (!active_q) begin
+        nr_part_q <= part_beats(nr_cmd[L-1:0], cmd_row_bytes_i[L-1:0]);
+        nr_page_q <= page_beats(nr_cmd[11:0]);
+      end else if (fire && b_q.row_last) begin
+        nr_part_q <= part_beats(nr_row[L-1:0], rb_lo_q);
+        nr_page_q <= page_beats(nr_row[11:0]);
+      end
       if (!active_q) begin
         // Idle: the command's fields are taken every cycle, and it starts when it is valid.
         active_q    <= cmd_valid_i;
