@@ -554,7 +554,7 @@ static int published_layer(const vta_conv_desc *d) {
  * instances of each published layer together) in *geo and *mn. */
 static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *low,
                        vta_lowered *pool_low, int pin, int pout, layer_run *r, uint64_t *c1,
-                       uint64_t *head, uint64_t *barriers, uint64_t *runs, double *geo,
+                       uint64_t *head, vta_prog_chain_info *chain, uint64_t *runs, double *geo,
                        double *mn, vta_error *err) {
   const vta_config *cfg = &o->cfg;
   int N = n->nl + 1, k = 0, rc = VTA_OK;
@@ -617,7 +617,7 @@ static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *l
   r->wall += now() - t0;
   r->device += vta_jit_get_counters(b->jit)->device_seconds - dev0;
   if (rc) goto done;
-  *barriers = ci.barriers;
+  *chain = ci;
   cum[N - 1] = r->st.cycles;
   if (!prefixes) goto done;
   uint64_t pub_bound[NLAYERS] = {0}, pub_cycles[NLAYERS] = {0};
@@ -752,11 +752,12 @@ int vta_bench_resnet18(int argc, char **argv) {
   memset(&r_c1, 0, sizeof r_c1);
   memset(&r_fc, 0, sizeof r_fc);
   double cpu = 0;
-  uint64_t device_runs = 0, head_cycles = 0, barriers = 0;
+  uint64_t device_runs = 0, head_cycles = 0;
+  vta_prog_chain_info chain = {0, 0, 0};
   double pub_geo = -1, pub_min = -1;
   if (!o.no_chain) {
     if (run_chained(&o, &b, n, low, &pool_low, pin, pout, &r, &r_c1.st.cycles, &head_cycles,
-                    &barriers, &device_runs, &pub_geo, &pub_min, &err))
+                    &chain, &device_runs, &pub_geo, &pub_min, &err))
       goto fail;
     r_pool.st.cycles = head_cycles - r_c1.st.cycles; /* what the pooling adds to C1 */
   }
@@ -882,8 +883,9 @@ int vta_bench_resnet18(int argc, char **argv) {
     printf("\"cycles\":null,\"utilisation\":null,\"cycles_published_scope\":null,");
   }
   printf("\"compute_bound_published_scope\":%" PRIu64 ",", macs_scope / cfg->macs_per_cycle);
-  printf("\"chained\":%s,\"device_runs\":%" PRIu64 ",\"chain_barriers\":%" PRIu64 ",",
-         o.no_chain ? "false" : "true", device_runs, barriers);
+  printf("\"chained\":%s,\"device_runs\":%" PRIu64 ",\"chain_barriers\":%u,"
+         "\"chain_early_loads\":%u,",
+         o.no_chain ? "false" : "true", device_runs, chain.barriers, chain.early_loads);
   if (pub_geo >= 0)
     printf("\"c2_c11_geomean_utilisation\":%.4f,\"c2_c11_min_utilisation\":%.4f,", pub_geo, pub_min);
   printf("\"predicted_cycles\":%" PRIu64 ",\"predicted_cycles_published_scope\":%" PRIu64

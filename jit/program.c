@@ -1379,10 +1379,82 @@ static int reads_dirty(const vta_prog_op *op, const vta_program *p, const uint64
   return overlaps(dirty, ndirty, buf_range(p, phys, op->x.buf));
 }
 
+/* The INP or WGT entries [lo, hi) an op of the load module writes ({0, 0} for others). */
+static byte_range load_entries(const vta_prog_op *op, vta_mem_type type) {
+  byte_range r = {0, 0};
+  if (op->op != VTA_PROG_LOAD || op->x.type != type) return r;
+  r.lo = op->x.sram;
+  r.hi = r.lo + ((uint64_t)op->x.y_pad_before + op->x.y_size + op->x.y_pad_after) *
+                    ((uint64_t)op->x.x_pad_before + op->x.x_size + op->x.x_pad_after);
+  return r;
+}
+
+static int is_dep(const vta_prog_op *op, vta_prog_opcode code, vta_jit_stage from,
+                  vta_jit_stage to) {
+  return op->op == code && op->from == from && op->to == to;
+}
+
+/* The entries a kernel run reads or writes through one micro-op field (0: dst, 1: src, 2: wgt)
+ * over its loops, as one range [lo, hi). */
+static byte_range kernel_reach(const vta_prog_kernel *k, int field) {
+  byte_range r = {UINT64_MAX, 0};
+  uint64_t reach = 0;
+  for (uint32_t l = 0; l < k->nloops && l < 2; l++) {
+    uint64_t e = k->loop[l].extent ? k->loop[l].extent - 1 : 0;
+    reach += e * (field == 0 ? k->loop[l].dst : field == 1 ? k->loop[l].src : k->loop[l].wgt);
+  }
+  for (uint32_t i = 0; i < k->nuops; i++) {
+    uint64_t v = field == 0 ? k->uops[i].dst : field == 1 ? k->uops[i].src : k->uops[i].wgt;
+    if (v < r.lo) r.lo = v;
+    if (v + reach + 1 > r.hi) r.hi = v + reach + 1;
+  }
+  if (r.lo > r.hi) r.lo = r.hi = 0;
+  return r;
+}
+
+static int ranges_meet(byte_range a, byte_range b) {
+  return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi;
+}
+
+/* Where a chained program's boundary compute->load pop goes (an op index of p; 0: before its
+ * first op), when it needs no barrier. The token is pushed after the previous program's last
+ * GEMM, so that p's loads overwrite no INP or WGT entry a GEMM of the previous one has still
+ * to read. But once the previous program's own loads are done, the load module has waited for
+ * every GEMM of it up to the one whose token its last pop took: only the GEMMs after that one
+ * are pending. The loads of p before its own first compute->load pop that write none of the
+ * entries those GEMMs read need not wait: the pop goes before the first load that does, or
+ * with that first pop of p's own (a 1x1 convolution places its tiles from the top of the
+ * buffers for this, compiler/accel/vta_conv.c). */
+static size_t boundary_pop_at(const vta_program *prev, const vta_program *p, size_t nops) {
+  const vta_jit_stage L = VTA_JIT_STAGE_LOAD, C = VTA_JIT_STAGE_COMPUTE;
+  size_t npop = 0, npush = 0;
+  for (size_t k = 0; k < prev->nops; k++) npop += is_dep(&prev->ops[k], VTA_PROG_POP, C, L);
+  byte_range rd[2] = {{UINT64_MAX, 0}, {UINT64_MAX, 0}}; /* INP, WGT read by pending GEMMs */
+  for (size_t k = 0; k < prev->nops; k++) {
+    const vta_prog_op *op = &prev->ops[k];
+    npush += is_dep(op, VTA_PROG_PUSH, C, L);
+    if (op->op != VTA_PROG_RUN || npush < npop) continue;
+    const vta_prog_kernel *kk = &prev->kern[op->kernel].k;
+    if (kk->mode != VTA_JIT_GEMM || kk->reset) continue;
+    for (int b = 0; b < 2; b++) {
+      byte_range r = kernel_reach(kk, b + 1);
+      if (r.lo < r.hi && r.lo < rd[b].lo) rd[b].lo = r.lo;
+      if (r.hi > rd[b].hi) rd[b].hi = r.hi;
+    }
+  }
+  for (size_t k = 0; k < nops; k++) {
+    const vta_prog_op *op = &p->ops[k];
+    if (is_dep(op, VTA_PROG_POP, C, L)) return k;
+    for (int b = 0; b < 2; b++)
+      if (ranges_meet(load_entries(op, b ? VTA_MEM_WGT : VTA_MEM_INP), rd[b])) return k;
+  }
+  return 0;
+}
+
 int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t n,
                           vta_stats *stats, vta_prog_chain_info *info, vta_error *err) {
   static const uint64_t k_none[VTA_PROG_BUF_COUNT] = {0};
-  vta_prog_chain_info ci = {0, 0};
+  vta_prog_chain_info ci = {0, 0, 0};
   int rc = VTA_OK;
   size_t maxk = 1;
   for (size_t c = 0; c < n; c++) {
@@ -1414,6 +1486,7 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
      * operation, run, or store (the first loads, reorderable among themselves). */
     size_t first = 0, last_gemm_or_push = SIZE_MAX, first_run = SIZE_MAX, first_cload = SIZE_MAX;
     int need_barrier = 0, dirty_first = 0;
+    size_t defer_to = 0; /* the op before which the boundary compute->load pop goes */
     while (first < nops && p->ops[first].op == VTA_PROG_LOAD) first++;
     for (size_t k = 0; k < nops; k++) {
       const vta_prog_op *op = &p->ops[k];
@@ -1436,8 +1509,12 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
         if (rc == VTA_OK) rc = vta_jit_dep_push(jit, C, L, err); /* a compute no-op carries both */
         ci.barriers++;
       }
-      /* The hazard token pushed after the previous program's last GEMM: the first load. */
-      if (rc == VTA_OK) rc = vta_jit_dep_pop(jit, C, L, err);
+      /* The hazard token pushed after the previous program's last GEMM: before the first
+       * load, or later when the first loads write nothing the previous program's pending
+       * GEMMs read (without a barrier: with one the first loads wait for it anyway). */
+      if (!need_barrier) defer_to = boundary_pop_at(items[c - 1].prog, p, nops);
+      if (defer_to) ci.early_loads++;
+      if (rc == VTA_OK && defer_to == 0) rc = vta_jit_dep_pop(jit, C, L, err);
     }
     /* The first loads: those not waiting for the barrier go first. */
     for (size_t k = 0; rc == VTA_OK && k < first; k++) {
@@ -1446,6 +1523,7 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
           reads_dirty(op, p, phys, dirty, nd0))
         continue;
       if (c > 0 && k == s_pop_at) rc = vta_jit_dep_pop(jit, S, C, err);
+      if (rc == VTA_OK && c > 0 && defer_to && k == defer_to) rc = vta_jit_dep_pop(jit, C, L, err);
       if (rc == VTA_OK) rc = replay_op(jit, p, kp, phys, op, stats, err);
       i = k;
     }
@@ -1460,6 +1538,7 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
     for (size_t k = first; rc == VTA_OK && k < nops; k++) {
       i = k;
       if (c > 0 && k == s_pop_at) rc = vta_jit_dep_pop(jit, S, C, err);
+      if (rc == VTA_OK && c > 0 && defer_to && k == defer_to) rc = vta_jit_dep_pop(jit, C, L, err);
       if (rc == VTA_OK) rc = replay_op(jit, p, kp, phys, &p->ops[k], stats, err);
       if (rc == VTA_OK && c + 1 < n && k == last_gemm_or_push) rc = vta_jit_dep_push(jit, C, L, err);
     }

@@ -456,6 +456,11 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   if (w_fit > VTA_SCHED_MAX_SLOTS) w_fit = VTA_SCHED_MAX_SLOTS;
   l->inp_slots = in_cycle + 1 <= in_fit ? (uint32_t)(in_cycle + 1 > 2 ? in_cycle + 1 : 2) : 2;
   l->wgt_slots = w_cycle + 1 <= w_fit ? (uint32_t)(w_cycle + 1 > 2 ? w_cycle + 1 : 2) : 2;
+  l->inp_top = l->wgt_top = 0;
+  if (d->kh == 1 && d->kw == 1) { /* from the top down (inp_base, wgt_base) */
+    l->inp_top = cfg->depth[VTA_MEM_INP];
+    l->wgt_top = wgt_avail;
+  }
   gemm_kind k = choose_kind(&g, p);
   uint64_t nu = gemm_uops(k, p->ho_t, p->co_t, p->ci_t, taps_n);
   uint32_t ulim = cfg->depth[VTA_MEM_UOP] / 4;
@@ -855,6 +860,20 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
   return rc;
 }
 
+/* The INP and WGT entries of slot k. A 1x1 convolution places its slots from the top of the
+ * buffers down (inp_top, wgt_top), the others from entry 0 up: in a chain a 1x1 layer mostly
+ * follows a larger kernel, and its first tiles then load into entries that the previous
+ * layer's last GEMMs do not read, so they need not wait for them (jit/program.c,
+ * boundary_pop_at). */
+static uint32_t inp_base(const walker *w, int k) {
+  const vta_sched_layout *l = &w->l;
+  return l->inp_top ? l->inp_top - (uint32_t)(k + 1) * l->inp_slot : (uint32_t)k * l->inp_slot;
+}
+static uint32_t wgt_base(const walker *w, int k) {
+  const vta_sched_layout *l = &w->l;
+  return l->wgt_top ? l->wgt_top - (uint32_t)(k + 1) * l->wgt_slot : (uint32_t)k * l->wgt_slot;
+}
+
 static int walk(walker *w, vta_error *err) {
   const vta_sched_sink *s = w->s;
   const vta_tile_plan *p = w->p;
@@ -968,7 +987,7 @@ static int walk(walker *w, vta_error *err) {
       uint64_t ikey = res_step ? (1ull << 63) | ((uint64_t)q.spi << 24) | q.coi
                                : ((uint64_t)q.spi << 24) | rj;
       if (!rc && !empty && place(&is, ikey, t, &ih)) {
-        uint32_t base = (uint32_t)ih * l->inp_slot;
+        uint32_t base = inp_base(w, ih);
         if (res_step) {
           out_xfer o;
           output_xfer(&w->g, q.gi, q.oh0, q.ho_n, q.ow0, q.wo_n, q.co0, q.co_n, &o);
@@ -997,7 +1016,7 @@ static int walk(walker *w, vta_error *err) {
           memset(&x, 0, sizeof x);
           x.type = VTA_MEM_WGT;
           x.buf = VTA_PROG_BUF_WEIGHT;
-          x.sram = (uint32_t)wh * l->wgt_slot;
+          x.sram = wgt_base(w, wh);
           x.offset = (((uint64_t)q.co0 * w->g.cib + ci0) * d->kh + tp.ky0) * d->kw + tp.kx0;
           x.x_size = ci_n * tp.kh_n * tp.kw_n;
           x.y_size = q.co_n;
@@ -1066,11 +1085,11 @@ static int walk(walker *w, vta_error *err) {
       }
       if (!rc && late_pop) rc = s->dep(s->ctx, 0, L_, C_, err);
       if (!rc && !empty) {
-        uint32_t inpb = (uint32_t)ih * l->inp_slot;
+        uint32_t inpb = inp_base(w, ih);
         if (res_step)
           k = key_of(KK_RES, 0, accb, inpb, l->wgt_ident, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
         else
-          k = key_of(KK_GEMM, 0, accb, inpb, (uint32_t)wh * l->wgt_slot, q.ho_n, q.wo_n, q.co_n,
+          k = key_of(KK_GEMM, 0, accb, inpb, wgt_base(w, wh), q.ho_n, q.wo_n, q.co_n,
                      ci_n, &tp, 0);
         rc = run(w, &k, err);
       }

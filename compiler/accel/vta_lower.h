@@ -315,6 +315,7 @@ typedef struct vta_sched_sink {
 typedef struct vta_sched_layout {
   uint32_t inp_slot, inp_slots;          /* slot size and count */
   uint32_t wgt_slot, wgt_slots;
+  uint32_t inp_top, wgt_top;             /* slots from the top down (1x1), else 0: from 0 up */
   uint32_t acc_half;                     /* halves at 0 and at acc_half */
   uint32_t wgt_ident;                    /* WGT entry of the residual's diagonal weights */
   uint32_t acc_bias, bias_entries;       /* ACC region of the biases */

@@ -203,6 +203,9 @@ typedef struct vta_prog_chain_item {
 typedef struct vta_prog_chain_info {
   uint32_t programs;  /* replayed */
   uint32_t barriers;  /* boundaries where a read waited for earlier stores */
+  /* Boundaries without a barrier whose first loads go before the previous program's last
+   * GEMM ends (they write no entry its pending GEMMs read). */
+  uint32_t early_loads;
 } vta_prog_chain_info;
 
 /* Runs items[0..n) as one stream with one synchronisation (more only if the JIT's stream or

@@ -211,6 +211,9 @@ static void check_backend(const char *backend, int need) {
   assert_int_equal(ch.ci.programs, 4);
   /* B reads x (not stored in the chain): no wait; C reads A's output and D reads C's. */
   assert_int_equal(ch.ci.barriers, 2);
+  /* B, a 1x1 conv, places its tiles where A's last GEMMs do not read (from the top of INP and
+   * WGT), so its first loads go before A's last GEMM ends; C and D wait at their barriers. */
+  assert_int_equal(ch.ci.early_loads, 1);
   assert_int_equal(ch.st.gemm_uops, sep.st.gemm_uops);
   assert_int_equal(ch.st.alu_uops, sep.st.alu_uops);
   if (sep.st.cycles) {
