@@ -801,6 +801,25 @@ typedef struct pending_unit {
   uint32_t roundb; /* its LeakyRelu's rounding vectors in ACC */
 } pending_unit;
 
+/* The transfers of unit q's output-shaped tile (its output; the residual, into INP or straight
+ * into its ACC slot) between DRAM buffer buf and on-chip entries from sram, in the tile's
+ * layout: one 2-D transfer, or one per output block. */
+static int tile_xfers(walker *w, const unit_pos *q, vta_mem_type type, vta_prog_buf buf,
+                      uint32_t sram, int store, vta_error *err) {
+  const vta_sched_sink *s = w->s;
+  out_xfer o;
+  output_xfer(&w->g, q->gi, q->oh0, q->ho_n, q->ow0, q->wo_n, q->co0, q->co_n, &o);
+  o.x.type = type;
+  o.x.buf = buf;
+  int rc = VTA_OK;
+  for (uint32_t i = 0; !rc && i < o.count; i++) {
+    o.x.sram = sram + i * o.next_sram;
+    rc = store ? s->store(s->ctx, &o.x, err) : s->load(s->ctx, &o.x, err);
+    o.x.offset += o.next_off;
+  }
+  return rc;
+}
+
 /* A LeakyRelu before the rounding: max(y << k, y * m) + rounding over the unit's ACC slot, with
  * the second copy of y in the ACC entries after the slot's tile (a copy is MUL 0, then ADD). */
 static int leaky_steps(walker *w, const pending_unit *pu, vta_error *err) {
@@ -847,15 +866,7 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
   if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
   /* ---- store stage ---- */
   if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
-  out_xfer o;
-  output_xfer(&w->g, q->gi, q->oh0, q->ho_n, q->ow0, q->wo_n, q->co0, q->co_n, &o);
-  o.x.type = VTA_MEM_OUT;
-  o.x.buf = VTA_PROG_BUF_OUTPUT;
-  for (uint32_t i = 0; !rc && i < o.count; i++) {
-    o.x.sram = pu->accb + i * o.next_sram;
-    rc = s->store(s->ctx, &o.x, err);
-    o.x.offset += o.next_off;
-  }
+  if (!rc) rc = tile_xfers(w, q, VTA_MEM_OUT, VTA_PROG_BUF_OUTPUT, pu->accb, 1, err);
   if (!rc && pu->u + w->nslots < U) rc = s->dep(s->ctx, 1, S_, C_, err);
   return rc;
 }
@@ -863,7 +874,7 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
 /* The INP and WGT entries of slot k. A 1x1 convolution places its slots from the top of the
  * buffers down (inp_top, wgt_top), the others from entry 0 up: in a chain a 1x1 layer mostly
  * follows a larger kernel, and its first tiles then load into entries that the previous
- * layer's last GEMMs do not read, so they need not wait for them (jit/program.c,
+ * layer's last GEMMs do not read, so they need not wait for them (jit/chain.c,
  * boundary_pop_at). */
 static uint32_t inp_base(const walker *w, int k) {
   const vta_sched_layout *l = &w->l;
@@ -989,15 +1000,7 @@ static int walk(walker *w, vta_error *err) {
       if (!rc && !empty && place(&is, ikey, t, &ih)) {
         uint32_t base = inp_base(w, ih);
         if (res_step) {
-          out_xfer o;
-          output_xfer(&w->g, q.gi, q.oh0, q.ho_n, q.ow0, q.wo_n, q.co0, q.co_n, &o);
-          o.x.type = VTA_MEM_INP;
-          o.x.buf = VTA_PROG_BUF_INPUT2;
-          for (uint32_t i = 0; !rc && i < o.count; i++) {
-            o.x.sram = base + i * o.next_sram;
-            rc = s->load(s->ctx, &o.x, err);
-            o.x.offset += o.next_off;
-          }
+          rc = tile_xfers(w, &q, VTA_MEM_INP, VTA_PROG_BUF_INPUT2, base, 0, err);
         } else {
           uint32_t blk = tile_rows(&w->g, q.ho_n, tp.kh_n) * tile_cols(&w->g, q.wo_n, tp.kw_n);
           uint64_t cstride = (uint64_t)d->h * d->w; /* the next input block */
@@ -1051,15 +1054,7 @@ static int walk(walker *w, vta_error *err) {
         if (acc_res) {
           /* slot = residual (sign-extended), times its multiplier, plus the packed biases: the
            * sum of section 2 without its products, whatever the slot held (no reset). */
-          out_xfer o;
-          output_xfer(&w->g, q.gi, q.oh0, q.ho_n, q.ow0, q.wo_n, q.co0, q.co_n, &o);
-          o.x.type = VTA_MEM_ACC_8BIT;
-          o.x.buf = VTA_PROG_BUF_INPUT2;
-          for (uint32_t i = 0; !rc && i < o.count; i++) {
-            o.x.sram = accb + i * o.next_sram;
-            rc = s->load(s->ctx, &o.x, err);
-            o.x.offset += o.next_off;
-          }
+          rc = tile_xfers(w, &q, VTA_MEM_ACC_8BIT, VTA_PROG_BUF_INPUT2, accb, 0, err);
           if (!rc && d->residual_mul != 1) {
             k = key_of(KK_IMM, VTA_ALU_MUL, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL,
                        d->residual_mul);

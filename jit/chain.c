@@ -1,0 +1,239 @@
+/* chain.c - accelerator programs replayed as one stream (vta_program_run_chain).
+ *
+ * Consecutive programs share one instruction stream and one synchronisation. At each boundary
+ * the dependency tokens that would have been the end and start of two runs are carried across:
+ * a program that reads what an earlier one stores waits for those stores (a barrier); its first
+ * loads wait for the previous program's last GEMM only when they overwrite entries that GEMM's
+ * pending predecessors read (boundary_pop_at); its first compute instruction waits for the
+ * previous program's last store. docs/tiling.md section 12.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vta/program.h"
+
+#include "jit/program_internal.h"
+
+/* Is the op a load executed by the load module (INP, WGT), or by the compute module? */
+static int load_module_load(const vta_prog_op *op) {
+  return op->op == VTA_PROG_LOAD && (op->x.type == VTA_MEM_INP || op->x.type == VTA_MEM_WGT);
+}
+
+typedef struct byte_range {
+  uint64_t lo, hi; /* [lo, hi) */
+} byte_range;
+
+/* The device bytes buffer b of p may touch: its base over the program's size of b. */
+static byte_range buf_range(const vta_program *p, const uint64_t *phys, vta_prog_buf b) {
+  byte_range r = {phys[b], phys[b] + p->bufsize[b]};
+  return r;
+}
+
+static int overlaps(const byte_range *set, size_t n, byte_range r) {
+  for (size_t i = 0; i < n; i++)
+    if (r.lo < set[i].hi && set[i].lo < r.hi) return 1;
+  return 0;
+}
+
+/* Does the op read a range an earlier program of the chain stores into (not yet covered)? */
+static int reads_dirty(const vta_prog_op *op, const vta_program *p, const uint64_t *phys,
+                       const byte_range *dirty, size_t ndirty) {
+  if (op->op != VTA_PROG_LOAD || op->x.type == VTA_MEM_UOP) return 0;
+  return overlaps(dirty, ndirty, buf_range(p, phys, op->x.buf));
+}
+
+/* The INP or WGT entries [lo, hi) an op of the load module writes ({0, 0} for others). */
+static byte_range load_entries(const vta_prog_op *op, vta_mem_type type) {
+  byte_range r = {0, 0};
+  if (op->op != VTA_PROG_LOAD || op->x.type != type) return r;
+  r.lo = op->x.sram;
+  r.hi = r.lo + ((uint64_t)op->x.y_pad_before + op->x.y_size + op->x.y_pad_after) *
+                    ((uint64_t)op->x.x_pad_before + op->x.x_size + op->x.x_pad_after);
+  return r;
+}
+
+static int is_dep(const vta_prog_op *op, vta_prog_opcode code, vta_jit_stage from,
+                  vta_jit_stage to) {
+  return op->op == code && op->from == from && op->to == to;
+}
+
+/* The INP (wgt 0) or WGT (wgt 1) entries a GEMM kernel run reads over its loops, as one
+ * range [lo, hi). */
+static byte_range kernel_reads(const vta_prog_kernel *k, int wgt) {
+  byte_range r = {UINT64_MAX, 0};
+  uint64_t reach = 0;
+  for (uint32_t l = 0; l < k->nloops && l < 2; l++)
+    reach += (uint64_t)(k->loop[l].extent ? k->loop[l].extent - 1 : 0) *
+             (wgt ? k->loop[l].wgt : k->loop[l].src);
+  for (uint32_t i = 0; i < k->nuops; i++) {
+    uint64_t v = wgt ? k->uops[i].wgt : k->uops[i].src;
+    if (v < r.lo) r.lo = v;
+    if (v + reach + 1 > r.hi) r.hi = v + reach + 1;
+  }
+  if (r.lo > r.hi) r.lo = r.hi = 0;
+  return r;
+}
+
+static int ranges_meet(byte_range a, byte_range b) {
+  return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi;
+}
+
+/* Where a chained program's boundary compute->load pop goes (an op index of p; 0: before its
+ * first op), when it needs no barrier. The token is pushed after the previous program's last
+ * GEMM, so that p's loads overwrite no INP or WGT entry a GEMM of the previous one has still
+ * to read. But once the previous program's own loads are done, the load module has waited for
+ * every GEMM of it up to the one whose token its last pop took: only the GEMMs after that one
+ * are pending. The loads of p before its own first compute->load pop that write none of the
+ * entries those GEMMs read need not wait: the pop goes before the first load that does, or
+ * with that first pop of p's own (a 1x1 convolution places its tiles from the top of the
+ * buffers for this, compiler/accel/vta_conv.c). */
+static size_t boundary_pop_at(const vta_program *prev, const vta_program *p, size_t nops) {
+  const vta_jit_stage L = VTA_JIT_STAGE_LOAD, C = VTA_JIT_STAGE_COMPUTE;
+  size_t npop = 0, npush = 0;
+  for (size_t k = 0; k < prev->nops; k++) npop += is_dep(&prev->ops[k], VTA_PROG_POP, C, L);
+  byte_range rd[2] = {{UINT64_MAX, 0}, {UINT64_MAX, 0}}; /* INP, WGT read by pending GEMMs */
+  for (size_t k = 0; k < prev->nops; k++) {
+    const vta_prog_op *op = &prev->ops[k];
+    npush += is_dep(op, VTA_PROG_PUSH, C, L);
+    if (op->op != VTA_PROG_RUN || npush < npop) continue;
+    const vta_prog_kernel *kk = &prev->kern[op->kernel].k;
+    if (kk->mode != VTA_JIT_GEMM || kk->reset) continue;
+    for (int b = 0; b < 2; b++) {
+      byte_range r = kernel_reads(kk, b);
+      if (r.lo < r.hi && r.lo < rd[b].lo) rd[b].lo = r.lo;
+      if (r.hi > rd[b].hi) rd[b].hi = r.hi;
+    }
+  }
+  for (size_t k = 0; k < nops; k++) {
+    const vta_prog_op *op = &p->ops[k];
+    if (is_dep(op, VTA_PROG_POP, C, L)) return k;
+    for (int b = 0; b < 2; b++)
+      if (ranges_meet(load_entries(op, b ? VTA_MEM_WGT : VTA_MEM_INP), rd[b])) return k;
+  }
+  return 0;
+}
+
+int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t n,
+                          vta_stats *stats, vta_prog_chain_info *info, vta_error *err) {
+  static const uint64_t k_none[VTA_PROG_BUF_COUNT] = {0};
+  vta_prog_chain_info ci = {0, 0, 0};
+  int rc = VTA_OK;
+  size_t maxk = 1;
+  for (size_t c = 0; c < n; c++) {
+    rc = vta_prog_compatible(vta_jit_config(jit), &items[c].prog->cfg, err);
+    if (rc) return vta_error_prefix(err, "chained program %zu", c), rc;
+    if (items[c].prog->nkern > maxk) maxk = items[c].prog->nkern;
+  }
+  vta_jit_kernel **kp = calloc(maxk, sizeof *kp);
+  byte_range *dirty = calloc(n * VTA_PROG_BUF_COUNT + 1, sizeof *dirty);
+  if (!kp || !dirty) {
+    free(kp);
+    free(dirty);
+    return vta_error_set(err, VTA_ERR_NOMEM, "program: out of memory chaining %zu programs", n);
+  }
+  size_t ndirty = 0, c = 0, i = 0;
+  const vta_jit_stage L = VTA_JIT_STAGE_LOAD, C = VTA_JIT_STAGE_COMPUTE, S = VTA_JIT_STAGE_STORE;
+  for (; rc == VTA_OK && c < n; c++) {
+    const vta_program *p = items[c].prog;
+    const uint64_t *phys = items[c].phys ? items[c].phys : k_none;
+    memset(kp, 0, maxk * sizeof *kp);
+    i = 0;
+    /* Each layer loads its own kernels, with their footprint records: a kernel left resident
+     * by an earlier layer but loaded more than 32 LOAD UOPs ago has none, and its GEMMs could
+     * not run beside the ALU (measured: +9,000 cycles on a second C5 chained after a first). */
+    if (c > 0) vta_jit_forget_kernels(jit);
+    size_t nops = p->nops, nd0 = ndirty;
+    if (nops && p->ops[nops - 1].op == VTA_PROG_SYNC) nops--; /* one run, at the end */
+    /* Where this program's boundary tokens go. first: the ops before the first token
+     * operation, run, or store (the first loads, reorderable among themselves). */
+    size_t first = 0, last_gemm_or_push = SIZE_MAX, first_run = SIZE_MAX, first_cload = SIZE_MAX;
+    int need_barrier = 0, dirty_first = 0;
+    size_t defer_to = 0; /* the op before which the boundary compute->load pop goes */
+    while (first < nops && p->ops[first].op == VTA_PROG_LOAD) first++;
+    for (size_t k = 0; k < nops; k++) {
+      const vta_prog_op *op = &p->ops[k];
+      if (op->op == VTA_PROG_RUN && p->kern[op->kernel].k.mode == VTA_JIT_GEMM) last_gemm_or_push = k;
+      if (op->op == VTA_PROG_PUSH && op->from == C && op->to == L) last_gemm_or_push = k;
+      if (op->op == VTA_PROG_RUN && first_run == SIZE_MAX) first_run = k;
+      if (reads_dirty(op, p, phys, dirty, ndirty)) {
+        need_barrier = 1;
+        if (!load_module_load(op) && first_cload == SIZE_MAX) first_cload = k;
+        if (k < first) dirty_first = 1;
+      }
+    }
+    size_t s_pop_at = first_cload < first_run ? first_cload : first_run;
+    if (c > 0) {
+      /* The previous program's last store lets this one's compute (and the barrier) go. */
+      rc = vta_jit_dep_push(jit, S, C, err);
+      if (rc == VTA_OK && need_barrier) {
+        rc = vta_jit_dep_push(jit, S, C, err);
+        if (rc == VTA_OK) rc = vta_jit_dep_pop(jit, S, C, err);
+        if (rc == VTA_OK) rc = vta_jit_dep_push(jit, C, L, err); /* a compute no-op carries both */
+        ci.barriers++;
+      }
+      /* The hazard token pushed after the previous program's last GEMM: before the first
+       * load, or later when the first loads write nothing the previous program's pending
+       * GEMMs read (without a barrier: with one the first loads wait for it anyway). */
+      if (!need_barrier) defer_to = boundary_pop_at(items[c - 1].prog, p, nops);
+      if (defer_to) ci.early_loads++;
+      if (rc == VTA_OK && defer_to == 0) rc = vta_jit_dep_pop(jit, C, L, err);
+    }
+    /* The first loads: those not waiting for the barrier go first. */
+    for (size_t k = 0; rc == VTA_OK && k < first; k++) {
+      const vta_prog_op *op = &p->ops[k];
+      if (c > 0 && need_barrier && dirty_first && load_module_load(op) &&
+          reads_dirty(op, p, phys, dirty, nd0))
+        continue;
+      if (c > 0 && k == s_pop_at) rc = vta_jit_dep_pop(jit, S, C, err);
+      if (rc == VTA_OK && c > 0 && defer_to && k == defer_to) rc = vta_jit_dep_pop(jit, C, L, err);
+      if (rc == VTA_OK) rc = vta_prog_replay_op(jit, p, kp, phys, op, stats, err);
+      i = k;
+    }
+    if (rc == VTA_OK && c > 0 && need_barrier) rc = vta_jit_dep_pop(jit, C, L, err);
+    for (size_t k = 0; rc == VTA_OK && c > 0 && need_barrier && dirty_first && k < first; k++) {
+      const vta_prog_op *op = &p->ops[k];
+      if (load_module_load(op) && reads_dirty(op, p, phys, dirty, nd0)) {
+        i = k;
+        rc = vta_prog_replay_op(jit, p, kp, phys, op, stats, err);
+      }
+    }
+    for (size_t k = first; rc == VTA_OK && k < nops; k++) {
+      i = k;
+      if (c > 0 && k == s_pop_at) rc = vta_jit_dep_pop(jit, S, C, err);
+      if (rc == VTA_OK && c > 0 && defer_to && k == defer_to) rc = vta_jit_dep_pop(jit, C, L, err);
+      if (rc == VTA_OK) rc = vta_prog_replay_op(jit, p, kp, phys, &p->ops[k], stats, err);
+      if (rc == VTA_OK && c + 1 < n && k == last_gemm_or_push) rc = vta_jit_dep_push(jit, C, L, err);
+    }
+    /* No GEMM: the next program's loads need only what came before this one. */
+    if (rc == VTA_OK && c + 1 < n && last_gemm_or_push == SIZE_MAX) rc = vta_jit_dep_push(jit, C, L, err);
+    /* Neither a run nor a compute-side load: the store->compute token is still owed. */
+    if (rc == VTA_OK && c > 0 && s_pop_at == SIZE_MAX) rc = vta_jit_dep_pop(jit, S, C, err);
+    if (rc) break;
+    if (need_barrier) ndirty = 0; /* every earlier store is complete before this one's loads */
+    for (int b = 0; b < VTA_PROG_BUF_COUNT; b++) {
+      int stores = 0;
+      for (size_t k = 0; k < nops && !stores; k++)
+        stores = p->ops[k].op == VTA_PROG_STORE && p->ops[k].x.buf == (vta_prog_buf)b;
+      if (stores) dirty[ndirty++] = buf_range(p, phys, (vta_prog_buf)b);
+    }
+    ci.programs++;
+  }
+  free(kp);
+  free(dirty);
+  if (rc == VTA_OK && n) {
+    rc = vta_jit_sync(jit, 0, stats, err);
+    if (rc) return vta_error_prefix(err, "chain of %zu programs", n), rc;
+  }
+  if (rc) {
+    vta_jit_discard(jit);
+    if (c < n && i < items[c].prog->nops)
+      vta_error_prefix(err, "chained program %zu of %zu: operation %zu (%s)", c, n, i,
+                       vta_prog_op_names[items[c].prog->ops[i].op]);
+    else if (c < n)
+      vta_error_prefix(err, "chained program %zu of %zu: its boundary tokens", c, n);
+    return rc;
+  }
+  if (info) *info = ci;
+  return VTA_OK;
+}
