@@ -753,7 +753,7 @@ int vta_bench_resnet18(int argc, char **argv) {
   memset(&r_fc, 0, sizeof r_fc);
   double cpu = 0;
   uint64_t device_runs = 0, head_cycles = 0;
-  vta_prog_chain_info chain = {0, 0, 0};
+  vta_prog_chain_info chain = {0, 0, 0, 0};
   double pub_geo = -1, pub_min = -1;
   if (!o.no_chain) {
     if (run_chained(&o, &b, n, low, &pool_low, pin, pout, &r, &r_c1.st.cycles, &head_cycles,
@@ -884,8 +884,9 @@ int vta_bench_resnet18(int argc, char **argv) {
   }
   printf("\"compute_bound_published_scope\":%" PRIu64 ",", macs_scope / cfg->macs_per_cycle);
   printf("\"chained\":%s,\"device_runs\":%" PRIu64 ",\"chain_barriers\":%u,"
-         "\"chain_early_loads\":%u,",
-         o.no_chain ? "false" : "true", device_runs, chain.barriers, chain.early_loads);
+         "\"chain_early_loads\":%u,\"chain_hoisted_loads\":%u,",
+         o.no_chain ? "false" : "true", device_runs, chain.barriers, chain.early_loads,
+         chain.hoisted_loads);
   if (pub_geo >= 0)
     printf("\"c2_c11_geomean_utilisation\":%.4f,\"c2_c11_min_utilisation\":%.4f,", pub_geo, pub_min);
   printf("\"predicted_cycles\":%" PRIu64 ",\"predicted_cycles_published_scope\":%" PRIu64

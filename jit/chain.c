@@ -114,10 +114,187 @@ static size_t boundary_pop_at(const vta_program *prev, const vta_program *p, siz
   return 0;
 }
 
+/* ---- Hoisting: the next program's first loads inside this one's stream ----
+ *
+ * A load of the load module (INP, WGT) of program B may go into the stream of the program A
+ * before it, where A's load module waits for A's compute, when nothing orders it after A:
+ * its entries are fresh (no operation of B before it touches them, so it is not waiting for a
+ * GEMM of B to finish reading them), A never touches them, it reads no buffer a store since
+ * the last barrier (A's included) or an earlier store of B may write, and it goes after A's
+ * second compute->load pop (every GEMM before A is done by then). It then runs while A's
+ * load module would idle, instead of at B's start, where a 1x1 convolution's first unit is
+ * bound by its weight and gathered input loads (docs/tiling.md section 12). */
+
+typedef struct touch_map {
+  uint8_t *m[2]; /* INP, WGT: entry touched */
+  uint64_t depth[2];
+} touch_map;
+
+static int map_meets(const touch_map *t, int b, byte_range r) {
+  if (r.hi > t->depth[b]) return 1; /* out of the buffer: leave it where it is */
+  for (uint64_t e = r.lo; e < r.hi; e++)
+    if (t->m[b][e]) return 1;
+  return 0;
+}
+
+static void map_mark(touch_map *t, int b, byte_range r) {
+  if (r.hi > t->depth[b]) r.hi = t->depth[b];
+  if (r.lo < r.hi) memset(t->m[b] + r.lo, 1, r.hi - r.lo);
+}
+
+/* Marks what op touches in INP and WGT: a load's entries, a GEMM run's reads. */
+static void mark_op(touch_map *t, const vta_program *p, const vta_prog_op *op) {
+  if (op->op == VTA_PROG_LOAD) {
+    for (int b = 0; b < 2; b++) map_mark(t, b, load_entries(op, b ? VTA_MEM_WGT : VTA_MEM_INP));
+  } else if (op->op == VTA_PROG_RUN) {
+    const vta_prog_kernel *kk = &p->kern[op->kernel].k;
+    if (kk->mode == VTA_JIT_GEMM && !kk->reset)
+      for (int b = 0; b < 2; b++) map_mark(t, b, kernel_reads(kk, b));
+  }
+}
+
+/* Cycles a run keeps its unit busy (a micro-op a cycle), and a load's estimated cycles on the
+ * bus (a burst per row). */
+static uint64_t run_cycles(const vta_prog_kernel *k) {
+  uint64_t n = k->nuops;
+  for (uint32_t l = 0; l < k->nloops && l < 2; l++) n *= k->loop[l].extent ? k->loop[l].extent : 1;
+  return n;
+}
+
+static uint64_t load_cycles(const vta_config *cfg, const vta_prog_op *op) {
+  uint64_t bytes = (uint64_t)op->x.y_size * op->x.x_size * cfg->elem_bytes[op->x.type];
+  return bytes / (cfg->bus_bytes ? cfg->bus_bytes : 8) + 2ull * op->x.y_size;
+}
+
+typedef struct hoisted {
+  size_t before;       /* the op of A it goes before */
+  size_t op;           /* its op in B */
+  uint32_t row, rows;  /* the rows of it replayed there */
+} hoisted;
+
+/* Rows [row, row + rows) of a load without pads, as a load of their own. */
+static vta_prog_op load_rows(const vta_prog_op *op, uint32_t row, uint32_t rows) {
+  vta_prog_op o = *op;
+  o.x.sram += row * op->x.x_size;
+  o.x.offset += (uint64_t)row * op->x.x_stride;
+  o.x.y_size = rows;
+  return o;
+}
+
+/* Plans B's hoisted loads into A (ops [0, na) of a, [0, nb) of b): fills h (at most 2 nb: a
+ * load, or its pieces, one per room) in the order they are to be replayed, marks skip[k] for
+ * each load hoisted, and returns the number of entries of h. The room
+ * before A's compute->load pop j is half the time A's load module is estimated to wait there
+ * (A's GEMM cycles between its pushes against its loads between its pops). */
+static size_t plan_hoist(const vta_program *a, size_t na, const vta_program *b, size_t nb,
+                         const uint64_t *bphys, const byte_range *dirty, size_t ndirty,
+                         hoisted *h, uint8_t *skip) {
+  const vta_jit_stage L = VTA_JIT_STAGE_LOAD, C = VTA_JIT_STAGE_COMPUTE;
+  const vta_config *cfg = &b->cfg;
+  size_t npop = 0, npush = 0, nh = 0;
+  for (size_t k = 0; k < na; k++) {
+    npop += is_dep(&a->ops[k], VTA_PROG_POP, C, L);
+    npush += is_dep(&a->ops[k], VTA_PROG_PUSH, C, L);
+  }
+  if (npop < 3 || npush < npop) return 0;
+  touch_map ta, tb;
+  memset(&ta, 0, sizeof ta);
+  memset(&tb, 0, sizeof tb);
+  size_t *pos = calloc(npop, sizeof *pos);
+  uint64_t *cseg = calloc(npush + 1, sizeof *cseg), *lseg = calloc(npop + 1, sizeof *lseg);
+  uint64_t *room = calloc(npop, sizeof *room);
+  byte_range *bst = calloc(nb + 1, sizeof *bst);
+  size_t nbst = 0;
+  for (int m = 0; m < 2; m++) {
+    vta_mem_type ty = m ? VTA_MEM_WGT : VTA_MEM_INP;
+    ta.depth[m] = tb.depth[m] = cfg->depth[ty];
+    ta.m[m] = calloc(cfg->depth[ty] + 1, 1);
+    tb.m[m] = calloc(cfg->depth[ty] + 1, 1);
+  }
+  if (!pos || !cseg || !lseg || !room || !bst || !ta.m[0] || !ta.m[1] || !tb.m[0] || !tb.m[1])
+    goto done; /* no room to plan: nothing is hoisted */
+  /* A: what it touches, where its pops are, its compute and load time per segment. */
+  size_t jp = 0, jq = 0;
+  for (size_t k = 0; k < na; k++) {
+    const vta_prog_op *op = &a->ops[k];
+    mark_op(&ta, a, op);
+    if (is_dep(op, VTA_PROG_POP, C, L)) pos[jp++] = k;
+    else if (is_dep(op, VTA_PROG_PUSH, C, L)) jq++;
+    else if (load_module_load(op)) lseg[jp] += load_cycles(cfg, op);
+    else if (op->op == VTA_PROG_RUN && a->kern[op->kernel].k.mode == VTA_JIT_GEMM)
+      cseg[jq] += run_cycles(&a->kern[op->kernel].k);
+  }
+  /* Pop j waits for push j; the loads before it (since pop j-1) start once pop j-1 went. */
+  uint64_t tpush = 0, tload = 0;
+  for (size_t j = 0; j < npop; j++) {
+    tpush += cseg[j];
+    uint64_t start = j ? (tload > tpush - cseg[j] ? tload : tpush - cseg[j]) : 0;
+    tload = start + lseg[j];
+    room[j] = j >= 2 && tpush > tload ? (tpush - tload) / 2 : 0;
+  }
+  /* B's candidates, in its order, into A's rooms from the first. */
+  size_t g = 2;
+  for (size_t k = 0; k < nb && g < npop; k++) {
+    const vta_prog_op *op = &b->ops[k];
+    if (op->op == VTA_PROG_STORE) bst[nbst++] = buf_range(b, bphys, op->x.buf);
+    int cand = load_module_load(op) && op->x.x_size && op->x.y_size &&
+               !reads_dirty(op, b, bphys, dirty, ndirty) &&
+               !overlaps(bst, nbst, buf_range(b, bphys, op->x.buf));
+    if (cand) {
+      int m = op->x.type == VTA_MEM_WGT;
+      byte_range e = load_entries(op, op->x.type);
+      cand = !map_meets(&ta, m, e) && !map_meets(&tb, m, e);
+    }
+    if (cand) {
+      /* Whole, or split by rows (without pads) over as many rooms as it needs. */
+      int split = !op->x.x_pad_before && !op->x.x_pad_after && !op->x.y_pad_before &&
+                  !op->x.y_pad_after;
+      uint64_t per_row = load_cycles(cfg, op) / (op->x.y_size ? op->x.y_size : 1) + 1;
+      size_t nh0 = nh, g0 = g;
+      uint32_t row = 0;
+      while (row < op->x.y_size && g < npop && nh < 2 * nb) {
+        uint32_t rows = op->x.y_size - row;
+        if (split && room[g] / per_row < rows) rows = (uint32_t)(room[g] / per_row);
+        vta_prog_op part = load_rows(op, row, rows);
+        uint64_t c = rows ? load_cycles(cfg, &part) : UINT64_MAX;
+        if (rows == 0 || c > room[g]) {
+          g++;
+          continue;
+        }
+        room[g] -= c;
+        h[nh].before = pos[g];
+        h[nh].op = k;
+        h[nh].row = row;
+        h[nh].rows = rows;
+        nh++;
+        row += rows;
+      }
+      if (row < op->x.y_size) { /* out of room: it stays in B, whole; planning ends */
+        nh = nh0;
+        g = g0;
+        break;
+      }
+      skip[k] = 1;
+    }
+    mark_op(&tb, b, op);
+  }
+done:
+  free(pos);
+  free(cseg);
+  free(lseg);
+  free(room);
+  free(bst);
+  for (int m = 0; m < 2; m++) {
+    free(ta.m[m]);
+    free(tb.m[m]);
+  }
+  return nh;
+}
+
 int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t n,
                           vta_stats *stats, vta_prog_chain_info *info, vta_error *err) {
   static const uint64_t k_none[VTA_PROG_BUF_COUNT] = {0};
-  vta_prog_chain_info ci = {0, 0, 0};
+  vta_prog_chain_info ci = {0, 0, 0, 0};
   int rc = VTA_OK;
   size_t maxk = 1;
   for (size_t c = 0; c < n; c++) {
@@ -125,11 +302,21 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
     if (rc) return vta_error_prefix(err, "chained program %zu", c), rc;
     if (items[c].prog->nkern > maxk) maxk = items[c].prog->nkern;
   }
+  size_t maxops = 1;
+  for (size_t c = 0; c < n; c++)
+    if (items[c].prog->nops > maxops) maxops = items[c].prog->nops;
   vta_jit_kernel **kp = calloc(maxk, sizeof *kp);
   byte_range *dirty = calloc(n * VTA_PROG_BUF_COUNT + 1, sizeof *dirty);
-  if (!kp || !dirty) {
+  byte_range *dnext = calloc(n * VTA_PROG_BUF_COUNT + 1, sizeof *dnext);
+  uint8_t *skip = calloc(maxops, 1), *skip_next = calloc(maxops, 1);
+  hoisted *hl = calloc(2 * maxops, sizeof *hl); /* a load, or a piece of one per room */
+  if (!kp || !dirty || !dnext || !skip || !skip_next || !hl) {
     free(kp);
     free(dirty);
+    free(dnext);
+    free(skip);
+    free(skip_next);
+    free(hl);
     return vta_error_set(err, VTA_ERR_NOMEM, "program: out of memory chaining %zu programs", n);
   }
   size_t ndirty = 0, c = 0, i = 0;
@@ -163,6 +350,25 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
       }
     }
     size_t s_pop_at = first_cload < first_run ? first_cload : first_run;
+    /* The next program's loads that go into this one's stream: the buffers stored since the
+     * last barrier as the next one starts, then the plan. */
+    size_t nh = 0, hi = 0;
+    memset(skip_next, 0, maxops);
+    if (c + 1 < n) {
+      size_t nd = need_barrier ? 0 : ndirty;
+      memcpy(dnext, dirty, nd * sizeof *dnext);
+      for (int b = 0; b < VTA_PROG_BUF_COUNT; b++) {
+        int stores = 0;
+        for (size_t k = 0; k < nops && !stores; k++)
+          stores = p->ops[k].op == VTA_PROG_STORE && p->ops[k].x.buf == (vta_prog_buf)b;
+        if (stores) dnext[nd++] = buf_range(p, phys, (vta_prog_buf)b);
+      }
+      const vta_program *q = items[c + 1].prog;
+      size_t qn = q->nops && q->ops[q->nops - 1].op == VTA_PROG_SYNC ? q->nops - 1 : q->nops;
+      nh = plan_hoist(p, nops, q, qn, items[c + 1].phys ? items[c + 1].phys : k_none, dnext, nd,
+                      hl, skip_next);
+      for (size_t k = 0; k < qn; k++) ci.hoisted_loads += skip_next[k];
+    }
     if (c > 0) {
       /* The previous program's last store lets this one's compute (and the barrier) go. */
       rc = vta_jit_dep_push(jit, S, C, err);
@@ -182,6 +388,7 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
     /* The first loads: those not waiting for the barrier go first. */
     for (size_t k = 0; rc == VTA_OK && k < first; k++) {
       const vta_prog_op *op = &p->ops[k];
+      if (skip[k]) continue; /* replayed inside the previous program */
       if (c > 0 && need_barrier && dirty_first && load_module_load(op) &&
           reads_dirty(op, p, phys, dirty, nd0))
         continue;
@@ -193,15 +400,22 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
     if (rc == VTA_OK && c > 0 && need_barrier) rc = vta_jit_dep_pop(jit, C, L, err);
     for (size_t k = 0; rc == VTA_OK && c > 0 && need_barrier && dirty_first && k < first; k++) {
       const vta_prog_op *op = &p->ops[k];
-      if (load_module_load(op) && reads_dirty(op, p, phys, dirty, nd0)) {
+      if (!skip[k] && load_module_load(op) && reads_dirty(op, p, phys, dirty, nd0)) {
         i = k;
         rc = vta_prog_replay_op(jit, p, kp, phys, op, stats, err);
       }
     }
     for (size_t k = first; rc == VTA_OK && k < nops; k++) {
       i = k;
+      for (; rc == VTA_OK && hi < nh && hl[hi].before == k; hi++) {
+        vta_prog_op part = load_rows(&items[c + 1].prog->ops[hl[hi].op], hl[hi].row, hl[hi].rows);
+        rc = vta_prog_replay_op(jit, items[c + 1].prog, kp,
+                                items[c + 1].phys ? items[c + 1].phys : k_none, &part, stats, err);
+      }
+      if (rc) break;
       if (c > 0 && k == s_pop_at) rc = vta_jit_dep_pop(jit, S, C, err);
       if (rc == VTA_OK && c > 0 && defer_to && k == defer_to) rc = vta_jit_dep_pop(jit, C, L, err);
+      if (rc == VTA_OK && skip[k]) continue; /* replayed inside the previous program */
       if (rc == VTA_OK) rc = vta_prog_replay_op(jit, p, kp, phys, &p->ops[k], stats, err);
       if (rc == VTA_OK && c + 1 < n && k == last_gemm_or_push) rc = vta_jit_dep_push(jit, C, L, err);
     }
@@ -210,6 +424,9 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
     /* Neither a run nor a compute-side load: the store->compute token is still owed. */
     if (rc == VTA_OK && c > 0 && s_pop_at == SIZE_MAX) rc = vta_jit_dep_pop(jit, S, C, err);
     if (rc) break;
+    uint8_t *sw = skip;
+    skip = skip_next;
+    skip_next = sw;
     if (need_barrier) ndirty = 0; /* every earlier store is complete before this one's loads */
     for (int b = 0; b < VTA_PROG_BUF_COUNT; b++) {
       int stores = 0;
@@ -221,6 +438,10 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
   }
   free(kp);
   free(dirty);
+  free(dnext);
+  free(skip);
+  free(skip_next);
+  free(hl);
   if (rc == VTA_OK && n) {
     rc = vta_jit_sync(jit, 0, stats, err);
     if (rc) return vta_error_prefix(err, "chain of %zu programs", n), rc;

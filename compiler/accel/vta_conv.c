@@ -458,6 +458,12 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   l->wgt_slots = w_cycle + 1 <= w_fit ? (uint32_t)(w_cycle + 1 > 2 ? w_cycle + 1 : 2) : 2;
   l->inp_top = l->wgt_top = 0;
   if (d->kh == 1 && d->kw == 1) { /* from the top down (inp_base, wgt_base) */
+    /* Every weight tile in a slot of its own when they all fit: each is then loaded into
+     * entries nothing read before, so a chain runs the loads inside the previous layer's
+     * stream (jit/chain.c), and a later output-channel tile's first steps do not wait for
+     * its weights. */
+    uint64_t all_w = (uint64_t)n_co * n_red;
+    if (all_w + 1 <= w_fit && all_w + 1 > l->wgt_slots) l->wgt_slots = (uint32_t)(all_w + 1);
     l->inp_top = cfg->depth[VTA_MEM_INP];
     l->wgt_top = wgt_avail;
   }

@@ -206,6 +206,9 @@ typedef struct vta_prog_chain_info {
   /* Boundaries without a barrier whose first loads go before the previous program's last
    * GEMM ends (they write no entry its pending GEMMs read). */
   uint32_t early_loads;
+  /* Loads of a program replayed inside the previous one's stream, where its load module
+   * waits for its compute (their entries fresh, their data complete; jit/chain.c). */
+  uint32_t hoisted_loads;
 } vta_prog_chain_info;
 
 /* Runs items[0..n) as one stream with one synchronisation (more only if the JIT's stream or

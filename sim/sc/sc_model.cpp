@@ -1192,8 +1192,14 @@ struct Compute : Mod {
       }
       c.end_compute = std::max(c.end_compute, pushes_at);
       if (c.trace)
-        fprintf(stderr, "sc compute #%u take %" PRIu64 " fire %" PRIu64 " done %" PRIu64 "\n", i,
-                take, fire, pushes_at);
+        fprintf(stderr,
+                "sc compute #%u %s take %" PRIu64 " fire %" PRIu64 " done %" PRIu64
+                " micro-ops %" PRIu64 " acc %" PRIu64 "-%" PRIu64 "\n",
+                i, in.opcode == VTA_OP_GEMM ? "gemm" : in.opcode == VTA_OP_ALU ? "alu"
+                   : in.opcode == VTA_OP_LOAD ? "load" : "finish",
+                take, fire, pushes_at,
+                is_uop ? uint64_t(in.uop_end - in.uop_bgn) * in.iter_out * in.iter_in : 0,
+                is_uop ? f.dlo : 0, is_uop ? f.dhi : 0);
       k.insns++;
       if (in.push_prev) tok_push(c, VTA_Q_COMPUTE_TO_LOAD, pushes_at);
       if (in.push_next) tok_push(c, VTA_Q_COMPUTE_TO_STORE, pushes_at);
