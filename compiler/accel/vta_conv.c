@@ -1073,7 +1073,14 @@ static int walk(walker *w, vta_error *err) {
         } else {
           int need_reset = e->mode != VTA_EPI_OFFSET || n_u > clean[ah];
           if (!rc && need_reset) {
-            k = key_of(KK_RESET, 0, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
+            /* The offset epilogue's first use of a slot clears it on the ALU (MUL by 0), beside
+             * the GEMMs writing the other bank, not with a GEMM reset on the GEMM unit that
+             * bounds the layer (ResNet-18: 8,136 cycles, C4 562). The other modes reset every
+             * unit's slot on the GEMM unit, as their ADD of the biases waits for it anyway. */
+            if (e->mode == VTA_EPI_OFFSET)
+              k = key_of(KK_IMM, VTA_ALU_MUL, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
+            else
+              k = key_of(KK_RESET, 0, accb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL, 0);
             rc = run(w, &k, err);
           }
           if (!rc && e->mode != VTA_EPI_RESET) {
