@@ -62,7 +62,7 @@ uint32_t vta_conv_vector_rows(const vta_conv_desc *d) {
 }
 
 uint64_t vta_conv_acc_tile(const vta_conv_desc *d, uint64_t outs) {
-  return d->leaky_k ? 2 * outs : outs;
+  return d->leaky_k || d->post_add ? 2 * outs : outs;
 }
 
 uint32_t vta_conv_out_h(const vta_conv_desc *d) {
@@ -137,6 +137,24 @@ int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err
     return vta_error_set(err, VTA_ERR_INVALID,
                          "lowering: clip range [%d, %d] is not inside [-128, 127]", d->clip_lo,
                          d->clip_hi);
+  if (d->post_add) {
+    if (d->has_residual || d->leaky_k)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: an add after the epilogue beside a %s (both use the "
+                           "second operand's buffer or ACC copy)",
+                           d->has_residual ? "residual" : "LeakyRelu");
+    if (d->add_ma < -32768 || d->add_ma > 32767 || d->add_mb < -32768 || d->add_mb > 32767)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: add multipliers %d and %d; the ALU's immediates hold 16 "
+                           "bits", d->add_ma, d->add_mb);
+    if (d->add_shift > 31)
+      return vta_error_set(err, VTA_ERR_INVALID, "lowering: add shift %u exceeds 31",
+                           d->add_shift);
+    if (d->add_lo < -128 || d->add_hi > 127 || d->add_lo > d->add_hi)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "lowering: add clip range [%d, %d] is not inside [-128, 127]",
+                           d->add_lo, d->add_hi);
+  }
   if (d->has_residual) {
     if (vta_conv_residual_gemm(d) && cfg->block_in != cfg->block_out)
       return vta_error_set(err, VTA_ERR_UNSUPPORTED,
@@ -852,6 +870,45 @@ static int leaky_steps(walker *w, const pending_unit *pu, vta_error *err) {
   return rc;
 }
 
+/* The ALU operations of an add after the epilogue (post_add), in order. The slot holds the
+ * clipped result raised by the offset epilogue's C'; the copy after it the operand times its
+ * multiplier (loaded at the unit's start). (y + 2^(s-1)) >> s is worked out as
+ * ((y >> (s-1)) + 1) >> 1, which is the same for every y and needs no large immediate. */
+static int add_ops(const walker *w, kkind *kind, vta_alu_op *op, int32_t *imm, int *src) {
+  const vta_conv_desc *d = w->g.d;
+  int32_t lo = d->relu && d->clip_lo < 0 ? 0 : d->clip_lo, cp = w->e->lo - lo;
+  int n = 0;
+#define OP(K, O, I, S) (kind[n] = (K), op[n] = (O), imm[n] = (I), src[n] = (S), n++)
+  if (cp) OP(KK_IMM, VTA_ALU_ADD, -cp, 0);
+  if (d->add_ma != 1) OP(KK_IMM, VTA_ALU_MUL, d->add_ma, 0);
+  OP(KK_COPY, VTA_ALU_ADD, 0, 1);
+  if (d->add_shift > 1) OP(KK_IMM, VTA_ALU_SHR, (int32_t)d->add_shift - 1, 0);
+  if (d->add_shift) {
+    OP(KK_IMM, VTA_ALU_ADD, 1, 0);
+    OP(KK_IMM, VTA_ALU_SHR, 1, 0);
+  }
+  OP(KK_IMM, VTA_ALU_MAX, d->add_lo, 0);
+  OP(KK_IMM, VTA_ALU_MIN, d->add_hi, 0);
+#undef OP
+  return n;
+}
+
+static int add_steps(walker *w, const pending_unit *pu, vta_error *err) {
+  const unit_pos *q = &pu->q;
+  uint32_t copyb = pu->accb + w->p->co_t * w->p->ho_t * w->p->wo_t;
+  kkind kind[8];
+  vta_alu_op op[8];
+  int32_t imm[8];
+  int src[8];
+  int n = add_ops(w, kind, op, imm, src), rc = VTA_OK;
+  for (int i = 0; !rc && i < n; i++) {
+    kkey k = key_of(kind[i], op[i], pu->accb, 0, src[i] ? copyb : 0, q->ho_n, q->wo_n, q->co_n,
+                    0, NULL, imm[i]);
+    rc = run(w, &k, err);
+  }
+  return rc;
+}
+
 /* The end of unit pu: its epilogue on the ALU (a LeakyRelu, rounding shift, MAX, MIN over its
  * ACC slot), the compute->store token, and its store. */
 static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
@@ -869,6 +926,7 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
     k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->hi);
     if (!rc) rc = run(w, &k, err);
   }
+  if (!rc && w->g.d->post_add) rc = add_steps(w, pu, err);
   if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
   /* ---- store stage ---- */
   if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
@@ -924,6 +982,13 @@ static int walk(walker *w, vta_error *err) {
   memset(&pend, 0, sizeof pend);
   /* (LeakyRelu,) SHRCLIP, or without a shift MAX and MIN */
   uint32_t epi_ops = (e->shift_vec ? 1 : 2) + (e->leaky_k ? 6 : 0);
+  if (d->post_add) {
+    kkind kd[8];
+    vta_alu_op op[8];
+    int32_t imm[8];
+    int src[8];
+    epi_ops += (uint32_t)add_ops(w, kd, op, imm, src);
+  }
 
   /* The shift vectors travel with the biases, and the rounding they need is in the bias: a
    * layer with per-channel shifts has biases to load (RESET_ADD or OFFSET). */
@@ -1090,6 +1155,17 @@ static int walk(walker *w, vta_error *err) {
           }
         }
         if (e->mode == VTA_EPI_OFFSET && n_u > clean[ah]) clean[ah] = n_u;
+        if (!rc && d->post_add) {
+          /* The add's operand, into the ACC entries after the slot's tile (LOAD ACC_8BIT on
+           * the compute module, beside the GEMMs), times its multiplier. */
+          uint32_t copyb = accb + p->co_t * p->ho_t * p->wo_t;
+          rc = tile_xfers(w, &q, VTA_MEM_ACC_8BIT, VTA_PROG_BUF_INPUT2, copyb, 0, err);
+          if (!rc && d->add_mb != 1) {
+            k = key_of(KK_IMM, VTA_ALU_MUL, copyb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL,
+                       d->add_mb);
+            rc = run(w, &k, err);
+          }
+        }
       }
       if (!rc && late_pop) rc = s->dep(s->ctx, 0, L_, C_, err);
       if (!rc && !empty) {
@@ -1251,7 +1327,7 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   out->input_bytes = vta_layout_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);
   out->output_bytes =
       vta_layout_act_bytes(cfg, d->n, d->k, vta_conv_out_h(d), vta_conv_out_w(d), cfg->block_out);
-  out->input2_bytes = d->has_residual ? out->output_bytes : 0;
+  out->input2_bytes = d->has_residual || d->post_add ? out->output_bytes : 0;
   /* The program. */
   rc = vta_program_create(cfg, &out->prog, err);
   if (rc == VTA_OK) {
@@ -1266,7 +1342,8 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
     vta_program_need_buffer(out->prog, VTA_PROG_BUF_OUTPUT, out->output_bytes);
     vta_program_need_buffer(out->prog, VTA_PROG_BUF_WEIGHT, out->weight_bytes);
     vta_program_need_buffer(out->prog, VTA_PROG_BUF_BIAS, out->bias_bytes);
-    if (d->has_residual) vta_program_need_buffer(out->prog, VTA_PROG_BUF_INPUT2, out->input2_bytes);
+    if (d->has_residual || d->post_add)
+      vta_program_need_buffer(out->prog, VTA_PROG_BUF_INPUT2, out->input2_bytes);
     rc = vta_program_check(out->prog, err);
   }
   if (rc) vta_lowered_free(out);

@@ -81,6 +81,15 @@ typedef struct vta_conv_desc {
   uint32_t leaky_k;           /* 0: none; else a LeakyRelu of slope leaky_m / 2^leaky_k before
                                * the shift (see "Semantics of the epilogue" above), 1-31 */
   int32_t leaky_m;            /* 0..2^leaky_k, at most 32767 (an ALU immediate) */
+  /* An int8 add after the epilogue (ONNX's QAdd fused into its producer): with y the int8
+   * result above and r the int8 operand shaped like the output (the residual buffer),
+   * out = clip((y * add_ma + r * add_mb + 2^(add_shift - 1)) >> add_shift) to
+   * [add_lo, add_hi] (no rounding term when add_shift is 0), all in int32 as the CPU's QAdd.
+   * Not with has_residual or leaky_k; multipliers of at most 16 bits (ALU immediates). */
+  int post_add;
+  int32_t add_ma, add_mb;
+  uint32_t add_shift;
+  int32_t add_lo, add_hi;
 } vta_conv_desc;
 
 /* dense: out[m][n] = epilogue(sum_k x[m][k] * w[n][k]). */

@@ -65,6 +65,12 @@ void vta_ref_conv2d(const vta_conv_desc *d, const int8_t *x, const int8_t *w, co
         int32_t r = d->has_residual ? d->residual_mul * residual[o] : 0;
         out[o] = epilogue(acc[p], d->has_bias ? bias[k] : 0, r, d->shifts ? d->shifts[k] : d->shift,
                           d->leaky_k, d->leaky_m, lo, d->clip_hi);
+        if (d->post_add) { /* the CPU's QAdd, in int32 */
+          int32_t y = out[o] * d->add_ma + residual[o] * d->add_mb;
+          if (d->add_shift) y += (int32_t)(1u << (d->add_shift - 1));
+          y >>= d->add_shift;
+          out[o] = (int8_t)(y < d->add_lo ? d->add_lo : y > d->add_hi ? d->add_hi : y);
+        }
       }
     }
   free(acc);

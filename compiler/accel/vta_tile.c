@@ -729,9 +729,10 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
    * initialisation to the end of its store, and there are two halves. */
   uint64_t g_out = cib * d->kh * d->kw + res, resets = epi == VTA_EPI_OFFSET ? 0 : 1;
   /* one SHRCLIP when it shifts, else MAX and MIN; a LeakyRelu: copy (2), SHL, MUL, MAX,
-   * rounding */
+   * rounding; an add after the epilogue: up to 9 (its operand's MUL, then vta_conv.c's
+   * add_ops) */
   uint64_t alu_ops = (epi == VTA_EPI_RESET ? 0 : 1) + (vta_conv_shift_vector(d) ? 1 : 2) +
-                     (d->leaky_k ? 6 : 0);
+                     (d->leaky_k ? 6 : 0) + (d->post_add ? 9 : 0);
   uint64_t gunit = outs * (g_out + resets), aunit = outs * alu_ops;
   uint64_t runs = U * (n_red + res + 5);
   uint64_t compute = max_u64(gunit, aunit) + runs * m->compute_overhead;
