@@ -51,8 +51,10 @@ static void test_bench_resnet18_runs_the_network(void **state) {
   /* The pooling and every convolution in one chained run, the classifier in a second. */
   CLI_ASSERT_CONTAINS(r.out, "\"chained\":true,\"device_runs\":2,");
   /* Each layer reads its predecessor's output (a barrier) except the 1x1 downsampling
-   * convolutions, whose first loads go before their predecessor's last GEMM ends. */
-  CLI_ASSERT_CONTAINS(r.out, "\"chain_barriers\":17,\"chain_early_loads\":3,");
+   * convolutions, whose first loads go before their predecessor's last GEMM ends, and whose
+   * weight and input loads into fresh entries go inside their predecessor's stream. */
+  CLI_ASSERT_CONTAINS(r.out,
+                      "\"chain_barriers\":17,\"chain_early_loads\":3,\"chain_hoisted_loads\":20,");
   cli_result_free(&r);
   CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--no-chain");
   CLI_ASSERT_STATUS(&r, 0);
