@@ -626,7 +626,8 @@ typedef struct vta_calib {
   const float *const *samples;
 } vta_calib;
 
-enum { VTA_ADDS_DEFAULT = 0, VTA_ADDS_CPU = 1, VTA_ADDS_EXACT = 2, VTA_ADDS_ACC = 3 };
+enum { VTA_ADDS_DEFAULT = 0, VTA_ADDS_CPU = 1, VTA_ADDS_EXACT = 2, VTA_ADDS_ACC = 3,
+       VTA_ADDS_FUSE = 4, VTA_ADDS_FUSE_ALWAYS = 5 };
 
 typedef struct vta_quant_opts {
   const vta_calib *calib;   /* required */
@@ -646,7 +647,11 @@ typedef struct vta_quant_opts {
    * known), that scale and the add's output scale are moved (3% at most) so that 7-bit
    * multipliers are exact, and the add runs on the accelerator; other adds keep 14 bits.
    * VTA_ADDS_ACC: every add gets 7-bit multipliers, rounded where not exact. VTA_ADDS_CPU (and
-   * DEFAULT): 14 bits, on the CPU. Measured on the reference models (docs/quantization.md):
+   * DEFAULT): 14 bits, on the CPU. VTA_ADDS_FUSE: 14 bits, each add marked ("fuse") for the
+   * partition to compute in the epilogue of the convolution producing one of its operands
+   * (bit for bit the CPU's add) where that costs at most 3% of its cycles;
+   * VTA_ADDS_FUSE_ALWAYS (tests, `vta regress`) whatever it costs. Measured on the reference
+   * models (docs/quantization.md):
    * BlazeFace's worst face score moves 0.023 (cpu), 0.027 (exact), 0.056 (acc) from float. */
   int adds;
 } vta_quant_opts;
@@ -691,6 +696,10 @@ int vta_pass_partition(vta_graph *g, const struct vta_config *cfg, double host_m
 uint64_t vta_node_macs(const vta_graph *g, int i);
 /* Is node i marked for the accelerator? */
 int vta_node_on_acc(const vta_graph *g, int i);
+/* Is node i a QAdd that the convolution producing one of its operands computes in its epilogue
+ * (attribute "fused"; that convolution has "fuse_add")? It has no program and, in a bundle
+ * compiled with --accel, no CPU code of its own. */
+int vta_node_fused(const vta_graph *g, int i);
 /* Prints, for each node, where it runs and why (with the lowering's tiling plan for
  * accelerator nodes) and a summary: the text of `vta compile --explain`. */
 void vta_explain_print(const vta_graph *g, const struct vta_config *cfg, const vta_place *places,

@@ -29,6 +29,10 @@ static int acc_node(const vta_graph *g, const vta_config *cfg, const vta_bundle_
   pn->acc_in = (uint32_t)nd->in[0];
   pn->acc_in2 = (uint32_t)(L.add && nd->n_in > 1 ? nd->in[1] : nd->in[0]);
   pn->acc_out = (uint32_t)nd->out[0];
+  if (L.fused_add) { /* its programs compute the add that reads its output (partition.c) */
+    pn->acc_in2 = (uint32_t)L.add_in2;
+    pn->acc_out = (uint32_t)L.add_out;
+  }
   pn->parts = calloc((size_t)L.nparts + 1, sizeof *pn->parts);
   if (!pn->parts) {
     vta_acc_layer_free(&L);
@@ -81,6 +85,13 @@ static int acc_node(const vta_graph *g, const vta_config *cfg, const vta_bundle_
       P->out_n = A->d.n;
       P->out_h = vta_conv_out_h(&A->d);
       P->out_w = vta_conv_out_w(&A->d);
+      if (L.fused_add) { /* the add's other operand, shaped like the output */
+        P->has_in2 = 1;
+        P->in2_n = A->d.n;
+        P->in2_c = total;
+        P->in2_h = P->out_h;
+        P->in2_w = P->out_w;
+      }
       if (L.add) {
         P->has_in2 = 1;
         P->in2_n = A->d.n;
@@ -204,6 +215,7 @@ int vta_plan_build(const vta_graph *g, const vta_bundle_acc *acc, unsigned char 
     pn->n_args = (uint32_t)n;
     for (int k = 0; k < n; k++) pn->args[k] = (uint32_t)vals[k];
     free(vals);
+    pn->fused = (uint32_t)(vta_node_on_acc(g, i) && vta_node_fused(g, i));
     if (is_acc[i]) rc = acc_node(g, &p.cfg, acc, i, pn, err);
   }
   free(is_acc);

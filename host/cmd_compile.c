@@ -66,8 +66,11 @@ static void compile_help(void) {
          "                      7-bit multipliers: cpu (default: 14 bits, on the CPU), exact\n"
          "                      (the scales of a convolution feeding the add and of its\n"
          "                      output move by up to 3%% so that 7 bits are exact, and the add\n"
-         "                      runs on the accelerator; other adds stay on the CPU) or acc\n"
-         "                      (every add on the accelerator, rounded where not exact)\n"
+         "                      runs on the accelerator; other adds stay on the CPU), acc\n"
+         "                      (every add on the accelerator, rounded where not exact) or\n"
+         "                      fuse (14 bits as cpu, each add computed bit for bit in the\n"
+         "                      epilogue of the convolution producing one of its operands,\n"
+         "                      where that one runs on the accelerator: fewer device runs)\n"
          "  --host-macs-per-ns R  the int8 multiply-accumulates per nanosecond of the CPU that\n"
          "                      runs the model: an island of accelerator nodes between CPU\n"
          "                      nodes whose MACs that CPU finishes before the accelerator's\n"
@@ -216,9 +219,10 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning, vta_cli_consts
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--residual-adds", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
       adds = strcmp(val, "exact") == 0 ? VTA_ADDS_EXACT : strcmp(val, "acc") == 0 ? VTA_ADDS_ACC
-             : strcmp(val, "cpu") == 0 ? VTA_ADDS_CPU : -1;
+             : strcmp(val, "cpu") == 0 ? VTA_ADDS_CPU : strcmp(val, "fuse") == 0 ? VTA_ADDS_FUSE : -1;
       if (adds < 0)
-        return vta_cli_usage_error(cmd, "--residual-adds must be exact, acc or cpu, not '%s'", val);
+        return vta_cli_usage_error(cmd, "--residual-adds must be exact, acc, cpu or fuse, not '%s'",
+                                   val);
       quantize = 1;
     } else if ((r = vta_cli_option(cmd, argc, argv, &i, "--config", NULL, &val)) != 0) {
       if (r < 0) return VTA_EXIT_USAGE;
@@ -432,6 +436,8 @@ static int compile_cmd(int argc, char **argv, vta_tuning *tuning, vta_cli_consts
     /* Every node the partitioning placed is lowered (one that cannot be fails the compile), so
      * the code left out is exactly that of the nodes with programs; checked all the same. */
     for (int k = 0; k < acc.n; k++) J.only[acc.layers[k].node] |= 2;
+    for (int i = 0; i < g->n_nodes; i++) /* a fused add: its convolution's program computes it */
+      if (!J.only[i] && vta_node_fused(g, i)) J.only[i] |= 2;
     for (int i = 0; i < g->n_nodes && !J.lower_rc; i++)
       if (J.only[i] == 0 || J.only[i] == 3)
         J.lower_rc = vta_error_set(&J.lower_err, VTA_ERR_INVALID, "internal error: node %d was %s the "

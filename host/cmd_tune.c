@@ -292,7 +292,7 @@ int vta_cmd_tune(int argc, char **argv) {
   vta_tuned_plan *done = NULL;
   int ndone = 0, bad = 0;
   for (int i = 0; !rc && i < g->n_nodes; i++) {
-    if (!vta_node_on_acc(g, i)) continue;
+    if (!vta_node_on_acc(g, i) || vta_node_fused(g, i)) continue; /* fused: no program */
     vta_acc_layer L;
     if ((rc = vta_acc_desc(g, i, &cfg, &L, &err))) break;
     for (int p = 0; !rc && !L.pool && p < L.nparts; p++) /* max pooling has no tiling choice */

@@ -258,6 +258,7 @@ static int plan_residency(vta_model *m, vta_error *err) {
   for (uint32_t k = 0; k < p->n_outputs; k++) m->on_host[p->outputs[k]] = 1;
   for (uint32_t i = 0; i < p->n_nodes; i++) {
     const vta_plan_node *nd = &p->nodes[i];
+    if (nd->fused) continue; /* computed by the accelerator node it is fused into */
     if (!nd->n_parts) { /* a CPU node reads its arguments but the last (its output) */
       for (uint32_t k = 0; nd->has_code && k + 1 < nd->n_args; k++) m->on_host[nd->args[k]] = 1;
       continue;
@@ -465,7 +466,8 @@ static int get_output(vta_model *m, uint32_t i, uint32_t q, vta_error *err) {
 }
 
 /* Where the chain starting at accelerator node i ends (one past its last node): it takes the
- * following accelerator nodes, over nodes without code, up to a CPU node or a node that reads
+ * following accelerator nodes, over nodes without code and fused ones (an add an accelerator
+ * node before it computed), up to a CPU node or a node that reads
  * from the host a tensor an accelerator node of the chain produces (it would need the chain's
  * result unpacked and packed again before the chain's one run). */
 static uint32_t chain_end(const vta_model *m, uint32_t i) {
@@ -475,7 +477,7 @@ static uint32_t chain_end(const vta_model *m, uint32_t i) {
   for (; j < p->n_nodes; j++) {
     const vta_plan_node *nd = &p->nodes[j];
     if (!m->acc[j]) {
-      if (nd->has_code) break;
+      if (nd->has_code && !nd->fused) break;
       continue;
     }
     int reads_chain = 0;
@@ -539,7 +541,7 @@ static int run_nodes(vta_model *m, vta_error *err) {
       i = end - 1;
       continue;
     }
-    if (!nd->has_code) continue;
+    if (!nd->has_code || (m->acc && nd->fused)) continue; /* fused: the accelerator did it */
     if (!m->fns[i]) {
       unsigned char *missing = calloc((size_t)m->p.n_nodes + 1, 1);
       if (!missing) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");

@@ -140,6 +140,7 @@ int vta_plan_write(const vta_plan *p, unsigned char **bytes, size_t *size, vta_e
     const vta_plan_node *nd = &p->nodes[i];
     put_str(&b, nd->what);
     put_u32(&b, nd->has_code);
+    put_u32(&b, nd->fused);
     put_u64(&b, nd->macs);
     put_u32(&b, nd->n_args);
     for (uint32_t k = 0; k < nd->n_args; k++) put_u32(&b, nd->args[k]);
@@ -387,6 +388,10 @@ static int check_part(rbuf *r, const vta_plan *p, const vta_plan_node *nd, uint3
 static int read_node(rbuf *r, vta_plan *p, vta_plan_node *nd) {
   nd->what = get_str(r, "node description");
   nd->has_code = get_u32(r, "node code flag");
+  nd->fused = get_u32(r, "node fused flag");
+  if (!r->bad && nd->fused > 1)
+    return vta_error_set(r->err, VTA_ERR_INVALID, "%s: malformed model plan: %s has fused flag %u",
+                         r->name, nd->what, nd->fused), r->bad = 1, -1;
   nd->macs = get_u64(r, "node multiply-accumulates");
   nd->n_args = get_count(r, 4, "kernel argument count");
   nd->args = get_u32s(r, nd->n_args, p->n_values, "kernel argument value");

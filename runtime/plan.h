@@ -25,7 +25,7 @@
 #include "vta/layout.h"
 #include "vta/status.h"
 
-#define VTA_PLAN_VERSION 2 /* 2: the word-wise checksum (vta_plan_checksum) */
+#define VTA_PLAN_VERSION 3 /* 2: the word-wise checksum (vta_plan_checksum); 3: node `fused` */
 #define VTA_PLAN_MAX_RANK 8
 
 typedef enum vta_plan_role { VTA_PLAN_COMPUTED = 0, VTA_PLAN_CONST = 1, VTA_PLAN_INPUT = 2,
@@ -71,6 +71,9 @@ typedef struct vta_plan_node {
   uint32_t n_args;        /* the CPU kernel's arguments (value indices), if it has code */
   uint32_t *args;         /* malloc'd */
   uint32_t has_code;      /* the compiler generated a CPU kernel for it */
+  uint32_t fused;         /* its result is computed by an accelerator node before it (a QAdd
+                             fused into the convolution producing its operand): on an
+                             accelerator backend it does nothing; on the CPU it runs */
   uint64_t macs;          /* multiply-accumulates of one run, for statistics */
   uint32_t n_parts;       /* > 0: an accelerator node */
   uint32_t acc_in, acc_in2, acc_out; /* its int8 input, second input (has_in2) and output */

@@ -25,6 +25,31 @@ int vta_node_on_acc(const vta_graph *g, int i) {
   return strcmp(vta_node_string(&g->nodes[i], "device", "cpu"), "vta") == 0;
 }
 
+int vta_node_fused(const vta_graph *g, int i) {
+  return g->nodes[i].op == VTA_GOP_QADD && vta_node_int(&g->nodes[i], "fused", 0) != 0;
+}
+
+/* The readers of value v, counted (at most 2 needed). */
+static int readers(const vta_graph *g, int v) {
+  int n = 0;
+  for (int j = 0; j < g->n_nodes && n < 2; j++)
+    for (int k = 0; k < g->nodes[j].n_in; k++) n += g->nodes[j].in[k] == v;
+  return n;
+}
+
+/* The add a convolution with "fuse_add" ends with: the QAdd reading its output (its only
+ * reader), or -1. */
+static int fused_add_of(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  if (nd->op != VTA_GOP_QCONV || !vta_node_int(nd, "fuse_add", 0) || nd->n_out < 1) return -1;
+  for (int j = i + 1; j < g->n_nodes; j++) {
+    const vta_node *a = &g->nodes[j];
+    if (a->op == VTA_GOP_QADD && a->n_in == 2 && (a->in[0] == nd->out[0] || a->in[1] == nd->out[0]))
+      return j;
+  }
+  return -1;
+}
+
 uint64_t vta_node_macs(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   const vta_gvalue *o = nd->n_out ? &g->values[nd->out[0]] : NULL;
@@ -197,6 +222,25 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
                         .clip_lo = (int32_t)lo, .clip_hi = (int32_t)hi,
                         .leaky_k = (uint32_t)leaky_k, .leaky_m = (int32_t)leaky_m};
     nout = d.k;
+    if (vta_node_int(nd, "fuse_add", 0)) { /* the QAdd reading its output, in its epilogue */
+      int j = fused_add_of(g, i);
+      if (j < 0)
+        return vta_error_set(err, VTA_ERR_INVALID, "%s: marked to end with an add, but no QAdd reads "
+                             "its output", vta_node_describe(g, i, w, sizeof w));
+      const vta_node *a = &g->nodes[j];
+      int mine = a->in[0] == nd->out[0] ? 0 : 1;
+      int64_t m0 = vta_node_int(a, "ma", 1), m1 = vta_node_int(a, "mb", 1);
+      d.post_add = 1;
+      d.add_ma = (int32_t)(mine ? m1 : m0);
+      d.add_mb = (int32_t)(mine ? m0 : m1);
+      d.add_shift = (uint32_t)vta_node_int(a, "shift", 0);
+      d.add_lo = (int32_t)vta_node_int(a, "lo", -128);
+      d.add_hi = (int32_t)vta_node_int(a, "hi", 127);
+      L->fused_add = 1;
+      L->add_node = j;
+      L->add_out = a->out[0];
+      L->add_in2 = a->in[1 - mine];
+    }
   } else if (nd->op == VTA_GOP_QADD) {
     /* Elementwise: the operands' elements, in their order, as a 1x1 convolution of BLOCK
      * channels by rows of the tensor's last dimension (or single elements); the packing is a
@@ -353,7 +397,8 @@ int vta_conv_same_geometry(const vta_conv_desc *a, const vta_conv_desc *b) {
   return a->n == b->n && a->c == b->c && a->h == b->h && a->w == b->w && a->k == b->k && a->kh == b->kh &&
          a->kw == b->kw && a->stride_h == b->stride_h && a->stride_w == b->stride_w &&
          a->pad_top == b->pad_top && a->pad_left == b->pad_left && a->pad_bottom == b->pad_bottom &&
-         a->pad_right == b->pad_right && !a->has_residual == !b->has_residual;
+         a->pad_right == b->pad_right && !a->has_residual == !b->has_residual &&
+         !a->post_add == !b->post_add;
 }
 
 const vta_tile_plan *vta_tuning_find(const vta_tuning *t, const vta_conv_desc *d, vta_tile_epilogue epi) {
@@ -497,7 +542,7 @@ static int same_key(const vta_conv_desc *a, vta_tile_epilogue ea, const vta_conv
                     vta_tile_epilogue eb) {
   return ea == eb && vta_conv_same_geometry(a, b) && !a->has_bias == !b->has_bias &&
          !a->shift == !b->shift && !vta_conv_shift_vector(a) == !vta_conv_shift_vector(b) &&
-         !a->leaky_k == !b->leaky_k;
+         !a->leaky_k == !b->leaky_k && !a->post_add == !b->post_add;
 }
 
 static vta_conv_desc remembered(const vta_conv_desc *d) {
@@ -833,12 +878,122 @@ static int islands(const vta_graph *g, const vta_place *p, int *up) {
   return 0;
 }
 
+/* Undoes a fusion (either node of it going to the CPU, or a pass over a graph partitioned
+ * before). */
+static void unfuse(vta_node *nd) {
+  vta_node_remove_attr(nd, "fuse_add");
+  vta_node_remove_attr(nd, "fused");
+}
+
+/* Marks each int8 add quantized for it (attribute "fuse": `vta compile --residual-adds fuse`)
+ * that the convolution producing one of its operands can compute in its epilogue
+ * (vta_conv_desc.post_add): that operand is the convolution's output and nothing else
+ * reads it, and the other operand is ready before the convolution runs (computed by an earlier
+ * node, or an input or constant), so that the add's output comes from the convolution's
+ * program and the add itself has nothing left to do on the accelerator. With the CPU's own
+ * multipliers (14 bits; the ALU's immediates hold 16) the add is exact. Whether the
+ * convolution then goes to the accelerator is decided by the pass (else it is undone). */
+/* Moves node o to position i < o (the nodes from i on move up one), when every input of o is
+ * produced before i; the values' producers follow. Returns whether it moved. */
+static int move_node_before(vta_graph *g, int o, int i) {
+  const vta_node *nd = &g->nodes[o];
+  for (int k = 0; k < nd->n_in; k++)
+    if (nd->in[k] >= 0 && producer_of(g, nd->in[k]) >= i) return 0;
+  vta_node t = g->nodes[o];
+  memmove(&g->nodes[i + 1], &g->nodes[i], sizeof t * (size_t)(o - i));
+  g->nodes[i] = t;
+  for (int n = i; n <= o; n++)
+    for (int k = 0; k < g->nodes[n].n_out; k++)
+      if (g->nodes[n].out[k] >= 0 && g->nodes[n].out[k] < g->n_values)
+        g->values[g->nodes[n].out[k]].producer = n;
+  return 1;
+}
+
+/* Multiply-accumulates per output element of a QConv (its reduction length), 0 for others. */
+static uint64_t conv_depth(const vta_graph *g, int i) {
+  if (i < 0 || g->nodes[i].op != VTA_GOP_QCONV) return 0;
+  const vta_gvalue *o = &g->values[g->nodes[i].out[0]];
+  uint64_t n = (uint64_t)vta_value_count(o);
+  return n ? vta_node_macs(g, i) / n : 0;
+}
+
+/* The cost model's cycles for node i as it is now described (every part's choice), or
+ * UINT64_MAX when it cannot be lowered. */
+static uint64_t node_cycles(const vta_graph *g, int i, const vta_config *cfg) {
+  vta_acc_layer L;
+  vta_error e = {0};
+  if (vta_acc_desc(g, i, cfg, &L, &e)) return UINT64_MAX;
+  uint64_t c = 0;
+  for (int q = 0; q < L.nparts && c != UINT64_MAX; q++) {
+    vta_tile_choice ch;
+    c = part_choice(g, &L, q, cfg, &ch, &e) ? UINT64_MAX : c + ch.cost.cycles;
+  }
+  vta_acc_layer_free(&L);
+  return c;
+}
+
+/* A fusion is kept when the convolution's predicted cycles grow by at most this many
+ * thousandths: the add's ALU work must hide beside the convolution's GEMMs (in a 3x3
+ * convolution it does; in a 1x1 one with few input channels it bounds the layer). */
+#define FUSE_MAX_GROWTH_PERMILLE 30
+
+static int mark_fusions(vta_graph *g, const vta_config *cfg) {
+  for (int j = 0; j < g->n_nodes; j++) unfuse(&g->nodes[j]);
+  for (int j = 0; j < g->n_nodes; j++) {
+    vta_node *a = &g->nodes[j];
+    if (a->op != VTA_GOP_QADD || a->n_in != 2 || a->n_out != 1 || !vta_node_int(a, "fuse", 0) ||
+        a->in[0] == a->in[1])
+      continue;
+    /* The deeper convolution first (its ALU work hides behind more GEMM micro-ops per output:
+     * a ResNet block's 3x3 rather than its 1x1 shortcut), the other operand then computed
+     * before it when the order allows. */
+    int p0 = producer_of(g, a->in[0]), p1 = producer_of(g, a->in[1]);
+    int deep = conv_depth(g, p1) > conv_depth(g, p0) ? 1 : 0;
+    for (int k0 = 0; k0 < 2; k0++) {
+      int k = k0 ? !deep : deep;
+      int v = a->in[k], i = producer_of(g, v), o = producer_of(g, a->in[1 - k]);
+      if (i < 0 || i >= j || g->nodes[i].op != VTA_GOP_QCONV || g->values[v].is_output ||
+          readers(g, v) != 1 || vta_node_int(&g->nodes[i], "fuse_add", 0))
+        continue;
+      int move = 0;
+      if (o >= i) { /* the other operand is computed after the convolution: move its producer */
+        const vta_node *on = &g->nodes[o];
+        move = o < j;
+        for (int q = 0; move && q < on->n_in; q++)
+          move = on->in[q] < 0 || producer_of(g, on->in[q]) < i;
+        if (!move) continue;
+      }
+      uint64_t alone = node_cycles(g, i, cfg);
+      if (alone == UINT64_MAX) continue; /* not for the accelerator */
+      if (vta_attrs_set_int(&g->nodes[i].n_attrs, &g->nodes[i].attrs, "fuse_add", 1)) return -1;
+      uint64_t fused = node_cycles(g, i, cfg);
+      int any = vta_node_int(a, "fuse", 0) == 2; /* VTA_ADDS_FUSE_ALWAYS: whatever it costs */
+      if (fused == UINT64_MAX || (!any && fused > alone + alone * FUSE_MAX_GROWTH_PERMILLE / 1000)) {
+        vta_node_remove_attr(&g->nodes[i], "fuse_add"); /* not with the add, or too slow */
+        continue;
+      }
+      if (move && !move_node_before(g, o, i)) {
+        vta_node_remove_attr(&g->nodes[i], "fuse_add");
+        continue;
+      }
+      a = &g->nodes[j];
+      if (vta_attrs_set_int(&a->n_attrs, &a->attrs, "fused", 1)) return -1;
+      break;
+    }
+  }
+  return 0;
+}
+
 int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per_ns,
                        vta_place **places, vta_error *err) {
   const double host = host_macs_per_ns == 0 ? HOST_MACS_PER_NS : host_macs_per_ns;
   vta_place *p = calloc((size_t)g->n_nodes + 1, sizeof *p);
   if (!p) return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
   choice_memo memo = {0};
+  if (mark_fusions(g, cfg)) {
+    free(p);
+    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+  }
   int *epi_of = malloc(sizeof(int) * MAX_PARTS * ((size_t)g->n_nodes + 1));
   for (size_t k = 0; epi_of && k < MAX_PARTS * ((size_t)g->n_nodes + 1); k++) epi_of[k] = -1;
   presearch(g, cfg, &memo, epi_of);
@@ -849,6 +1004,31 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
     p[i].macs = vta_node_macs(g, i);
     to_cpu(nd);
     int pool = nd->op == VTA_GOP_MAXPOOL && g->values[nd->in[0]].dtype == VTA_DT_I8;
+    if (vta_node_fused(g, i)) {
+      /* The convolution producing one of its operands computes it, if that one is on the
+       * accelerator; else the add is on its own again. */
+      int f = -1;
+      for (int k = 0; k < nd->n_in && f < 0; k++) {
+        int pi = producer_of(g, nd->in[k]);
+        if (pi >= 0 && fused_add_of(g, pi) == i) f = pi;
+      }
+      if (f >= 0 && p[f].acc) {
+        if (vta_attrs_set_string(&nd->n_attrs, &nd->attrs, "device", "vta")) {
+          rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+          break;
+        }
+        p[i].acc = 1;
+        snprintf(p[i].why, sizeof p[i].why,
+                 "int8 residual add computed by node %d's program: the add's operand loaded into "
+                 "ACC beside its GEMMs, then the ALU's multipliers %lld and %lld, rounding shift by "
+                 "%lld and clip after its epilogue (the CPU's arithmetic, bit for bit)", f,
+                 (long long)vta_node_int(nd, "ma", 1), (long long)vta_node_int(nd, "mb", 1),
+                 (long long)vta_node_int(nd, "shift", 0));
+        continue;
+      }
+      unfuse(nd);
+      if (f >= 0) unfuse(&g->nodes[f]);
+    }
     if (nd->op != VTA_GOP_QCONV && nd->op != VTA_GOP_QDENSE && nd->op != VTA_GOP_QADD && !pool) {
       cpu_reason(g, i, p[i].why, sizeof p[i].why);
       continue;
@@ -935,14 +1115,17 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
                (long long)vta_node_int(nd, "mb", 1), (long long)vta_node_int(nd, "shift", 0), cycles);
       continue;
     }
+    int fused_with = fused_add_of(g, i);
+    char with[64] = "";
+    if (fused_with >= 0) snprintf(with, sizeof with, ", ending with node %d's add", fused_with);
     snprintf(p[i].why, sizeof p[i].why,
-             "int8 %s with the ALU's shift requantization, %d program%s (%s); predicted %" PRIu64
+             "int8 %s with the ALU's shift requantization, %d program%s (%s%s); predicted %" PRIu64
              " cycles, %.0f%% of the compute bound",
              nd->op == VTA_GOP_QDENSE ? "dense layer" : "convolution, groups 1", nparts,
              nparts == 1 ? "" : "s",
              per_channel ? "per-channel weight-scale shifts and the clip by one vector SHRCLIP"
                          : "one per weight-scale shift",
-             cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
+             with, cycles, cycles ? 100.0 * (double)bound / (double)cycles : 0.0);
   }
   /* An island of accelerator nodes between CPU nodes (union-find over the values) runs as
    * device runs of its own, its inputs and outputs crossing the boundary either way. It stays on
@@ -989,6 +1172,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
       continue;
     p[a].acc = 0;
     to_cpu(&g->nodes[a]);
+    unfuse(&g->nodes[a]); /* a fused pair is one island: both go */
   }
   free(up);
   free(cnt);
@@ -1113,7 +1297,7 @@ int vta_acc_bundle_tuned(const vta_graph *g, const vta_config *cfg, const vta_tu
   fclose(m);
   out->config_json = json;
   for (int i = 0; i < g->n_nodes; i++) {
-    if (!vta_node_on_acc(g, i)) continue;
+    if (!vta_node_on_acc(g, i) || vta_node_fused(g, i)) continue; /* fused: no program */
     vta_acc_layer L;
     if (vta_acc_lower_tuned(g, i, cfg, tuning, &L, tuned, err)) {
       vta_bundle_acc_free(out);

@@ -35,6 +35,10 @@ typedef struct vta_acc_layer {
                            the same for both operands and the output) with weights diag(ma) and
                            the second operand as its residual, residual_mul mb */
   int pool;             /* an int8 MaxPool (vta_pool.c): pd, one part of every channel */
+  int fused_add;        /* a QConv ending with the QAdd that reads its output (attribute
+                           "fuse_add"; the QAdd has "fused"): its parts compute the add's output
+                           (add_out) from its other operand (add_in2), post_add in d */
+  int add_node, add_out, add_in2;
   vta_pool_desc pd;
   int nparts;
   vta_acc_part *parts;

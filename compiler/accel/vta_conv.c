@@ -823,6 +823,7 @@ typedef struct pending_unit {
   uint64_t u;
   uint32_t shiftb; /* its shift vectors in ACC (per-channel shifts) */
   uint32_t roundb; /* its LeakyRelu's rounding vectors in ACC */
+  int next;        /* with an add after the epilogue: the next of its steps to emit */
 } pending_unit;
 
 /* The transfers of unit q's output-shaped tile (its output; the residual, into INP or straight
@@ -872,8 +873,8 @@ static int leaky_steps(walker *w, const pending_unit *pu, vta_error *err) {
 
 /* The ALU operations of an add after the epilogue (post_add), in order. The slot holds the
  * clipped result raised by the offset epilogue's C'; the copy after it the operand times its
- * multiplier (loaded at the unit's start). (y + 2^(s-1)) >> s is worked out as
- * ((y >> (s-1)) + 1) >> 1, which is the same for every y and needs no large immediate. */
+ * multiplier (add_operand). (y + 2^(s-1)) >> s takes an ADD and a SHR while 2^(s-1) fits an
+ * immediate (s <= 15), else ((y >> (s-1)) + 1) >> 1, which is the same for every y. */
 static int add_ops(const walker *w, kkind *kind, vta_alu_op *op, int32_t *imm, int *src) {
   const vta_conv_desc *d = w->g.d;
   int32_t lo = d->relu && d->clip_lo < 0 ? 0 : d->clip_lo, cp = w->e->lo - lo;
@@ -882,8 +883,11 @@ static int add_ops(const walker *w, kkind *kind, vta_alu_op *op, int32_t *imm, i
   if (cp) OP(KK_IMM, VTA_ALU_ADD, -cp, 0);
   if (d->add_ma != 1) OP(KK_IMM, VTA_ALU_MUL, d->add_ma, 0);
   OP(KK_COPY, VTA_ALU_ADD, 0, 1);
-  if (d->add_shift > 1) OP(KK_IMM, VTA_ALU_SHR, (int32_t)d->add_shift - 1, 0);
-  if (d->add_shift) {
+  if (d->add_shift && d->add_shift <= 15) { /* the rounding term fits an immediate */
+    OP(KK_IMM, VTA_ALU_ADD, (int32_t)1 << (d->add_shift - 1), 0);
+    OP(KK_IMM, VTA_ALU_SHR, (int32_t)d->add_shift, 0);
+  } else if (d->add_shift) {
+    OP(KK_IMM, VTA_ALU_SHR, (int32_t)d->add_shift - 1, 0);
     OP(KK_IMM, VTA_ALU_ADD, 1, 0);
     OP(KK_IMM, VTA_ALU_SHR, 1, 0);
   }
@@ -893,18 +897,71 @@ static int add_ops(const walker *w, kkind *kind, vta_alu_op *op, int32_t *imm, i
   return n;
 }
 
-static int add_steps(walker *w, const pending_unit *pu, vta_error *err) {
+/* The unit's store: the compute->store token, the store, the store->compute token. */
+static int unit_store(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
+  const vta_sched_sink *s = w->s;
+  int rc = s->dep(s->ctx, 1, C_, S_, err);
+  if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
+  if (!rc) rc = tile_xfers(w, &pu->q, VTA_MEM_OUT, VTA_PROG_BUF_OUTPUT, pu->accb, 1, err);
+  if (!rc && pu->u + w->nslots < U) rc = s->dep(s->ctx, 1, S_, C_, err);
+  return rc;
+}
+
+/* The epilogue of a unit with an add after it, in steps emitted a few at a time beside the
+ * next unit's GEMMs (so that the compute module, which starts instructions in order, never
+ * holds a GEMM behind more ALU work than the GEMM before it lasts): 0 the clip (SHRCLIP, or
+ * MAX and MIN), 1 the operand's load (which holds every later instruction until it is done),
+ * 2 its multiplier, then add_ops; then the store. Emits the steps from pu->next whose cycles
+ * fit `budget` (all of them when `all`); *done when the store is emitted too. */
+static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uint64_t U,
+                      int *done, vta_error *err) {
+  const vta_sched_epi *e = w->e;
   const unit_pos *q = &pu->q;
-  uint32_t copyb = pu->accb + w->p->co_t * w->p->ho_t * w->p->wo_t;
+  const vta_conv_desc *d = w->g.d;
   kkind kind[8];
   vta_alu_op op[8];
   int32_t imm[8];
   int src[8];
-  int n = add_ops(w, kind, op, imm, src), rc = VTA_OK;
-  for (int i = 0; !rc && i < n; i++) {
-    kkey k = key_of(kind[i], op[i], pu->accb, 0, src[i] ? copyb : 0, q->ho_n, q->wo_n, q->co_n,
-                    0, NULL, imm[i]);
-    rc = run(w, &k, err);
+  int na = add_ops(w, kind, op, imm, src), n = 3 + na, rc = VTA_OK;
+  uint64_t elems = (uint64_t)q->ho_n * q->wo_n * q->co_n, used = 0;
+  uint64_t bus = w->g.cfg->bus_bytes ? w->g.cfg->bus_bytes : 8;
+  uint32_t copyb = pu->accb + w->p->co_t * w->p->ho_t * w->p->wo_t;
+  *done = 0;
+  while (!rc && pu->next < n) {
+    int i = pu->next;
+    uint64_t cost = i == 0 ? (e->shift_vec ? 1 : 2) * elems
+                  : i == 1 ? elems * w->g.cfg->elem_bytes[VTA_MEM_ACC_8BIT] / bus + 64
+                  : i == 2 ? (d->add_mb != 1 ? elems : 0) : elems;
+    if (!all && used + cost > budget) break;
+    used += cost;
+    if (i == 0 && e->shift_vec) {
+      kkey k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n,
+                      q->co_n, 0, NULL, e->lo);
+      rc = run(w, &k, err);
+    } else if (i == 0) {
+      kkey k = key_of(KK_IMM, VTA_ALU_MAX, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->lo);
+      rc = run(w, &k, err);
+      k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->hi);
+      if (!rc) rc = run(w, &k, err);
+    } else if (i == 1) {
+      rc = tile_xfers(w, q, VTA_MEM_ACC_8BIT, VTA_PROG_BUF_INPUT2, copyb, 0, err);
+    } else if (i == 2) {
+      if (d->add_mb != 1) {
+        kkey k = key_of(KK_IMM, VTA_ALU_MUL, copyb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
+                        d->add_mb);
+        rc = run(w, &k, err);
+      }
+    } else {
+      int a = i - 3;
+      kkey k = key_of(kind[a], op[a], pu->accb, 0, src[a] ? copyb : 0, q->ho_n, q->wo_n, q->co_n,
+                      0, NULL, imm[a]);
+      rc = run(w, &k, err);
+    }
+    pu->next++;
+  }
+  if (!rc && pu->next == n) {
+    rc = unit_store(w, pu, U, err);
+    *done = 1;
   }
   return rc;
 }
@@ -915,6 +972,11 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
   const vta_sched_sink *s = w->s;
   const vta_sched_epi *e = w->e;
   const unit_pos *q = &pu->q;
+  if (w->g.d->post_add) { /* the rest of its steps, all at once */
+    pending_unit p = *pu;
+    int done;
+    return post_chunk(w, &p, 0, 1, U, &done, err);
+  }
   int rc = e->leaky_k ? leaky_steps(w, pu, err) : VTA_OK;
   if (e->shift_vec) { /* each channel by its own amount, and the clip, in one SHRCLIP */
     kkey k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n,
@@ -926,7 +988,6 @@ static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error 
     k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->hi);
     if (!rc) rc = run(w, &k, err);
   }
-  if (!rc && w->g.d->post_add) rc = add_steps(w, pu, err);
   if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
   /* ---- store stage ---- */
   if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
@@ -987,7 +1048,7 @@ static int walk(walker *w, vta_error *err) {
     vta_alu_op op[8];
     int32_t imm[8];
     int src[8];
-    epi_ops += (uint32_t)add_ops(w, kd, op, imm, src);
+    epi_ops += (uint32_t)add_ops(w, kd, op, imm, src) + (d->add_mb != 1 ? 1 : 0);
   }
 
   /* The shift vectors travel with the biases, and the rounding they need is in the bias: a
@@ -1155,17 +1216,6 @@ static int walk(walker *w, vta_error *err) {
           }
         }
         if (e->mode == VTA_EPI_OFFSET && n_u > clean[ah]) clean[ah] = n_u;
-        if (!rc && d->post_add) {
-          /* The add's operand, into the ACC entries after the slot's tile (LOAD ACC_8BIT on
-           * the compute module, beside the GEMMs), times its multiplier. */
-          uint32_t copyb = accb + p->co_t * p->ho_t * p->wo_t;
-          rc = tile_xfers(w, &q, VTA_MEM_ACC_8BIT, VTA_PROG_BUF_INPUT2, copyb, 0, err);
-          if (!rc && d->add_mb != 1) {
-            k = key_of(KK_IMM, VTA_ALU_MUL, copyb, 0, 0, q.ho_n, q.wo_n, q.co_n, 0, NULL,
-                       d->add_mb);
-            rc = run(w, &k, err);
-          }
-        }
       }
       if (!rc && late_pop) rc = s->dep(s->ctx, 0, L_, C_, err);
       if (!rc && !empty) {
@@ -1184,13 +1234,19 @@ static int walk(walker *w, vta_error *err) {
        * instructions in order; the last ALU operation overlaps that GEMM too). */
       if (res_step) red += 1;
       else if (!empty) red += ci_n * tp.kh_n * tp.kw_n;
-      if (!rc && pend.on && (red + 1 >= epi_ops || j + 1 == spu)) {
+      if (!rc && pend.on && d->post_add) {
+        /* A few of its steps beside each of this unit's GEMM instructions. */
+        uint64_t per = res_step ? 1 : empty ? 0 : (uint64_t)ci_n * tp.kh_n * tp.kw_n;
+        int done;
+        rc = post_chunk(w, &pend, per * q.ho_n * q.wo_n * q.co_n, j + 1 == spu, U, &done, err);
+        if (done) pend.on = 0;
+      } else if (!rc && pend.on && (red + 1 >= epi_ops || j + 1 == spu)) {
         rc = finish_unit(w, &pend, U, err);
         pend.on = 0;
       }
     }
     if (!rc) {
-      pending_unit this_unit = {1, q, accb, u, shiftb, roundb};
+      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, 0};
       if (u + 1 < U) pend = this_unit;
       else rc = finish_unit(w, &this_unit, U, err);
     }

@@ -936,7 +936,9 @@ static int try_add(qctx *q, const vta_node *nd) {
   clip_range(lo, hi, sy, &qlo, &qhi);
   if (vta_attrs_set_int(&n->n_attrs, &n->attrs, "ma", ma) || vta_attrs_set_int(&n->n_attrs, &n->attrs, "mb", mb) ||
       vta_attrs_set_int(&n->n_attrs, &n->attrs, "shift", shift) ||
-      vta_attrs_set_int(&n->n_attrs, &n->attrs, "lo", qlo) || vta_attrs_set_int(&n->n_attrs, &n->attrs, "hi", qhi))
+      vta_attrs_set_int(&n->n_attrs, &n->attrs, "lo", qlo) || vta_attrs_set_int(&n->n_attrs, &n->attrs, "hi", qhi) ||
+      (q->adds >= VTA_ADDS_FUSE &&
+       vta_attrs_set_int(&n->n_attrs, &n->attrs, "fuse", q->adds == VTA_ADDS_FUSE ? 1 : 2)))
     return nomem(q);
   if (q->log)
     fprintf(q->log, "quantize Add '%s': QAdd with multipliers %lld, %lld and shift %d%s, output scale %.4g\n",

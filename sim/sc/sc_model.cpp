@@ -1196,7 +1196,8 @@ struct Compute : Mod {
                 "sc compute #%u %s take %" PRIu64 " fire %" PRIu64 " done %" PRIu64
                 " micro-ops %" PRIu64 " acc %" PRIu64 "-%" PRIu64 "\n",
                 i, in.opcode == VTA_OP_GEMM ? "gemm" : in.opcode == VTA_OP_ALU ? "alu"
-                   : in.opcode == VTA_OP_LOAD ? "load" : "finish",
+                   : in.opcode != VTA_OP_LOAD ? "finish" : in.mem_type == VTA_MEM_UOP ? "load-uop"
+                   : in.mem_type == VTA_MEM_ACC ? "load-acc" : "load-acc8",
                 take, fire, pushes_at,
                 is_uop ? uint64_t(in.uop_end - in.uop_bgn) * in.iter_out * in.iter_in : 0,
                 is_uop ? f.dlo : 0, is_uop ? f.dhi : 0);

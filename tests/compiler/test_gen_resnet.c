@@ -18,6 +18,7 @@
 #include "host/calib.h"
 #include "host/model.h"
 #include "vta/config.h"
+#include "vta/device.h"
 
 static vta_graph *import_resnet(void) {
   unsigned char *b;
@@ -112,15 +113,22 @@ static void test_gen_resnet18_weights_are_he_normal(void **state) {
   vta_graph_destroy(g);
 }
 
+/* The float network and its calibration set (the noise pictures), viewed as cal. */
+static vta_graph *calibrated(vta_calib_set *cs, vta_calib *cal) {
+  vta_error err = {0};
+  vta_graph *gf = import_resnet();
+  char src[64];
+  assert_int_equal(vta_calib_load_noise(gf, cs, src, sizeof src, &err), 0);
+  vta_calib_view(cs, cal);
+  return gf;
+}
+
 static void test_gen_resnet18_int8_on_accelerator(void **state) {
   (void)state;
   vta_error err = {0};
-  vta_graph *gf = import_resnet();
   vta_calib_set cs;
-  char src[64];
-  assert_int_equal(vta_calib_load_noise(gf, &cs, src, sizeof src, &err), 0);
   vta_calib cal;
-  vta_calib_view(&cs, &cal);
+  vta_graph *gf = calibrated(&cs, &cal);
   vta_graph *g = import_resnet();
   vta_quant_opts qo = {.calib = &cal};
   vta_config cfg;
@@ -211,11 +219,74 @@ static void test_gen_resnet18_int8_on_accelerator(void **state) {
   vta_graph_destroy(gf);
 }
 
+/* `--residual-adds fuse`: the same int8 model (14-bit adds), each add computed in the epilogue
+ * of its block's 3x3 convolution (the shortcut's 1x1 moved before it): the same logits bit for
+ * bit as with the adds on the CPU (fsim), on fsim, sc and rtl, in one device run. */
+static void test_gen_resnet18_fused_adds_same_bits_one_run(void **state) {
+  (void)state;
+  vta_error err = {0};
+  vta_calib_set cs;
+  vta_calib cal;
+  vta_graph *gf = calibrated(&cs, &cal);
+  vta_config cfg;
+  vta_config_default(&cfg);
+  unsigned char *b[2];
+  size_t nb[2];
+  int fused = 0;
+  for (int f = 0; f < 2; f++) {
+    vta_graph *g = import_resnet();
+    vta_quant_opts qo = {.calib = &cal, .adds = f ? VTA_ADDS_FUSE : VTA_ADDS_CPU};
+    vta_compile_opts o = {.quant = &qo, .accel = &cfg};
+    if (vta_compile_graph(g, &o, &err)) fail_msg("%s", err.msg);
+    for (int i = 0; f && i < g->n_nodes; i++) fused += vta_node_fused(g, i) && vta_node_on_acc(g, i);
+    vta_cpu_code c;
+    vta_bundle_acc ba;
+    assert_int_equal(vta_codegen_llvm(g, &c, &err), 0);
+    if (vta_acc_bundle(g, &cfg, &ba, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(vta_bundle_write_acc(g, &c, &ba, &b[f], &nb[f], &err), 0);
+    vta_bundle_acc_free(&ba);
+    vta_cpu_code_free(&c);
+    vta_graph_destroy(g);
+  }
+  assert_int_equal(fused, 8); /* every block's add */
+  /* rtl only for the fused bundle (the other is test_gen_resnet18_int8_on_accelerator's). */
+  const char *backends[] = {"fsim", "sc", "rtl"};
+  float y[2][1000];
+  for (int k = 0; k < 3; k++)
+    for (int f = k == 2 ? 1 : 0; f < 2; f++) {
+      vta_model *m = vta_model_load(b[f], nb[f], &err);
+      if (!m) fail_msg("%s", err.msg);
+      if (vta_model_set_backend(m, backends[k], NULL, &err)) fail_msg("%s", err.msg);
+      assert_int_equal(vta_model_set_input(m, 0, cs.data[0], 3 * 224 * 224, &err), 0);
+      if (vta_model_run(m, &err)) fail_msg("%s", err.msg);
+      if (k == 0 || f == 0) memcpy(y[f], vta_model_output(m, 0), sizeof y[f]);
+      else assert_memory_equal(y[0], vta_model_output(m, 0), sizeof y[0]);
+      vta_model_stats rs;
+      vta_model_run_stats(m, &rs);
+      vta_stats st;
+      uint64_t macs, all;
+      vta_model_acc_stats(m, &st, &macs, &all);
+      print_message("resnet18 %s, adds %s: %llu device runs, %llu cycles, %llu bytes to the device, "
+                    "%llu from it\n", backends[k], f ? "fused" : "on the CPU",
+                    (unsigned long long)rs.device_runs, (unsigned long long)st.cycles,
+                    (unsigned long long)rs.bytes_to_device, (unsigned long long)rs.bytes_from_device);
+      assert_int_equal(rs.device_runs, f ? 1 : 8);
+      if (f) assert_int_equal(rs.bytes_from_device, 25088); /* the classifier's input alone */
+      vta_model_destroy(m);
+      if (k == 0 && f) assert_memory_equal(y[0], y[1], sizeof y[0]);
+    }
+  free(b[0]);
+  free(b[1]);
+  vta_calib_set_free(&cs);
+  vta_graph_destroy(gf);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gen_resnet18_is_the_published_architecture),
       cmocka_unit_test(test_gen_resnet18_weights_are_he_normal),
       cmocka_unit_test(test_gen_resnet18_int8_on_accelerator),
+      cmocka_unit_test(test_gen_resnet18_fused_adds_same_bits_one_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,7 +29,7 @@ static void k_twice(void **a) {
 
 static const float k_c[4] = {1, 2, 3, 4};
 
-static void make_plan(unsigned char **bytes, size_t *size) {
+static void make_plan_fused(unsigned char **bytes, size_t *size, uint32_t fused) {
   vta_plan_value v[4] = {
       {.name = "x", .elem_bytes = 4, .is_float = 1, .role = VTA_PLAN_INPUT, .rank = 2, .dims = {1, 4}, .count = 4},
       {.name = "c", .elem_bytes = 4, .is_float = 1, .role = VTA_PLAN_CONST, .rank = 1, .dims = {4}, .count = 4,
@@ -39,12 +39,15 @@ static void make_plan(unsigned char **bytes, size_t *size) {
   };
   uint32_t a0[3] = {0, 1, 2}, a1[2] = {2, 3}, in[1] = {0}, out[1] = {3};
   vta_plan_node n[2] = {{.what = "node 0 (Add)", .n_args = 3, .args = a0, .has_code = 1, .macs = 0},
-                        {.what = "node 1 (Mul)", .n_args = 2, .args = a1, .has_code = 1, .macs = 4}};
+                        {.what = "node 1 (Mul)", .n_args = 2, .args = a1, .has_code = 1, .macs = 4,
+                         .fused = fused}};
   vta_plan p = {.n_values = 4, .n_inputs = 1, .n_outputs = 1, .n_nodes = 2, .values = v, .inputs = in,
                 .outputs = out, .nodes = n};
   vta_error err;
   assert_int_equal(vta_plan_write(&p, bytes, size, &err), 0);
 }
+
+static void make_plan(unsigned char **bytes, size_t *size) { make_plan_fused(bytes, size, 0); }
 
 static const vta_kernel_fn k_fns[2] = {k_add, k_twice};
 
@@ -174,6 +177,28 @@ static void test_plan_resealed_corruptions_checked(void **state) {
   free(b);
 }
 
+/* A node's fused flag is 0 or 1 (a QAdd computed by the convolution before it, skipped on an
+ * accelerator backend, run on the CPU): 1 is read back, and on the CPU the node runs; 2 is
+ * refused, naming the node. */
+static void test_plan_fused_flag(void **state) {
+  unsigned char *b;
+  size_t n;
+  vta_error err;
+  make_plan_fused(&b, &n, 1);
+  vta_model *m = vta_model_from_plan(b, n, "fused.plan", k_fns, 2, &err);
+  free(b);
+  assert_non_null(m);
+  const float x[4] = {1, 1, 1, 1};
+  assert_int_equal(vta_model_set_input(m, 0, x, 4, &err), 0);
+  assert_int_equal(vta_model_run(m, &err), 0);
+  assert_true(vta_model_output(m, 0)[3] == 2 * (1 + k_c[3]));
+  vta_model_destroy(m);
+  make_plan_fused(&b, &n, 2);
+  assert_null(vta_model_from_plan(b, n, "fused.plan", k_fns, 2, &err));
+  assert_non_null(strstr(err.msg, "node 1 (Mul) has fused flag 2"));
+  free(b);
+}
+
 /* A plan of version 1 (byte-wise checksum) is refused by its version, not called damaged. */
 static void test_plan_old_version_named(void **state) {
   unsigned char *b;
@@ -204,6 +229,7 @@ int main(void) {
       cmocka_unit_test(test_plan_corruptions_refused),
       cmocka_unit_test(test_plan_resealed_corruptions_checked),
       cmocka_unit_test(test_plan_old_version_named),
+      cmocka_unit_test(test_plan_fused_flag),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
