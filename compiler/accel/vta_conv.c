@@ -58,7 +58,7 @@ int vta_conv_shift_vector(const vta_conv_desc *d) { return d->shift != 0 || d->l
 int vta_conv_residual_gemm(const vta_conv_desc *d) { return d->has_residual && d->leaky_k != 0; }
 
 uint32_t vta_conv_vector_rows(const vta_conv_desc *d) {
-  return 1 + (vta_conv_shift_vector(d) ? 1 : 0) + (d->leaky_k ? 1 : 0);
+  return 1 + (vta_conv_shift_vector(d) ? 1 : 0) + (d->leaky_k ? 1 : 0) + (d->post_add ? 2 : 0);
 }
 
 uint64_t vta_conv_acc_tile(const vta_conv_desc *d, uint64_t outs) {
@@ -823,6 +823,8 @@ typedef struct pending_unit {
   uint64_t u;
   uint32_t shiftb; /* its shift vectors in ACC (per-channel shifts) */
   uint32_t roundb; /* its LeakyRelu's rounding vectors in ACC */
+  uint32_t addcb;  /* an add after the epilogue: its constant's vectors, */
+  uint32_t addsb;  /* and its SHRCLIP's operand (shift, upper bound) */
   int next;        /* with an add after the epilogue: the next of its steps to emit */
 } pending_unit;
 
@@ -871,32 +873,6 @@ static int leaky_steps(walker *w, const pending_unit *pu, vta_error *err) {
   return rc;
 }
 
-/* The ALU operations of an add after the epilogue (post_add), in order. The slot holds the
- * clipped result raised by the offset epilogue's C'; the copy after it the operand times its
- * multiplier (add_operand). (y + 2^(s-1)) >> s takes an ADD and a SHR while 2^(s-1) fits an
- * immediate (s <= 15), else ((y >> (s-1)) + 1) >> 1, which is the same for every y. */
-static int add_ops(const walker *w, kkind *kind, vta_alu_op *op, int32_t *imm, int *src) {
-  const vta_conv_desc *d = w->g.d;
-  int32_t lo = d->relu && d->clip_lo < 0 ? 0 : d->clip_lo, cp = w->e->lo - lo;
-  int n = 0;
-#define OP(K, O, I, S) (kind[n] = (K), op[n] = (O), imm[n] = (I), src[n] = (S), n++)
-  if (cp) OP(KK_IMM, VTA_ALU_ADD, -cp, 0);
-  if (d->add_ma != 1) OP(KK_IMM, VTA_ALU_MUL, d->add_ma, 0);
-  OP(KK_COPY, VTA_ALU_ADD, 0, 1);
-  if (d->add_shift && d->add_shift <= 15) { /* the rounding term fits an immediate */
-    OP(KK_IMM, VTA_ALU_ADD, (int32_t)1 << (d->add_shift - 1), 0);
-    OP(KK_IMM, VTA_ALU_SHR, (int32_t)d->add_shift, 0);
-  } else if (d->add_shift) {
-    OP(KK_IMM, VTA_ALU_SHR, (int32_t)d->add_shift - 1, 0);
-    OP(KK_IMM, VTA_ALU_ADD, 1, 0);
-    OP(KK_IMM, VTA_ALU_SHR, 1, 0);
-  }
-  OP(KK_IMM, VTA_ALU_MAX, d->add_lo, 0);
-  OP(KK_IMM, VTA_ALU_MIN, d->add_hi, 0);
-#undef OP
-  return n;
-}
-
 /* The unit's store: the compute->store token, the store, the store->compute token. */
 static int unit_store(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
   const vta_sched_sink *s = w->s;
@@ -907,22 +883,24 @@ static int unit_store(walker *w, const pending_unit *pu, uint64_t U, vta_error *
   return rc;
 }
 
-/* The epilogue of a unit with an add after it, in steps emitted a few at a time beside the
- * next unit's GEMMs (so that the compute module, which starts instructions in order, never
- * holds a GEMM behind more ALU work than the GEMM before it lasts): 0 the clip (SHRCLIP, or
- * MAX and MIN), 1 the operand's load (which holds every later instruction until it is done),
- * 2 its multiplier, then add_ops; then the store. Emits the steps from pu->next whose cycles
- * fit `budget` (all of them when `all`); *done when the store is emitted too. */
+/* The epilogue of a unit with an add after it (post_add), in steps emitted a few at a time
+ * beside the next unit's GEMMs (so that the compute module, which starts instructions in
+ * order, never holds a GEMM behind more ALU work than the GEMM before it lasts):
+ *   0 the clip (SHRCLIP, or MAX and MIN): the slot holds y + C' (the offset epilogue's C');
+ *   1 the operand r, by LOAD ACC_8BIT into the entries after the slot's tile (it holds every
+ *     later instruction until it is done, so it goes right after a GEMM instruction);
+ *   2 r * mb;  3 + (2^(s-1) - C' * ma), a vector row loaded with the biases;
+ *   4 (y + C') * ma;  5 + the operand;  6 SHRCLIP by s into [lo, hi] (a second row: s, hi).
+ * The sum is y * ma + r * mb + 2^(s-1) modulo 2^32, which is its value (it fits), so the SHR
+ * sees the CPU's sum. Emits the steps from pu->next whose cycles fit `budget` (all of them
+ * when `all`), then the store (*done). */
 static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uint64_t U,
                       int *done, vta_error *err) {
   const vta_sched_epi *e = w->e;
   const unit_pos *q = &pu->q;
   const vta_conv_desc *d = w->g.d;
-  kkind kind[8];
-  vta_alu_op op[8];
-  int32_t imm[8];
-  int src[8];
-  int na = add_ops(w, kind, op, imm, src), n = 3 + na, rc = VTA_OK;
+  const int n = 7;
+  int rc = VTA_OK;
   uint64_t elems = (uint64_t)q->ho_n * q->wo_n * q->co_n, used = 0;
   uint64_t bus = w->g.cfg->bus_bytes ? w->g.cfg->bus_bytes : 8;
   uint32_t copyb = pu->accb + w->p->co_t * w->p->ho_t * w->p->wo_t;
@@ -931,32 +909,48 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
     int i = pu->next;
     uint64_t cost = i == 0 ? (e->shift_vec ? 1 : 2) * elems
                   : i == 1 ? elems * w->g.cfg->elem_bytes[VTA_MEM_ACC_8BIT] / bus + 64
-                  : i == 2 ? (d->add_mb != 1 ? elems : 0) : elems;
+                  : (i == 2 && d->add_mb == 1) || (i == 4 && d->add_ma == 1) ? 0 : elems;
     if (!all && used + cost > budget) break;
     used += cost;
-    if (i == 0 && e->shift_vec) {
-      kkey k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n,
-                      q->co_n, 0, NULL, e->lo);
-      rc = run(w, &k, err);
-    } else if (i == 0) {
-      kkey k = key_of(KK_IMM, VTA_ALU_MAX, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->lo);
-      rc = run(w, &k, err);
-      k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->hi);
-      if (!rc) rc = run(w, &k, err);
-    } else if (i == 1) {
-      rc = tile_xfers(w, q, VTA_MEM_ACC_8BIT, VTA_PROG_BUF_INPUT2, copyb, 0, err);
-    } else if (i == 2) {
-      if (d->add_mb != 1) {
-        kkey k = key_of(KK_IMM, VTA_ALU_MUL, copyb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
-                        d->add_mb);
-        rc = run(w, &k, err);
-      }
-    } else {
-      int a = i - 3;
-      kkey k = key_of(kind[a], op[a], pu->accb, 0, src[a] ? copyb : 0, q->ho_n, q->wo_n, q->co_n,
-                      0, NULL, imm[a]);
-      rc = run(w, &k, err);
+    kkey k;
+    int go = 1;
+    switch (i) {
+      case 0:
+        if (e->shift_vec) {
+          k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n,
+                     0, NULL, e->lo);
+        } else {
+          k = key_of(KK_IMM, VTA_ALU_MAX, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
+                     e->lo);
+          rc = run(w, &k, err);
+          k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
+                     e->hi);
+        }
+        break;
+      case 1:
+        rc = tile_xfers(w, q, VTA_MEM_ACC_8BIT, VTA_PROG_BUF_INPUT2, copyb, 0, err);
+        go = 0;
+        break;
+      case 2:
+        k = key_of(KK_IMM, VTA_ALU_MUL, copyb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, d->add_mb);
+        go = d->add_mb != 1;
+        break;
+      case 3:
+        k = key_of(KK_BIAS, VTA_ALU_ADD, copyb, 0, pu->addcb, q->ho_n, q->wo_n, q->co_n, 0, NULL, 0);
+        break;
+      case 4:
+        k = key_of(KK_IMM, VTA_ALU_MUL, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, d->add_ma);
+        go = d->add_ma != 1;
+        break;
+      case 5:
+        k = key_of(KK_COPY, VTA_ALU_ADD, pu->accb, 0, copyb, q->ho_n, q->wo_n, q->co_n, 0, NULL, 0);
+        break;
+      default:
+        k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->addsb, q->ho_n, q->wo_n, q->co_n, 0,
+                   NULL, d->add_lo);
+        break;
     }
+    if (!rc && go) rc = run(w, &k, err);
     pu->next++;
   }
   if (!rc && pu->next == n) {
@@ -1043,13 +1037,6 @@ static int walk(walker *w, vta_error *err) {
   memset(&pend, 0, sizeof pend);
   /* (LeakyRelu,) SHRCLIP, or without a shift MAX and MIN */
   uint32_t epi_ops = (e->shift_vec ? 1 : 2) + (e->leaky_k ? 6 : 0);
-  if (d->post_add) {
-    kkind kd[8];
-    vta_alu_op op[8];
-    int32_t imm[8];
-    int src[8];
-    epi_ops += (uint32_t)add_ops(w, kd, op, imm, src) + (d->add_mb != 1 ? 1 : 0);
-  }
 
   /* The shift vectors travel with the biases, and the rounding they need is in the bias: a
    * layer with per-channel shifts has biases to load (RESET_ADD or OFFSET). */
@@ -1061,7 +1048,7 @@ static int walk(walker *w, vta_error *err) {
   /* Bias loads bring one row of bias vectors and, with per-channel shifts, a row of shift
    * vectors, with a LeakyRelu a row of its rounding (the bias buffer holds all biases, then all
    * shifts, then all roundings). */
-  uint32_t vrows = 1 + (e->shift_vec ? 1 : 0) + (e->leaky_k ? 1 : 0);
+  uint32_t vrows = vta_conv_vector_rows(d);
   /* Prologue: the residual's diagonal weights (load stage), every bias (compute stage). */
   if (res_gemm) {
     memset(&x, 0, sizeof x);
@@ -1073,7 +1060,8 @@ static int walk(walker *w, vta_error *err) {
     x.x_stride = 1;
     rc = s->load(s->ctx, &x, err);
   }
-  int biases = e->mode != VTA_EPI_RESET; /* nothing to add: no bias vector at all */
+  /* Nothing to add: no bias vector at all (but an add after the epilogue has its rows). */
+  int biases = e->mode != VTA_EPI_RESET || d->post_add;
   if (!rc && p->bias_resident && biases) {
     memset(&x, 0, sizeof x);
     x.type = VTA_MEM_ACC;
@@ -1101,6 +1089,7 @@ static int walk(walker *w, vta_error *err) {
     }
     uint32_t shiftb = e->shift_vec ? biasb + row : 0;
     uint32_t roundb = e->leaky_k ? biasb + (vrows - 1) * row : 0;
+    uint32_t addcb = d->post_add ? biasb + (vrows - 2) * row : 0, addsb = addcb ? addcb + row : 0;
     for (uint32_t j = 0; !rc && j < spu; j++, t++) {
       /* A residual is the unit's first step: its short GEMM then follows the previous unit's
        * last reduction step, which is long enough to hide this unit's ACC reset and bias add
@@ -1246,7 +1235,7 @@ static int walk(walker *w, vta_error *err) {
       }
     }
     if (!rc) {
-      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, 0};
+      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, addcb, addsb, 0};
       if (u + 1 < U) pend = this_unit;
       else rc = finish_unit(w, &this_unit, U, err);
     }
@@ -1378,6 +1367,17 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
     for (uint32_t k = 0; k < d->k; k++)
       bv[k] = (int32_t)(1u << ((d->shifts ? d->shifts[k] : d->shift) + d->leaky_k - 1));
     vta_pack_bias(cfg, bv, d->k, 0, row);
+    row += vec_bytes;
+  }
+  if (d->post_add) { /* the add's constant 2^(s-1) - C' * ma, then SHRCLIP's operand (s, hi) */
+    int64_t rnd = d->add_shift ? 1ll << (d->add_shift - 1) : 0;
+    int32_t c = (int32_t)(uint32_t)(uint64_t)(rnd - cp * d->add_ma);
+    for (uint32_t k = 0; k < d->k; k++) bv[k] = c;
+    vta_pack_bias(cfg, bv, d->k, c, row);
+    row += vec_bytes;
+    int32_t sv = (int32_t)(((uint32_t)(uint16_t)(int16_t)d->add_hi << 16) | d->add_shift);
+    for (uint32_t k = 0; k < d->k; k++) bv[k] = sv;
+    vta_pack_bias(cfg, bv, d->k, sv, row);
   }
   free(bv);
   out->input_bytes = vta_layout_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);
