@@ -696,8 +696,8 @@ int vta_pass_partition(vta_graph *g, const struct vta_config *cfg, double host_m
 uint64_t vta_node_macs(const vta_graph *g, int i);
 /* Is node i marked for the accelerator? */
 int vta_node_on_acc(const vta_graph *g, int i);
-/* Is node i a QAdd that the convolution producing one of its operands computes in its epilogue
- * (attribute "fused"; that convolution has "fuse_add")? It has no program and, in a bundle
+/* Is node i a QAdd on the accelerator that the convolution producing one of its operands
+ * computes in its epilogue (attribute "fused"; that convolution has "fuse_add")? It has no program and, in a bundle
  * compiled with --accel, no CPU code of its own. */
 int vta_node_fused(const vta_graph *g, int i);
 /* Prints, for each node, where it runs and why (with the lowering's tiling plan for

@@ -215,7 +215,7 @@ int vta_plan_build(const vta_graph *g, const vta_bundle_acc *acc, unsigned char 
     pn->n_args = (uint32_t)n;
     for (int k = 0; k < n; k++) pn->args[k] = (uint32_t)vals[k];
     free(vals);
-    pn->fused = (uint32_t)(vta_node_on_acc(g, i) && vta_node_fused(g, i));
+    pn->fused = (uint32_t)vta_node_fused(g, i);
     if (is_acc[i]) rc = acc_node(g, &p.cfg, acc, i, pn, err);
   }
   free(is_acc);

@@ -83,7 +83,7 @@ static vta_model *model_build(vta_graph *g, const vta_cpu_code *code, const vta_
     memset(have, 1, (size_t)g->n_nodes);
     for (int k = 0; k < acc->n; k++) have[acc->layers[k].node] = 0;
     for (int i = 0; i < g->n_nodes; i++) /* a fused add: placed on the accelerator, no code */
-      if (vta_node_fused(g, i) && vta_node_on_acc(g, i)) have[i] = 0;
+      if (vta_node_fused(g, i)) have[i] = 0;
   }
   if (vta_plan_build(g, acc, &plan, &plan_size, err)) goto bad;
   double t0 = vta_now_ms();

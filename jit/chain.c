@@ -310,16 +310,12 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
   byte_range *dnext = calloc(n * VTA_PROG_BUF_COUNT + 1, sizeof *dnext);
   uint8_t *skip = calloc(maxops, 1), *skip_next = calloc(maxops, 1);
   hoisted *hl = calloc(2 * maxops, sizeof *hl); /* a load, or a piece of one per room */
-  if (!kp || !dirty || !dnext || !skip || !skip_next || !hl) {
-    free(kp);
-    free(dirty);
-    free(dnext);
-    free(skip);
-    free(skip_next);
-    free(hl);
-    return vta_error_set(err, VTA_ERR_NOMEM, "program: out of memory chaining %zu programs", n);
-  }
   size_t ndirty = 0, c = 0, i = 0;
+  int oom = !kp || !dirty || !dnext || !skip || !skip_next || !hl; /* nothing issued yet */
+  if (oom) {
+    rc = vta_error_set(err, VTA_ERR_NOMEM, "program: out of memory chaining %zu programs", n);
+    goto out;
+  }
   const vta_jit_stage L = VTA_JIT_STAGE_LOAD, C = VTA_JIT_STAGE_COMPUTE, S = VTA_JIT_STAGE_STORE;
   for (; rc == VTA_OK && c < n; c++) {
     const vta_program *p = items[c].prog;
@@ -350,23 +346,24 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
       }
     }
     size_t s_pop_at = first_cload < first_run ? first_cload : first_run;
-    /* The next program's loads that go into this one's stream: the buffers stored since the
-     * last barrier as the next one starts, then the plan. */
+    /* The buffers stored since the last barrier once this program is in the stream (every
+     * earlier store is complete before its loads when it has a barrier). */
+    size_t nd = need_barrier ? 0 : ndirty;
+    memcpy(dnext, dirty, nd * sizeof *dnext);
+    for (int b = 0; b < VTA_PROG_BUF_COUNT; b++) {
+      int stores = 0;
+      for (size_t k = 0; k < nops && !stores; k++)
+        stores = p->ops[k].op == VTA_PROG_STORE && p->ops[k].x.buf == (vta_prog_buf)b;
+      if (stores) dnext[nd++] = buf_range(p, phys, (vta_prog_buf)b);
+    }
+    /* The next program's loads that go into this one's stream. */
+    const vta_program *q = c + 1 < n ? items[c + 1].prog : NULL;
+    const uint64_t *qphys = q && items[c + 1].phys ? items[c + 1].phys : k_none;
     size_t nh = 0, hi = 0;
     memset(skip_next, 0, maxops);
-    if (c + 1 < n) {
-      size_t nd = need_barrier ? 0 : ndirty;
-      memcpy(dnext, dirty, nd * sizeof *dnext);
-      for (int b = 0; b < VTA_PROG_BUF_COUNT; b++) {
-        int stores = 0;
-        for (size_t k = 0; k < nops && !stores; k++)
-          stores = p->ops[k].op == VTA_PROG_STORE && p->ops[k].x.buf == (vta_prog_buf)b;
-        if (stores) dnext[nd++] = buf_range(p, phys, (vta_prog_buf)b);
-      }
-      const vta_program *q = items[c + 1].prog;
+    if (q) {
       size_t qn = q->nops && q->ops[q->nops - 1].op == VTA_PROG_SYNC ? q->nops - 1 : q->nops;
-      nh = plan_hoist(p, nops, q, qn, items[c + 1].phys ? items[c + 1].phys : k_none, dnext, nd,
-                      hl, skip_next);
+      nh = plan_hoist(p, nops, q, qn, qphys, dnext, nd, hl, skip_next);
       for (size_t k = 0; k < qn; k++) ci.hoisted_loads += skip_next[k];
     }
     if (c > 0) {
@@ -408,9 +405,8 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
     for (size_t k = first; rc == VTA_OK && k < nops; k++) {
       i = k;
       for (; rc == VTA_OK && hi < nh && hl[hi].before == k; hi++) {
-        vta_prog_op part = load_rows(&items[c + 1].prog->ops[hl[hi].op], hl[hi].row, hl[hi].rows);
-        rc = vta_prog_replay_op(jit, items[c + 1].prog, kp,
-                                items[c + 1].phys ? items[c + 1].phys : k_none, &part, stats, err);
+        vta_prog_op part = load_rows(&q->ops[hl[hi].op], hl[hi].row, hl[hi].rows);
+        rc = vta_prog_replay_op(jit, q, kp, qphys, &part, stats, err);
       }
       if (rc) break;
       if (c > 0 && k == s_pop_at) rc = vta_jit_dep_pop(jit, S, C, err);
@@ -427,21 +423,20 @@ int vta_program_run_chain(vta_jit *jit, const vta_prog_chain_item *items, size_t
     uint8_t *sw = skip;
     skip = skip_next;
     skip_next = sw;
-    if (need_barrier) ndirty = 0; /* every earlier store is complete before this one's loads */
-    for (int b = 0; b < VTA_PROG_BUF_COUNT; b++) {
-      int stores = 0;
-      for (size_t k = 0; k < nops && !stores; k++)
-        stores = p->ops[k].op == VTA_PROG_STORE && p->ops[k].x.buf == (vta_prog_buf)b;
-      if (stores) dirty[ndirty++] = buf_range(p, phys, (vta_prog_buf)b);
-    }
+    byte_range *dw = dirty;
+    dirty = dnext;
+    dnext = dw;
+    ndirty = nd;
     ci.programs++;
   }
+out:
   free(kp);
   free(dirty);
   free(dnext);
   free(skip);
   free(skip_next);
   free(hl);
+  if (oom) return rc;
   if (rc == VTA_OK && n) {
     rc = vta_jit_sync(jit, 0, stats, err);
     if (rc) return vta_error_prefix(err, "chain of %zu programs", n), rc;

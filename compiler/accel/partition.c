@@ -26,7 +26,8 @@ int vta_node_on_acc(const vta_graph *g, int i) {
 }
 
 int vta_node_fused(const vta_graph *g, int i) {
-  return g->nodes[i].op == VTA_GOP_QADD && vta_node_int(&g->nodes[i], "fused", 0) != 0;
+  return g->nodes[i].op == VTA_GOP_QADD && vta_node_int(&g->nodes[i], "fused", 0) != 0 &&
+         vta_node_on_acc(g, i);
 }
 
 /* The readers of value v, counted (at most 2 needed). */
@@ -893,12 +894,17 @@ static void unfuse(vta_node *nd) {
  * program and the add itself has nothing left to do on the accelerator. With the CPU's own
  * multipliers (14 bits; the ALU's immediates hold 16) the add is exact. Whether the
  * convolution then goes to the accelerator is decided by the pass (else it is undone). */
-/* Moves node o to position i < o (the nodes from i on move up one), when every input of o is
- * produced before i; the values' producers follow. Returns whether it moved. */
-static int move_node_before(vta_graph *g, int o, int i) {
+/* Whether node o (after i) may run at position i: every input of it is produced before i. */
+static int movable_before(const vta_graph *g, int o, int i) {
   const vta_node *nd = &g->nodes[o];
   for (int k = 0; k < nd->n_in; k++)
     if (nd->in[k] >= 0 && producer_of(g, nd->in[k]) >= i) return 0;
+  return 1;
+}
+
+/* Moves node o to position i < o (movable_before; the nodes from i on move up one); the
+ * values' producers follow. */
+static void move_node_before(vta_graph *g, int o, int i) {
   vta_node t = g->nodes[o];
   memmove(&g->nodes[i + 1], &g->nodes[i], sizeof t * (size_t)(o - i));
   g->nodes[i] = t;
@@ -906,7 +912,6 @@ static int move_node_before(vta_graph *g, int o, int i) {
     for (int k = 0; k < g->nodes[n].n_out; k++)
       if (g->nodes[n].out[k] >= 0 && g->nodes[n].out[k] < g->n_values)
         g->values[g->nodes[n].out[k]].producer = n;
-  return 1;
 }
 
 /* Multiply-accumulates per output element of a QConv (its reduction length), 0 for others. */
@@ -955,27 +960,19 @@ static int mark_fusions(vta_graph *g, const vta_config *cfg) {
       if (i < 0 || i >= j || g->nodes[i].op != VTA_GOP_QCONV || g->values[v].is_output ||
           readers(g, v) != 1 || vta_node_int(&g->nodes[i], "fuse_add", 0))
         continue;
-      int move = 0;
-      if (o >= i) { /* the other operand is computed after the convolution: move its producer */
-        const vta_node *on = &g->nodes[o];
-        move = o < j;
-        for (int q = 0; move && q < on->n_in; q++)
-          move = on->in[q] < 0 || producer_of(g, on->in[q]) < i;
-        if (!move) continue;
-      }
-      uint64_t alone = node_cycles(g, i, cfg);
+      /* The other operand computed after the convolution: its producer moves before it. */
+      int move = o >= i;
+      if (move && (o >= j || !movable_before(g, o, i))) continue;
+      int any = vta_node_int(a, "fuse", 0) == 2; /* VTA_ADDS_FUSE_ALWAYS: whatever it costs */
+      uint64_t alone = any ? 0 : node_cycles(g, i, cfg);
       if (alone == UINT64_MAX) continue; /* not for the accelerator */
       if (vta_attrs_set_int(&g->nodes[i].n_attrs, &g->nodes[i].attrs, "fuse_add", 1)) return -1;
       uint64_t fused = node_cycles(g, i, cfg);
-      int any = vta_node_int(a, "fuse", 0) == 2; /* VTA_ADDS_FUSE_ALWAYS: whatever it costs */
       if (fused == UINT64_MAX || (!any && fused > alone + alone * FUSE_MAX_GROWTH_PERMILLE / 1000)) {
         vta_node_remove_attr(&g->nodes[i], "fuse_add"); /* not with the add, or too slow */
         continue;
       }
-      if (move && !move_node_before(g, o, i)) {
-        vta_node_remove_attr(&g->nodes[i], "fuse_add");
-        continue;
-      }
+      if (move) move_node_before(g, o, i);
       a = &g->nodes[j];
       if (vta_attrs_set_int(&a->n_attrs, &a->attrs, "fused", 1)) return -1;
       break;
@@ -1004,7 +1001,7 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
     p[i].macs = vta_node_macs(g, i);
     to_cpu(nd);
     int pool = nd->op == VTA_GOP_MAXPOOL && g->values[nd->in[0]].dtype == VTA_DT_I8;
-    if (vta_node_fused(g, i)) {
+    if (nd->op == VTA_GOP_QADD && vta_node_int(nd, "fused", 0)) { /* marked, not yet placed */
       /* The convolution producing one of its operands computes it, if that one is on the
        * accelerator; else the add is on its own again. */
       int f = -1;

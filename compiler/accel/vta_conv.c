@@ -883,6 +883,22 @@ static int unit_store(walker *w, const pending_unit *pu, uint64_t U, vta_error *
   return rc;
 }
 
+/* The epilogue's clip over unit pu's slot: each channel's shift and the clip in one SHRCLIP,
+ * or without a shift (vta_conv_shift_vector) MAX and MIN by immediates. */
+static int clip_step(walker *w, const pending_unit *pu, vta_error *err) {
+  const vta_sched_epi *e = w->e;
+  const unit_pos *q = &pu->q;
+  if (e->shift_vec) {
+    kkey k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n,
+                    0, NULL, e->lo);
+    return run(w, &k, err);
+  }
+  kkey k = key_of(KK_IMM, VTA_ALU_MAX, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->lo);
+  int rc = run(w, &k, err);
+  k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->hi);
+  return rc ? rc : run(w, &k, err);
+}
+
 /* The epilogue of a unit with an add after it (post_add), in steps emitted a few at a time
  * beside the next unit's GEMMs (so that the compute module, which starts instructions in
  * order, never holds a GEMM behind more ALU work than the GEMM before it lasts):
@@ -916,16 +932,8 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
     int go = 1;
     switch (i) {
       case 0:
-        if (e->shift_vec) {
-          k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n,
-                     0, NULL, e->lo);
-        } else {
-          k = key_of(KK_IMM, VTA_ALU_MAX, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
-                     e->lo);
-          rc = run(w, &k, err);
-          k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL,
-                     e->hi);
-        }
+        rc = clip_step(w, pu, err);
+        go = 0;
         break;
       case 1:
         rc = tile_xfers(w, q, VTA_MEM_ACC_8BIT, VTA_PROG_BUF_INPUT2, copyb, 0, err);
@@ -963,31 +971,14 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
 /* The end of unit pu: its epilogue on the ALU (a LeakyRelu, rounding shift, MAX, MIN over its
  * ACC slot), the compute->store token, and its store. */
 static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
-  const vta_sched_sink *s = w->s;
-  const vta_sched_epi *e = w->e;
-  const unit_pos *q = &pu->q;
   if (w->g.d->post_add) { /* the rest of its steps, all at once */
     pending_unit p = *pu;
     int done;
     return post_chunk(w, &p, 0, 1, U, &done, err);
   }
-  int rc = e->leaky_k ? leaky_steps(w, pu, err) : VTA_OK;
-  if (e->shift_vec) { /* each channel by its own amount, and the clip, in one SHRCLIP */
-    kkey k = key_of(KK_BIAS, VTA_ALU_SHRCLIP, pu->accb, 0, pu->shiftb, q->ho_n, q->wo_n, q->co_n,
-                    0, NULL, e->lo);
-    if (!rc) rc = run(w, &k, err);
-  } else { /* no shift (vta_conv_shift_vector): the clip alone, by immediates */
-    kkey k = key_of(KK_IMM, VTA_ALU_MAX, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->lo);
-    if (!rc) rc = run(w, &k, err);
-    k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->hi);
-    if (!rc) rc = run(w, &k, err);
-  }
-  if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
-  /* ---- store stage ---- */
-  if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
-  if (!rc) rc = tile_xfers(w, q, VTA_MEM_OUT, VTA_PROG_BUF_OUTPUT, pu->accb, 1, err);
-  if (!rc && pu->u + w->nslots < U) rc = s->dep(s->ctx, 1, S_, C_, err);
-  return rc;
+  int rc = w->e->leaky_k ? leaky_steps(w, pu, err) : VTA_OK;
+  if (!rc) rc = clip_step(w, pu, err);
+  return rc ? rc : unit_store(w, pu, U, err);
 }
 
 /* The INP and WGT entries of slot k. A 1x1 convolution places its slots from the top of the
