@@ -33,6 +33,7 @@ static int acc_node(const vta_graph *g, const vta_config *cfg, const vta_bundle_
     pn->acc_in2 = (uint32_t)L.add_in2;
     pn->acc_out = (uint32_t)L.add_out;
   }
+  if (L.fused_pool) pn->acc_out = (uint32_t)L.pool_out; /* and the max pooling reading it */
   pn->parts = calloc((size_t)L.nparts + 1, sizeof *pn->parts);
   if (!pn->parts) {
     vta_acc_layer_free(&L);
@@ -83,8 +84,8 @@ static int acc_node(const vta_graph *g, const vta_config *cfg, const vta_bundle_
       P->in = conv_geom(&A->d);
       P->out_kind = VTA_PLAN_OUT_ACT;
       P->out_n = A->d.n;
-      P->out_h = vta_conv_out_h(&A->d);
-      P->out_w = vta_conv_out_w(&A->d);
+      P->out_h = vta_conv_final_h(&A->d);
+      P->out_w = vta_conv_final_w(&A->d);
       if (L.fused_add) { /* the add's other operand, shaped like the output */
         P->has_in2 = 1;
         P->in2_n = A->d.n;

@@ -57,7 +57,7 @@ typedef struct bench_opts {
   vta_config cfg;
   const char *backend, *backend_opts;
   const char *cfg_path; /* --config FILE, or NULL */
-  int verify, explain, per_layer, no_chain;
+  int verify, explain, per_layer, no_chain, separate_pool;
 } bench_opts;
 
 typedef struct bench_dev {
@@ -310,6 +310,8 @@ static int parse_common(bench_opts *o, int argc, char **argv, void (*help)(void)
       o->per_layer = 1;
     } else if (!layer && strcmp(argv[i], "--no-chain") == 0) {
       o->no_chain = 1;
+    } else if (!layer && strcmp(argv[i], "--separate-pool") == 0) {
+      o->separate_pool = 1;
     } else if (layer && (r = vta_cli_option(o->cmd, argc, argv, &i, "--layer", NULL, &v))) {
       if (r < 0) return -1;
       *layer = v;
@@ -400,11 +402,13 @@ int vta_bench_conv2d(int argc, char **argv) {
 
 static void resnet_help(void) {
   printf("usage: vta bench resnet18 [--backend fsim|rtl|sc] [--config FILE] [--backend-options S]\n"
-         "                          [--no-verify] [--explain] [--per-layer]\n"
+         "                          [--no-verify] [--explain] [--per-layer] [--no-chain]\n"
+         "                          [--separate-pool]\n"
          "\n"
          "Runs ResNet-18 v1 (224x224, batch 1, random int8 weights generated here) with every\n"
-         "convolution, the max pooling (ALU MAX) and the final dense layer on the accelerator\n"
-         "(residual additions inside the second convolution of each block), global average\n"
+         "convolution, the max pooling and the final dense layer on the accelerator (the max\n"
+         "pooling inside C1's epilogue, residual additions inside the second convolution of\n"
+         "each block; --separate-pool runs the pooling as its own program), global average\n"
          "pooling on the CPU, and prints one JSON line of totals: MACs, compute bound, cycles\n"
          "(cycle-level backends; also between max pooling and average pooling, the scope of\n"
          "the published figure), the cost model's prediction, bytes, replay and lowering times,\n"
@@ -413,10 +417,10 @@ static void resnet_help(void) {
          "--no-verify is given (a difference exits 1);\n"
          "--per-layer adds a JSON line per layer before the totals.\n"
          "\n"
-         "The max pooling and every convolution run chained, as one instruction stream and one\n"
+         "Every convolution (and a separate pooling) runs chained, as one instruction stream and one\n"
          "device run (then the average pooling on the CPU and the classifier in a second run);\n"
          "--no-chain runs every layer as its own device run instead. Chained, the published\n"
-         "scope is the chain's cycles minus those of a run of its head (C1 and the pooling)\n"
+         "scope is the chain's cycles minus those of a run of its head (C1 with the pooling)\n"
          "alone, and --per-layer gives each layer the cycles it adds to the chain (runs of\n"
          "every prefix of the chain: slow on rtl), with the C2-C11 utilisation inside the\n"
          "network (each published layer's instances together) in the totals.\n");
@@ -557,7 +561,7 @@ static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *l
                        uint64_t *head, vta_prog_chain_info *chain, uint64_t *runs, double *geo,
                        double *mn, vta_error *err) {
   const vta_config *cfg = &o->cfg;
-  int N = n->nl + 1, k = 0, rc = VTA_OK;
+  int N = n->nl + (pool_low ? 1 : 0), k = 0, rc = VTA_OK;
   vta_prog_chain_item *items = calloc((size_t)N, sizeof *items);
   uint64_t(*phys)[VTA_PROG_BUF_COUNT] = calloc((size_t)N, sizeof *phys);
   int *layer_of = calloc((size_t)N, sizeof *layer_of);
@@ -569,7 +573,7 @@ static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *l
   for (int i = 0; i < n->nl && rc == VTA_OK; i++) {
     const net_layer *L = &n->l[i];
     const vta_lowered *lw = &low[i];
-    if (L->in == pout && k < N) { /* the pooling comes first */
+    if (pool_low && L->in == pout && k < N) { /* the pooling comes first */
       phys[k][VTA_PROG_BUF_INPUT] = n->a[pin].phys;
       phys[k][VTA_PROG_BUF_OUTPUT] = n->a[pout].phys;
       rc = upload(b, pool_low->weight, pool_low->weight_bytes, &phys[k][VTA_PROG_BUF_WEIGHT], err);
@@ -590,8 +594,9 @@ static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *l
   if (rc == VTA_OK && k != N)
     rc = vta_error_set(err, VTA_ERR_INVALID, "the network has no max pooling before its layers");
   if (rc) goto done;
-  /* The head alone (C1, then C1 and the pooling), for the published scope. */
-  for (int h = 1; h <= 2 && rc == VTA_OK; h++) {
+  /* The head alone (C1, then C1 and a separate pooling), for the published scope. */
+  int nhead = pool_low ? 2 : 1;
+  for (int h = 1; h <= nhead && rc == VTA_OK; h++) {
     vta_stats st;
     memset(&st, 0, sizeof st);
     rc = vta_program_run_chain(b->jit, items, (size_t)h, &st, NULL, err);
@@ -599,9 +604,9 @@ static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *l
   }
   if (rc) goto done;
   *c1 = cum[0];
-  *head = cum[1];
+  *head = cum[nhead - 1];
   int prefixes = o->per_layer && cum[0] > 0;
-  for (int p = 3; prefixes && p < N && rc == VTA_OK; p++) {
+  for (int p = nhead + 1; prefixes && p < N && rc == VTA_OK; p++) {
     vta_stats st;
     memset(&st, 0, sizeof st);
     rc = vta_program_run_chain(b->jit, items, (size_t)p, &st, NULL, err);
@@ -633,12 +638,13 @@ static int run_chained(const bench_opts *o, bench_dev *b, net *n, vta_lowered *l
     }
     const vta_conv_desc *d = &n->l[i].d;
     printf("{\"bench\":\"resnet18\",\"layer\":%d,\"published\":%s%s%s,\"cin\":%u,\"hw\":%u,"
-           "\"cout\":%u,\"kernel\":%u,\"stride\":%u,\"residual\":%s,\"chained\":true,"
-           "\"macs\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"utilisation\":%.4f,"
+           "\"cout\":%u,\"kernel\":%u,\"stride\":%u,\"residual\":%s,\"maxpool\":%s,"
+           "\"chained\":true,\"macs\":%" PRIu64 ",\"cycles\":%" PRIu64 ",\"utilisation\":%.4f,"
            "\"predicted_cycles\":%" PRIu64 "}\n",
            i, pl >= 0 ? "\"" : "", pl >= 0 ? k_layers[pl].name : "null", pl >= 0 ? "\"" : "", d->c,
-           d->h, d->k, d->kh, d->stride_h, d->has_residual ? "true" : "false", low[i].choice.macs,
-           cyc, cyc ? (double)bound / (double)cyc : 0.0, low[i].choice.cost.cycles);
+           d->h, d->k, d->kh, d->stride_h, d->has_residual ? "true" : "false",
+           d->post_pool ? "true" : "false", low[i].choice.macs, cyc,
+           cyc ? (double)bound / (double)cyc : 0.0, low[i].choice.cost.cycles);
   }
   double lg = 0, lo = 1e9;
   int m = 0;
@@ -684,6 +690,12 @@ int vta_bench_resnet18(int argc, char **argv) {
   memset(&pool_low, 0, sizeof pool_low);
   int32_t *fcb = NULL;
   if (!n || !low || build_resnet18(n, &x0, &pin, &pout, &feat)) goto oom;
+  /* The max pooling inside C1's epilogue (vta_conv_desc.post_pool): C1 writes the pooled map. */
+  int fused_pool = !o.separate_pool;
+  if (fused_pool) {
+    n->l[0].d.post_pool = 1;
+    n->l[0].out = pout;
+  }
   /* The classifier: global average pool (CPU), then dense 512 -> 1000 on the accelerator. */
   vta_dense_desc fc = {.m = 1, .k = 512, .n = 1000, .has_bias = 1, .relu = 0, .clip_lo = -128,
                        .clip_hi = 127};
@@ -710,11 +722,11 @@ int vta_bench_resnet18(int argc, char **argv) {
   const act *pa = &n->a[pin];
   vta_pool_desc pool = {.n = 1, .c = pa->c, .h = pa->h, .w = pa->w, .kh = 3, .kw = 3, .stride_h = 2,
                         .stride_w = 2, .pad_top = 1, .pad_left = 1, .pad_bottom = 1, .pad_right = 1};
-  if (vta_lower_maxpool(cfg, &pool, &pool_low, &err)) goto fail;
+  if (!fused_pool && vta_lower_maxpool(cfg, &pool, &pool_low, &err)) goto fail;
   double compile = now() - t0;
   double model_compile = model_compile_seconds(&o);
   if (model_compile < 0) goto done;
-  pred += pool_low.choice.cost.cycles;
+  pred += fused_pool ? 0 : pool_low.choice.cost.cycles;
   for (int i = 0; i <= n->nl; i++) {
     pred += low[i].choice.cost.cycles;
     macs += low[i].choice.macs;
@@ -756,14 +768,14 @@ int vta_bench_resnet18(int argc, char **argv) {
   vta_prog_chain_info chain = {0, 0, 0, 0};
   double pub_geo = -1, pub_min = -1;
   if (!o.no_chain) {
-    if (run_chained(&o, &b, n, low, &pool_low, pin, pout, &r, &r_c1.st.cycles, &head_cycles,
+    if (run_chained(&o, &b, n, low, fused_pool ? NULL : &pool_low, pin, pout, &r, &r_c1.st.cycles, &head_cycles,
                     &chain, &device_runs, &pub_geo, &pub_min, &err))
       goto fail;
     r_pool.st.cycles = head_cycles - r_c1.st.cycles; /* what the pooling adds to C1 */
   }
   for (int i = 0; o.no_chain && i < n->nl; i++) {
     net_layer *L = &n->l[i];
-    if (L->in == pout) {
+    if (!fused_pool && L->in == pout) {
       /* Max pooling on the accelerator, from conv1's output to the pooled map. */
       if (run_lowered(&b, &pool_low, n->a[pin].phys, 0, n->a[pout].phys, &r_pool, &err)) {
         vta_error_prefix(&err, "max pooling");
@@ -783,7 +795,7 @@ int vta_bench_resnet18(int argc, char **argv) {
     vta_stats_add(&r.st, &one.st);
     r.wall += one.wall;
     r.device += one.device;
-    device_runs += 1 + (L->in == pout);
+    device_runs += 1 + (!fused_pool && L->in == pout);
     if (i == 0) r_c1 = one;
     if (o.per_layer) {
       const vta_conv_desc *d = &L->d;
@@ -829,7 +841,7 @@ int vta_bench_resnet18(int argc, char **argv) {
     for (int i = 0; i < n->nl && verified; i++) {
       net_layer *L = &n->l[i];
       act *y = &n->a[L->out];
-      if (L->in == pout) {
+      if (!fused_pool && L->in == pout) {
         act *pi = &n->a[pin], *po = &n->a[pout];
         po->host = malloc((size_t)po->c * po->h * po->w);
         if (!po->host) goto oom;
@@ -869,7 +881,9 @@ int vta_bench_resnet18(int argc, char **argv) {
   /* The published figure covers the layers between max pooling and average pooling: every
    * convolution but the first, without the classifier (and without the pooling). */
   uint64_t macs_scope = macs - macs_c1 - low[n->nl].choice.macs;
-  uint64_t pred_scope = pred - pred_c1 - low[n->nl].choice.cost.cycles - pool_low.choice.cost.cycles;
+  uint64_t pred_scope = pred - pred_c1 - low[n->nl].choice.cost.cycles -
+                        (fused_pool ? 0 : pool_low.choice.cost.cycles);
+  printf("\"maxpool\":\"%s\",", fused_pool ? "fused" : "separate");
   if (r.st.cycles) {
     uint64_t sc = o.no_chain ? r.st.cycles - r_c1.st.cycles - r_fc.st.cycles - r_pool.st.cycles
                              : r.st.cycles - r_fc.st.cycles - head_cycles;

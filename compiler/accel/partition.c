@@ -26,8 +26,8 @@ int vta_node_on_acc(const vta_graph *g, int i) {
 }
 
 int vta_node_fused(const vta_graph *g, int i) {
-  return g->nodes[i].op == VTA_GOP_QADD && vta_node_int(&g->nodes[i], "fused", 0) != 0 &&
-         vta_node_on_acc(g, i);
+  return (g->nodes[i].op == VTA_GOP_QADD || g->nodes[i].op == VTA_GOP_MAXPOOL) &&
+         vta_node_int(&g->nodes[i], "fused", 0) != 0 && vta_node_on_acc(g, i);
 }
 
 /* The readers of value v, counted (at most 2 needed). */
@@ -36,6 +36,17 @@ static int readers(const vta_graph *g, int v) {
   for (int j = 0; j < g->n_nodes && n < 2; j++)
     for (int k = 0; k < g->nodes[j].n_in; k++) n += g->nodes[j].in[k] == v;
   return n;
+}
+
+/* The max pooling a convolution with "fuse_pool" ends with: the MaxPool reading its output
+ * (its only reader), or -1. */
+static int fused_pool_of(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  if (nd->op != VTA_GOP_QCONV || !vta_node_int(nd, "fuse_pool", 0) || nd->n_out < 1) return -1;
+  for (int j = i + 1; j < g->n_nodes; j++)
+    if (g->nodes[j].op == VTA_GOP_MAXPOOL && g->nodes[j].n_in >= 1 && g->nodes[j].in[0] == nd->out[0])
+      return j;
+  return -1;
 }
 
 /* The add a convolution with "fuse_add" ends with: the QAdd reading its output (its only
@@ -241,6 +252,16 @@ int vta_acc_desc(const vta_graph *g, int i, const vta_config *cfg, vta_acc_layer
       L->add_node = j;
       L->add_out = a->out[0];
       L->add_in2 = a->in[1 - mine];
+    }
+    if (vta_node_int(nd, "fuse_pool", 0)) { /* the MaxPool reading its output, after its epilogue */
+      int j = fused_pool_of(g, i);
+      if (j < 0)
+        return vta_error_set(err, VTA_ERR_INVALID, "%s: marked to end with a max pooling, but no "
+                             "MaxPool reads its output", vta_node_describe(g, i, w, sizeof w));
+      d.post_pool = 1;
+      L->fused_pool = 1;
+      L->pool_node = j;
+      L->pool_out = g->nodes[j].out[0];
     }
   } else if (nd->op == VTA_GOP_QADD) {
     /* Elementwise: the operands' elements, in their order, as a 1x1 convolution of BLOCK
@@ -883,6 +904,7 @@ static int islands(const vta_graph *g, const vta_place *p, int *up) {
  * before). */
 static void unfuse(vta_node *nd) {
   vta_node_remove_attr(nd, "fuse_add");
+  vta_node_remove_attr(nd, "fuse_pool");
   vta_node_remove_attr(nd, "fused");
 }
 
@@ -978,6 +1000,42 @@ static int mark_fusions(vta_graph *g, const vta_config *cfg) {
       break;
     }
   }
+  /* Max poolings: a 3x3/2 pooling with padding 1 of a convolution's output that nothing else
+   * reads goes into that convolution's epilogue (vta_conv_desc.post_pool: the pooled tensor is
+   * all its program writes), when the convolution with it is predicted to take fewer cycles
+   * than the two programs apart (or the pooling could not run on the accelerator at all). */
+  for (int j = 0; j < g->n_nodes; j++) {
+    vta_node *mp = &g->nodes[j];
+    if (mp->op != VTA_GOP_MAXPOOL || mp->n_in != 1 || mp->n_out != 1) continue;
+    int v = mp->in[0], i = producer_of(g, v);
+    if (i < 0 || i >= j || g->nodes[i].op != VTA_GOP_QCONV || g->values[v].is_output ||
+        readers(g, v) != 1 || vta_node_int(&g->nodes[i], "fuse_add", 0))
+      continue;
+    vta_acc_layer P;
+    vta_error e = {0};
+    if (vta_acc_desc(g, j, cfg, &P, &e)) continue; /* its geometry is not the accelerator's */
+    const vta_pool_desc *pd = &P.pd;
+    int fits = pd->kh == 3 && pd->kw == 3 && pd->stride_h == 2 && pd->stride_w == 2 &&
+               pd->pad_top == 1 && pd->pad_left == 1 && pd->pad_bottom <= 1 && pd->pad_right <= 1 &&
+               pd->h % 2 == 0 && pd->w % 2 == 0;
+    vta_lowered low;
+    uint64_t pool_alone = UINT64_MAX;
+    if (fits && vta_lower_maxpool(cfg, pd, &low, &e) == VTA_OK) {
+      pool_alone = low.choice.cost.cycles;
+      vta_lowered_free(&low);
+    }
+    vta_acc_layer_free(&P);
+    if (!fits) continue;
+    uint64_t alone = node_cycles(g, i, cfg);
+    if (alone == UINT64_MAX) continue; /* not for the accelerator */
+    if (vta_attrs_set_int(&g->nodes[i].n_attrs, &g->nodes[i].attrs, "fuse_pool", 1)) return -1;
+    uint64_t fused = node_cycles(g, i, cfg);
+    if (fused == UINT64_MAX || (pool_alone != UINT64_MAX && fused >= alone + pool_alone)) {
+      vta_node_remove_attr(&g->nodes[i], "fuse_pool");
+      continue;
+    }
+    if (vta_attrs_set_int(&mp->n_attrs, &mp->attrs, "fused", 1)) return -1;
+  }
   return 0;
 }
 
@@ -1001,6 +1059,22 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
     p[i].macs = vta_node_macs(g, i);
     to_cpu(nd);
     int pool = nd->op == VTA_GOP_MAXPOOL && g->values[nd->in[0]].dtype == VTA_DT_I8;
+    if (pool && vta_node_int(nd, "fused", 0)) { /* marked, not yet placed */
+      int f = producer_of(g, nd->in[0]);
+      if (f >= 0 && fused_pool_of(g, f) == i && p[f].acc) {
+        if (vta_attrs_set_string(&nd->n_attrs, &nd->attrs, "device", "vta")) {
+          rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
+          break;
+        }
+        p[i].acc = 1;
+        snprintf(p[i].why, sizeof p[i].why,
+                 "int8 max pooling computed by node %d's program: horizontal and vertical ALU MAX "
+                 "over its ACC tile after its epilogue, the pooled tile stored", f);
+        continue;
+      }
+      unfuse(nd);
+      if (f >= 0) unfuse(&g->nodes[f]);
+    }
     if (nd->op == VTA_GOP_QADD && vta_node_int(nd, "fused", 0)) { /* marked, not yet placed */
       /* The convolution producing one of its operands computes it, if that one is on the
        * accelerator; else the add is on its own again. */
@@ -1112,9 +1186,10 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
                (long long)vta_node_int(nd, "mb", 1), (long long)vta_node_int(nd, "shift", 0), cycles);
       continue;
     }
-    int fused_with = fused_add_of(g, i);
+    int fused_with = fused_add_of(g, i), pooled_by = fused_pool_of(g, i);
     char with[64] = "";
     if (fused_with >= 0) snprintf(with, sizeof with, ", ending with node %d's add", fused_with);
+    if (pooled_by >= 0) snprintf(with, sizeof with, ", ending with node %d's max pooling", pooled_by);
     snprintf(p[i].why, sizeof p[i].why,
              "int8 %s with the ALU's shift requantization, %d program%s (%s%s); predicted %" PRIu64
              " cycles, %.0f%% of the compute bound",

@@ -39,6 +39,10 @@ typedef struct vta_acc_layer {
                            "fuse_add"; the QAdd has "fused"): its parts compute the add's output
                            (add_out) from its other operand (add_in2), post_add in d */
   int add_node, add_out, add_in2;
+  int fused_pool;       /* a QConv ending with the MaxPool that reads its output (attribute
+                           "fuse_pool"; the MaxPool has "fused"): its parts write the pooled
+                           tensor (pool_out), post_pool in d */
+  int pool_node, pool_out;
   vta_pool_desc pd;
   int nparts;
   vta_acc_part *parts;

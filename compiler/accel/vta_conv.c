@@ -77,6 +77,14 @@ uint32_t vta_conv_out_w(const vta_conv_desc *d) {
   return (uint32_t)((span - d->kw) / d->stride_w + 1);
 }
 
+uint32_t vta_conv_final_h(const vta_conv_desc *d) {
+  return d->post_pool ? vta_conv_out_h(d) / 2 : vta_conv_out_h(d);
+}
+
+uint32_t vta_conv_final_w(const vta_conv_desc *d) {
+  return d->post_pool ? vta_conv_out_w(d) / 2 : vta_conv_out_w(d);
+}
+
 int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err) {
   if (cfg->inp_width != 8 || cfg->wgt_width != 8 || cfg->acc_width != 32)
     return vta_error_set(err, VTA_ERR_UNSUPPORTED,
@@ -154,6 +162,29 @@ int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err
       return vta_error_set(err, VTA_ERR_INVALID,
                            "lowering: add clip range [%d, %d] is not inside [-128, 127]",
                            d->add_lo, d->add_hi);
+  }
+  if (d->post_pool) {
+    uint32_t ho = vta_conv_out_h(d), wo = vta_conv_out_w(d);
+    if (d->has_residual || d->leaky_k || d->post_add)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a max pooling after the epilogue beside a %s (both use "
+                           "the ACC entries after the tile)",
+                           d->has_residual ? "residual" : d->leaky_k ? "LeakyRelu" : "fused add");
+    if (ho % 2 || wo % 2)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a fused 3x3/2 max pooling needs an even output; the "
+                           "convolution gives %ux%u",
+                           ho, wo);
+    if (ceil_div(d->k, cfg->block_out) < 2)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a fused max pooling needs at least two output-channel "
+                           "blocks (%u channels, BLOCK_OUT %u)",
+                           d->k, cfg->block_out);
+    if ((uint64_t)ho / 2 * (wo / 2) > 65535)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a pooled plane of %ux%u exceeds the 16-bit x_stride of a "
+                           "store",
+                           ho / 2, wo / 2);
   }
   if (d->has_residual) {
     if (vta_conv_residual_gemm(d) && cfg->block_in != cfg->block_out)
@@ -365,6 +396,17 @@ static void output_xfer(const geom *g, uint32_t gi, uint32_t oh0, uint32_t ho_n,
 
 /* ---- The on-chip layout ---- */
 
+/* With a fused max pooling (post_pool) a unit's slot holds, after its tile of co_t x ho_t x wo
+ * outputs, the pooled tile (co_t x ho_t/2 x wo/2, what its store reads) and, for each output-
+ * channel tile whose units use this bank (tile coi goes to bank coi % 2: there is an even
+ * number of them, innermost), the carry: the horizontal maxima of that tile's last output row,
+ * which the next row tile's first pooled row needs. The offsets from the slot's base: */
+static uint32_t pool_compact_at(const vta_tile_plan *p) { return p->co_t * p->ho_t * p->wo_t; }
+static uint32_t pool_carry_at(const geom *g, const vta_tile_plan *p, uint32_t coi) {
+  return pool_compact_at(p) + p->co_t * (p->ho_t / 2) * (p->wo_t / 2) +
+         coi / 2 * p->co_t * (g->wo / 2);
+}
+
 /* ACC slots: units take them in turn, and consecutive units use different banks (slot s is in
  * bank s % 2), so the epilogue of one unit runs on the ALU while the next unit's GEMMs run. A
  * unit holds its slot from its initialisation to the end of its store. With two slots the
@@ -382,6 +424,7 @@ static uint32_t acc_slots(const geom *g, const vta_tile_plan *p, uint32_t room) 
   uint64_t alu = 1 + (vta_conv_shift_vector(d) ? 1 : 2) + (d->leaky_k ? 6 : 0);
   uint64_t bus = g->cfg->bus_bytes ? g->cfg->bus_bytes : 8;
   uint64_t store = (g->cfg->elem_bytes[VTA_MEM_OUT] + bus - 1) / bus;
+  if (d->post_pool) return 2; /* each output-channel tile's carry stays in one bank */
   return 2 * tile <= room && G < alu + store + 1 ? 4 : 2;
 }
 
@@ -425,6 +468,17 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint64_t res = vta_conv_residual_gemm(d) ? (uint64_t)p->co_t * P : 0; /* an INP tile */
   uint64_t wgt = (uint64_t)p->co_t * p->ci_t * taps_n;
   uint64_t acc = vta_conv_acc_tile(d, (uint64_t)p->co_t * P);
+  if (d->post_pool) {
+    uint32_t tiles = ceil_div(g.cob, p->co_t);
+    if (p->wo_t != g.wo || p->ho_t % 2 || p->order != VTA_TILE_SPATIAL_OUTER || tiles % 2)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "tiling: with a fused max pooling a plan takes whole rows (%u), an "
+                           "even number of them and an even number of output-channel tiles, "
+                           "innermost; plan %ux%u x %u output blocks (%u tiles), %s",
+                           g.wo, p->ho_t, p->wo_t, p->co_t, tiles,
+                           p->order == VTA_TILE_SPATIAL_OUTER ? "spatial-outer" : "co-outer");
+    acc = pool_carry_at(&g, p, tiles - 1) + (uint64_t)p->co_t * (g.wo / 2);
+  }
   l->bias_entries = p->bias_resident ? g.cob : p->co_t;
   /* Per-channel shifts and a LeakyRelu's rounding: beside resident biases one more vector per
    * block and row; per tile, two regions of every row (see vta_sched_layout). */
@@ -594,8 +648,25 @@ typedef enum kkind {
   KK_RESET = 2, /* GEMM reset */
   KK_BIAS = 3,  /* ALU op with a vector operand: biases (MAX or ADD), shifts (SHR) */
   KK_IMM = 4,   /* ALU op with an immediate */
-  KK_COPY = 5   /* ALU op between two ACC tiles of the same shape, element by element */
+  KK_COPY = 5,  /* ALU op between two ACC tiles of the same shape, element by element */
+  KK_POOL = 6   /* a step of a fused max pooling (pool_step, in key b) */
 } kkind;
+
+/* The steps of a fused max pooling over a unit's tile of R rows (even) x W columns (even) x n
+ * output blocks at slot entry T (row r of block o at T + (o R + r) W), into the pooled tile at
+ * C ((o R/2 + y) W/2 + x) with the carry at K (o W/2 + x); all on the ALU, in this order: */
+typedef enum pool_step {
+  PS_RIGHT,       /* T[r][2x] = max(T[r][2x], T[r][2x+1])         (the window's right column) */
+  PS_LEFT,        /* T[r][2x] = max(T[r][2x], T[r][2x-1]), x >= 1 (its left column) */
+  PS_CLEAR,       /* C = 0 (MUL 0) */
+  PS_MID,         /* C[y] += T[2y][2x]                             (the window's middle row) */
+  PS_BELOW,       /* C[y] = max(C[y], T[2y+1][2x]) */
+  PS_ABOVE,       /* C[y] = max(C[y], T[2y-1][2x]), y >= 1: one micro-op per row */
+  PS_CARRY_IN,    /* C[0] = max(C[0], K): the previous row tile's last row */
+  PS_CARRY_CLEAR, /* K = 0 */
+  PS_CARRY_OUT,   /* K += T[R-1][2x], for the next row tile */
+  PS_COUNT
+} pool_step;
 
 typedef struct kkey {
   uint32_t kind, op, a, b, c, ho_n, wo_n, co_n, ci_n, kh_n, kw_n;
@@ -669,6 +740,52 @@ static int build(walker *w, const kkey *key, vta_prog_kernel *k, vta_error *err)
       for (uint32_t ci = 0; want && ci < key->ci_n; ci++)
         w->uops[n++] = (vta_uop){key->a, key->b + ci * R * Cc, key->c + ci};
     }
+  } else if (key->kind == KK_POOL) {
+    /* a: destination, c: source (absolute entries); ho_n x wo_n x co_n: the unit's tile */
+    uint32_t R = key->ho_n, W = key->wo_n, n = key->co_n, Rp = R / 2, Wp = W / 2;
+    k->mode = VTA_JIT_ALU;
+    k->alu_op = (vta_alu_op)key->op;
+    k->nuops = key->b == PS_ABOVE ? Rp - 1 : 1;
+    if (want) rc = uops_room(w, k->nuops, err);
+    if (rc) return rc;
+    for (uint32_t i = 0; want && i < k->nuops; i++) w->uops[i] = (vta_uop){key->a, key->c, 0};
+    switch ((pool_step)key->b) {
+      case PS_RIGHT:
+      case PS_LEFT:
+        k->loop[0] = (vta_prog_loop){n * R, W, W, 0};
+        k->loop[1] = (vta_prog_loop){key->b == PS_LEFT ? Wp - 1 : Wp, 2, 2, 0};
+        break;
+      case PS_CLEAR:
+        k->use_imm = 1;
+        k->loop[0] = (vta_prog_loop){n * Rp, Wp, 0, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 1, 0, 0};
+        break;
+      case PS_MID:
+      case PS_BELOW:
+        k->loop[0] = (vta_prog_loop){n * Rp, Wp, 2 * W, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 1, 2, 0};
+        break;
+      case PS_ABOVE:
+        k->loop[0] = (vta_prog_loop){n, Rp * Wp, R * W, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 1, 2, 0};
+        for (uint32_t y = 1; want && y < Rp; y++)
+          w->uops[y - 1] = (vta_uop){key->a + y * Wp, key->c + (2 * y - 1) * W, 0};
+        break;
+      case PS_CARRY_IN:
+        k->loop[0] = (vta_prog_loop){n, Rp * Wp, Wp, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 1, 1, 0};
+        break;
+      case PS_CARRY_CLEAR:
+        k->use_imm = 1;
+        k->loop[0] = (vta_prog_loop){n, Wp, 0, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 1, 0, 0};
+        break;
+      default: /* PS_CARRY_OUT */
+        k->loop[0] = (vta_prog_loop){n, Wp, R * W, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 1, 2, 0};
+        break;
+    }
+    k->imm = key->imm;
   } else {
     k->nuops = 1;
     if (want) rc = uops_room(w, 1, err);
@@ -825,7 +942,8 @@ typedef struct pending_unit {
   uint32_t roundb; /* its LeakyRelu's rounding vectors in ACC */
   uint32_t addcb;  /* an add after the epilogue: its constant's vectors, */
   uint32_t addsb;  /* and its SHRCLIP's operand (shift, upper bound) */
-  int next;        /* with an add after the epilogue: the next of its steps to emit */
+  uint32_t carryb; /* a fused max pooling: its output-channel tile's carry (pool_carry_at) */
+  int next;        /* with an add or a pooling after the epilogue: the next step to emit */
 } pending_unit;
 
 /* The transfers of unit q's output-shaped tile (its output; the residual, into INP or straight
@@ -873,12 +991,29 @@ static int leaky_steps(walker *w, const pending_unit *pu, vta_error *err) {
   return rc;
 }
 
+/* The store of a unit's pooled tile (post_pool): its rows of every block, one 2-D store. */
+static int pooled_store(walker *w, const pending_unit *pu, vta_error *err) {
+  const unit_pos *q = &pu->q;
+  uint32_t hp = w->g.ho / 2, wp = w->g.wo / 2;
+  vta_prog_xfer x;
+  memset(&x, 0, sizeof x);
+  x.type = VTA_MEM_OUT;
+  x.buf = VTA_PROG_BUF_OUTPUT;
+  x.sram = pu->accb + pool_compact_at(w->p);
+  x.offset = (((uint64_t)q->gi * w->g.cob + q->co0) * hp + q->oh0 / 2) * wp;
+  x.x_size = q->ho_n / 2 * wp;
+  x.y_size = q->co_n;
+  x.x_stride = q->co_n > 1 ? hp * wp : x.x_size;
+  return w->s->store(w->s->ctx, &x, err);
+}
+
 /* The unit's store: the compute->store token, the store, the store->compute token. */
 static int unit_store(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
   const vta_sched_sink *s = w->s;
   int rc = s->dep(s->ctx, 1, C_, S_, err);
   if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
-  if (!rc) rc = tile_xfers(w, &pu->q, VTA_MEM_OUT, VTA_PROG_BUF_OUTPUT, pu->accb, 1, err);
+  if (!rc && w->g.d->post_pool) rc = pooled_store(w, pu, err);
+  else if (!rc) rc = tile_xfers(w, &pu->q, VTA_MEM_OUT, VTA_PROG_BUF_OUTPUT, pu->accb, 1, err);
   if (!rc && pu->u + w->nslots < U) rc = s->dep(s->ctx, 1, S_, C_, err);
   return rc;
 }
@@ -897,6 +1032,35 @@ static int clip_step(walker *w, const pending_unit *pu, vta_error *err) {
   int rc = run(w, &k, err);
   k = key_of(KK_IMM, VTA_ALU_MIN, pu->accb, 0, 0, q->ho_n, q->wo_n, q->co_n, 0, NULL, e->hi);
   return rc ? rc : run(w, &k, err);
+}
+
+/* Step i (pool_step) of unit pu's fused max pooling: its kernel's key in *k and its micro-op
+ * count in *cost; 0 when the step has nothing to do for this unit (a left column with one
+ * pooled column, an upper row with one pooled row, no carry into the first row tile or out of
+ * the last). */
+static int pool_key(const walker *w, const pending_unit *pu, int i, kkey *k, uint64_t *cost) {
+  const unit_pos *q = &pu->q;
+  uint32_t R = q->ho_n, W = q->wo_n, n = q->co_n, Rp = R / 2, Wp = W / 2;
+  uint32_t T = pu->accb, C = T + pool_compact_at(w->p), K = pu->carryb;
+  int more = q->oh0 + R < w->g.ho;
+  vta_alu_op op = VTA_ALU_MAX;
+  uint32_t dst = C, src = T;
+  uint64_t m = (uint64_t)n * Rp * Wp;
+  int on = 1;
+  switch ((pool_step)i) {
+    case PS_RIGHT: dst = T, src = T + 1, m = (uint64_t)n * R * Wp; break;
+    case PS_LEFT: dst = T + 2, src = T + 1, m = (uint64_t)n * R * (Wp - 1), on = Wp > 1; break;
+    case PS_CLEAR: op = VTA_ALU_MUL, src = 0; break;
+    case PS_MID: op = VTA_ALU_ADD; break;
+    case PS_BELOW: src = T + W; break;
+    case PS_ABOVE: m = (uint64_t)n * (Rp - 1) * Wp, on = Rp > 1; break;
+    case PS_CARRY_IN: src = K, m = (uint64_t)n * Wp, on = q->oh0 > 0; break;
+    case PS_CARRY_CLEAR: op = VTA_ALU_MUL, dst = K, src = 0, m = (uint64_t)n * Wp, on = more; break;
+    default: op = VTA_ALU_ADD, dst = K, src = T + (R - 1) * W, m = (uint64_t)n * Wp, on = more; break;
+  }
+  *k = key_of(KK_POOL, op, dst, (uint32_t)i, src, R, W, n, 0, NULL, 0);
+  *cost = on ? m : 0;
+  return on;
 }
 
 /* The epilogue of a unit with an add after it (post_add), in steps emitted a few at a time
@@ -921,7 +1085,21 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
   uint64_t bus = w->g.cfg->bus_bytes ? w->g.cfg->bus_bytes : 8;
   uint32_t copyb = pu->accb + w->p->co_t * w->p->ho_t * w->p->wo_t;
   *done = 0;
-  while (!rc && pu->next < n) {
+  while (!rc && d->post_pool && pu->next < 1 + PS_COUNT) { /* the clip, then the pooling */
+    kkey k;
+    uint64_t cost = (e->shift_vec ? 1 : 2) * elems;
+    int go = pu->next > 0 && pool_key(w, pu, pu->next - 1, &k, &cost);
+    if (!all && used + cost > budget) break;
+    used += cost;
+    rc = pu->next == 0 ? clip_step(w, pu, err) : go ? run(w, &k, err) : VTA_OK;
+    pu->next++;
+  }
+  if (!rc && d->post_pool && pu->next == 1 + PS_COUNT) {
+    rc = unit_store(w, pu, U, err);
+    *done = 1;
+    return rc;
+  }
+  while (!rc && !d->post_pool && pu->next < n) {
     int i = pu->next;
     uint64_t cost = i == 0 ? (e->shift_vec ? 1 : 2) * elems
                   : i == 1 ? elems * w->g.cfg->elem_bytes[VTA_MEM_ACC_8BIT] / bus + 64
@@ -961,7 +1139,7 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
     if (!rc && go) rc = run(w, &k, err);
     pu->next++;
   }
-  if (!rc && pu->next == n) {
+  if (!rc && !d->post_pool && pu->next == n) {
     rc = unit_store(w, pu, U, err);
     *done = 1;
   }
@@ -971,7 +1149,7 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
 /* The end of unit pu: its epilogue on the ALU (a LeakyRelu, rounding shift, MAX, MIN over its
  * ACC slot), the compute->store token, and its store. */
 static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
-  if (w->g.d->post_add) { /* the rest of its steps, all at once */
+  if (w->g.d->post_add || w->g.d->post_pool) { /* the rest of its steps, all at once */
     pending_unit p = *pu;
     int done;
     return post_chunk(w, &p, 0, 1, U, &done, err);
@@ -1214,7 +1392,7 @@ static int walk(walker *w, vta_error *err) {
        * instructions in order; the last ALU operation overlaps that GEMM too). */
       if (res_step) red += 1;
       else if (!empty) red += ci_n * tp.kh_n * tp.kw_n;
-      if (!rc && pend.on && d->post_add) {
+      if (!rc && pend.on && (d->post_add || d->post_pool)) {
         /* A few of its steps beside each of this unit's GEMM instructions. */
         uint64_t per = res_step ? 1 : empty ? 0 : (uint64_t)ci_n * tp.kh_n * tp.kw_n;
         int done;
@@ -1226,7 +1404,9 @@ static int walk(walker *w, vta_error *err) {
       }
     }
     if (!rc) {
-      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, addcb, addsb, 0};
+      uint32_t carryb = d->post_pool ? acc_slot_base(l, nslots, ah) + pool_carry_at(&w->g, p, q.coi)
+                                     : 0;
+      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, addcb, addsb, carryb, 0};
       if (u + 1 < U) pend = this_unit;
       else rc = finish_unit(w, &this_unit, U, err);
     }
@@ -1373,7 +1553,7 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   free(bv);
   out->input_bytes = vta_layout_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);
   out->output_bytes =
-      vta_layout_act_bytes(cfg, d->n, d->k, vta_conv_out_h(d), vta_conv_out_w(d), cfg->block_out);
+      vta_layout_act_bytes(cfg, d->n, d->k, vta_conv_final_h(d), vta_conv_final_w(d), cfg->block_out);
   out->input2_bytes = d->has_residual || d->post_add ? out->output_bytes : 0;
   /* The program. */
   rc = vta_program_create(cfg, &out->prog, err);

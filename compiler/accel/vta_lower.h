@@ -90,6 +90,11 @@ typedef struct vta_conv_desc {
   int32_t add_ma, add_mb;
   uint32_t add_shift;
   int32_t add_lo, add_hi;
+  /* A max pooling after the epilogue (ONNX's MaxPool fused into its producer; ResNet's stem):
+   * a 3x3 window, stride 2, padding 1 (the padding takes no part: the largest of the window's
+   * outputs inside the image), over an output of even height and width, so the layer writes
+   * (out_h / 2) x (out_w / 2) per channel. Not with has_residual, leaky_k or post_add. */
+  int post_pool;
 } vta_conv_desc;
 
 /* dense: out[m][n] = epilogue(sum_k x[m][k] * w[n][k]). */
@@ -119,6 +124,9 @@ uint64_t vta_conv_acc_tile(const vta_conv_desc *d, uint64_t outs);
 /* Output height and width (0 if the kernel does not fit the padded input). */
 uint32_t vta_conv_out_h(const vta_conv_desc *d);
 uint32_t vta_conv_out_w(const vta_conv_desc *d);
+/* The height and width the layer writes: those of the convolution, halved by a post_pool. */
+uint32_t vta_conv_final_h(const vta_conv_desc *d);
+uint32_t vta_conv_final_w(const vta_conv_desc *d);
 /* Checks a description (sizes, strides, pads, shift or per-channel shifts, clip range) and the
  * configuration (int8 data, int32 accumulators; BLOCK_IN = BLOCK_OUT for a residual). */
 int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err);

@@ -722,7 +722,7 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
    * busy with their beats; only the last one's write latency is in the unit's time (the
    * module starts the next STORE while the responses of the one before are on their way). */
   uint64_t st_data = (p->wo_t == wo ? 1 : p->co_t) * m->load_overhead +
-                     p->co_t * P * (oe > bus ? oe / bus : 1);
+                     p->co_t * P / (d->post_pool ? 4 : 1) * (oe > bus ? oe / bus : 1);
   uint64_t st_unit = st_data + m->write_latency;
   /* Compute: the GEMM unit (GEMMs, resets) and the ALU (initialisation, epilogue) run side by
    * side, one instruction overhead per run. An ACC half is held by a unit from its
@@ -732,7 +732,7 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
    * rounding; an add after the epilogue: up to 9 (its operand's MUL, then vta_conv.c's
    * add_ops) */
   uint64_t alu_ops = (epi == VTA_EPI_RESET ? 0 : 1) + (vta_conv_shift_vector(d) ? 1 : 2) +
-                     (d->leaky_k ? 6 : 0) + (d->post_add ? 9 : 0);
+                     (d->leaky_k ? 6 : 0) + (d->post_add ? 9 : 0) + (d->post_pool ? 2 : 0);
   uint64_t gunit = outs * (g_out + resets), aunit = outs * alu_ops;
   uint64_t runs = U * (n_red + res + 5);
   uint64_t compute = max_u64(gunit, aunit) + runs * m->compute_overhead;

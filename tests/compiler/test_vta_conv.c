@@ -111,7 +111,7 @@ static void layer_make(layer *L, const vta_conv_desc *d, int32_t bias_range) {
   assert_true(ho > 0 && wo > 0);
   L->nx = (size_t)d->n * d->c * d->h * d->w;
   L->nw = (size_t)d->k * d->c * d->kh * d->kw;
-  L->nout = (size_t)d->n * d->k * ho * wo;
+  L->nout = (size_t)d->n * d->k * vta_conv_final_h(d) * vta_conv_final_w(d);
   L->x = malloc(L->nx);
   L->w = malloc(L->nw);
   L->ref = malloc(L->nout);
@@ -168,7 +168,8 @@ static vta_tile_epilogue check_layer(rig *r, layer *L, const vta_tile_plan *plan
   vta_stats st;
   memset(&st, 0, sizeof st);
   int8_t *op = run_lowered(r, &low, xp, rp, &st);
-  vta_layout_unpack_act(cfg, op, d->n, d->k, ho, wo, cfg->block_out, out);
+  vta_layout_unpack_act(cfg, op, d->n, d->k, vta_conv_final_h(d), vta_conv_final_w(d),
+                        cfg->block_out, out);
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < L->nout; i++)
     if (out[i] != L->ref[i] && bad++ == 0) first = i;
@@ -563,6 +564,65 @@ static void check_post_add(rig *r) {
     check_layer(r, &L, NULL);
     layer_free(&L);
   }
+}
+
+/* A 3x3/2 max pooling fused after the epilogue (post_pool): the im2col stem of ResNet-18 scaled
+ * down, 3x3 layers with one or several row tiles (the carry between them), an odd number of
+ * output blocks, negative outputs (no ReLU), the reset epilogue, a batch of two; forced plans
+ * with two-row tiles and both channel-tile sizes. */
+static void check_post_pool(rig *r) {
+  vta_conv_desc shapes[] = {conv(3, 40, 32, 7, 2, 3), conv(16, 12, 32, 3, 1, 1),
+                            conv(16, 16, 48, 3, 1, 1), conv(24, 10, 40, 3, 1, 1),
+                            conv(16, 8, 32, 1, 1, 0)};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    vta_conv_desc d = shapes[i];
+    d.k = d.k / 16 * r->cfg.block_out; /* the same number of output blocks */
+    d.post_pool = 1;
+    if (i == 2) d.relu = 0;
+    if (i == 3) d.has_bias = 0, d.shift = 0, d.clip_lo = -128, d.relu = 0;
+    if (i == 4) d.n = 2;
+    layer L;
+    layer_make(&L, &d, 3000);
+    check_layer(r, &L, NULL);
+    if (i == 1 || i == 2) {
+      /* 12x12: six row tiles of one block; 16x16, three blocks: four row tiles of two (the
+       * second channel tile has one block, its last) */
+      vta_tile_plan p = {.ho_t = i == 1 ? 2 : 4, .wo_t = i == 1 ? 12 : 16,
+                         .co_t = (uint32_t)i, .ci_t = 1, .order = VTA_TILE_SPATIAL_OUTER,
+                         .bias_resident = 1};
+      check_layer(r, &L, &p);
+    }
+    layer_free(&L);
+  }
+}
+
+static void test_conv_post_pool_matches_reference(void **state) {
+  (void)state;
+  rig r;
+  rig_open(&r, NULL);
+  check_post_pool(&r);
+  vta_error err;
+  vta_conv_desc d = conv(16, 9, 32, 3, 1, 1);
+  d.post_pool = 1;
+  assert_int_not_equal(vta_conv_check(&r.cfg, &d, &err), VTA_OK);
+  assert_non_null(strstr(err.msg, "even output"));
+  d = conv(16, 8, 16, 3, 1, 1);
+  d.post_pool = 1;
+  assert_int_not_equal(vta_conv_check(&r.cfg, &d, &err), VTA_OK);
+  assert_non_null(strstr(err.msg, "two output-channel blocks"));
+  d = conv(16, 8, 32, 3, 1, 1);
+  d.post_pool = 1;
+  vta_tile_plan p = {.ho_t = 3, .wo_t = 8, .co_t = 1, .ci_t = 1, .order = VTA_TILE_SPATIAL_OUTER};
+  vta_sched_layout l;
+  assert_int_not_equal(vta_sched_layout_of(&r.cfg, &d, &p, &l, &err), VTA_OK);
+  assert_non_null(strstr(err.msg, "whole rows"));
+  rig_close(&r);
+  rig_open(&r, "configs/block32.json");
+  check_post_pool(&r);
+  rig_close(&r);
+  assert_true(rig_open_on(&r, "rtl", NULL));
+  check_post_pool(&r);
+  rig_close(&r);
 }
 
 static void test_conv_post_add_matches_reference(void **state) {
@@ -994,6 +1054,7 @@ int main(void) {
       cmocka_unit_test(test_dense_leaky_relu_matches_reference),
       cmocka_unit_test(test_conv_on_rtl_matches_reference_and_prediction),
       cmocka_unit_test(test_conv_post_add_matches_reference),
+      cmocka_unit_test(test_conv_post_pool_matches_reference),
       cmocka_unit_test(test_lowered_program_survives_text_and_binary),
       cmocka_unit_test(test_tile_choose_fits_every_config),
   };

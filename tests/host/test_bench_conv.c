@@ -48,15 +48,30 @@ static void test_bench_resnet18_runs_the_network(void **state) {
   CLI_ASSERT_CONTAINS(r.out, "\"predicted_cycles_published_scope\":");
   CLI_ASSERT_CONTAINS(r.out, "\"cpu_ops\":[\"avgpool\"]"); /* max pooling on the accelerator */
   CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");               /* by default */
-  /* The pooling and every convolution in one chained run, the classifier in a second. */
+  /* Every convolution (the max pooling inside C1's) in one chained run, the classifier in a
+   * second. */
+  CLI_ASSERT_CONTAINS(r.out, "\"maxpool\":\"fused\",");
   CLI_ASSERT_CONTAINS(r.out, "\"chained\":true,\"device_runs\":2,");
   /* Each layer reads its predecessor's output (a barrier) except the 1x1 downsampling
    * convolutions, whose first loads go before their predecessor's last GEMM ends, and whose
    * weight and input loads into fresh entries go inside their predecessor's stream. */
   CLI_ASSERT_CONTAINS(r.out,
-                      "\"chain_barriers\":17,\"chain_early_loads\":3,\"chain_hoisted_loads\":20,");
+                      "\"chain_barriers\":16,\"chain_early_loads\":3,\"chain_hoisted_loads\":20,");
   cli_result_free(&r);
   CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--no-chain");
+  CLI_ASSERT_STATUS(&r, 0);
+  CLI_ASSERT_CONTAINS(r.out, "\"chained\":false,\"device_runs\":21,");
+  CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");
+  cli_result_free(&r);
+  /* The pooling as a program of its own: 17 barriers chained, 22 runs apart. */
+  CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--separate-pool");
+  CLI_ASSERT_STATUS(&r, 0);
+  CLI_ASSERT_CONTAINS(r.out, "\"maxpool\":\"separate\"");
+  CLI_ASSERT_CONTAINS(r.out, "\"chain_barriers\":17,");
+  CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");
+  cli_result_free(&r);
+  CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--no-chain",
+          "--separate-pool");
   CLI_ASSERT_STATUS(&r, 0);
   CLI_ASSERT_CONTAINS(r.out, "\"chained\":false,\"device_runs\":22,");
   CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");
