@@ -57,7 +57,7 @@ typedef struct bench_opts {
   vta_config cfg;
   const char *backend, *backend_opts;
   const char *cfg_path; /* --config FILE, or NULL */
-  int verify, explain, per_layer, no_chain, separate_pool;
+  int verify, explain, per_layer, no_chain, separate_pool, separate_fc;
 } bench_opts;
 
 typedef struct bench_dev {
@@ -312,6 +312,8 @@ static int parse_common(bench_opts *o, int argc, char **argv, void (*help)(void)
       o->no_chain = 1;
     } else if (!layer && strcmp(argv[i], "--separate-pool") == 0) {
       o->separate_pool = 1;
+    } else if (!layer && strcmp(argv[i], "--separate-classifier") == 0) {
+      o->separate_fc = 1;
     } else if (layer && (r = vta_cli_option(o->cmd, argc, argv, &i, "--layer", NULL, &v))) {
       if (r < 0) return -1;
       *layer = v;
@@ -403,13 +405,15 @@ int vta_bench_conv2d(int argc, char **argv) {
 static void resnet_help(void) {
   printf("usage: vta bench resnet18 [--backend fsim|rtl|sc] [--config FILE] [--backend-options S]\n"
          "                          [--no-verify] [--explain] [--per-layer] [--no-chain]\n"
-         "                          [--separate-pool]\n"
+         "                          [--separate-pool] [--separate-classifier]\n"
          "\n"
          "Runs ResNet-18 v1 (224x224, batch 1, random int8 weights generated here) with every\n"
-         "convolution, the max pooling and the final dense layer on the accelerator (the max\n"
-         "pooling inside C1's epilogue, residual additions inside the second convolution of\n"
-         "each block; --separate-pool runs the pooling as its own program), global average\n"
-         "pooling on the CPU, and prints one JSON line of totals: MACs, compute bound, cycles\n"
+         "convolution, the max pooling, the average pooling and the final dense layer on the\n"
+         "accelerator (the max pooling inside C1's epilogue, residual additions inside the\n"
+         "second convolution of each block, the average pooling and the classifier inside the\n"
+         "last convolution's program; --separate-pool and --separate-classifier run them as\n"
+         "programs of their own, the average pooling then on the CPU), and prints one JSON line\n"
+         "of totals: MACs, compute bound, cycles\n"
          "(cycle-level backends; also between max pooling and average pooling, the scope of\n"
          "the published figure), the cost model's prediction, bytes, replay and lowering times,\n"
          "and the compile time of the ONNX model (vta compile builtin:resnet18 --accel).\n"
@@ -418,10 +422,11 @@ static void resnet_help(void) {
          "--per-layer adds a JSON line per layer before the totals.\n"
          "\n"
          "Every convolution (and a separate pooling) runs chained, as one instruction stream and one\n"
-         "device run (then the average pooling on the CPU and the classifier in a second run);\n"
+         "device run (a separate classifier in a second run after the CPU's average pooling);\n"
          "--no-chain runs every layer as its own device run instead. Chained, the published\n"
          "scope is the chain's cycles minus those of a run of its head (C1 with the pooling)\n"
-         "alone, and --per-layer gives each layer the cycles it adds to the chain (runs of\n"
+         "alone and of a separate classifier (a fused one's visible cycles stay in the scope),\n"
+         "and --per-layer gives each layer the cycles it adds to the chain (runs of\n"
          "every prefix of the chain: slow on rtl), with the C2-C11 utilisation inside the\n"
          "network (each published layer's instances together) in the totals.\n");
 }
@@ -705,6 +710,19 @@ int vta_bench_resnet18(int argc, char **argv) {
   if (!fcw || !fcb) goto oom;
   for (size_t i = 0; i < 512 * 1000; i++) fcw[i] = (int8_t)((int)(rnd() % 128) - 64);
   for (int i = 0; i < 1000; i++) fcb[i] = (int32_t)(rnd() % 4096) - 2048;
+  /* The average pooling and the classifier inside the last convolution's program
+   * (vta_conv_desc.head_n): it writes the logits, then the averages it loads back. */
+  int fused_fc = !o.separate_fc;
+  if (fused_fc) {
+    vta_conv_desc *d = &n->l[n->nl - 1].d;
+    d->head_n = fc.n;
+    d->head_w = fcw;
+    d->head_bias = fcb;
+    d->head_shift = fc.shift;
+    d->head_lo = fc.clip_lo;
+    d->head_hi = fc.clip_hi;
+  }
+  uint64_t macs_fc = (uint64_t)fc.m * fc.k * fc.n;
   /* Lowering: the search runs once per distinct layer shape, as a compiler would. */
   double t0 = now();
   uint64_t pred = 0, pred_c1 = 0, macs = 0, macs_c1 = 0, bound = 0;
@@ -714,10 +732,24 @@ int vta_bench_resnet18(int argc, char **argv) {
       if (memcmp(&n->l[j].d, &n->l[i].d, sizeof n->l[i].d) == 0 &&
           vta_conv_epilogue(&n->l[i].d, n->l[i].w, n->l[i].bias) == low[j].epilogue)
         plan = &low[j].choice.plan;
-    if (vta_lower_conv2d(cfg, &n->l[i].d, n->l[i].w, n->l[i].bias, plan, &low[i], &err)) goto fail;
+    int rc = vta_lower_conv2d(cfg, &n->l[i].d, n->l[i].w, n->l[i].bias, plan, &low[i], &err);
+    /* A configuration the fusions do not fit (batch above 1, BLOCK_IN != BLOCK_OUT, buffers too
+     * small for whole rows): the pooling or the classifier as programs of their own. */
+    if (rc && n->l[i].d.post_pool) {
+      fused_pool = 0;
+      n->l[i].d.post_pool = 0;
+      n->l[i].out = pin;
+      rc = vta_lower_conv2d(cfg, &n->l[i].d, n->l[i].w, n->l[i].bias, plan, &low[i], &err);
+    }
+    if (rc && n->l[i].d.head_n) {
+      fused_fc = 0;
+      n->l[i].d.head_n = 0;
+      rc = vta_lower_conv2d(cfg, &n->l[i].d, n->l[i].w, n->l[i].bias, plan, &low[i], &err);
+    }
+    if (rc) goto fail;
     if (o.explain) vta_tile_explain(cfg, &n->l[i].d, &low[i].choice, stderr);
   }
-  if (vta_lower_dense(cfg, &fc, fcw, fcb, NULL, &low[n->nl], &err)) goto fail;
+  if (!fused_fc && vta_lower_dense(cfg, &fc, fcw, fcb, NULL, &low[n->nl], &err)) goto fail;
   /* Max pooling 3x3/2 pad 1 on conv1's output: the ALU's MAX (compiler/accel/vta_pool.c). */
   const act *pa = &n->a[pin];
   vta_pool_desc pool = {.n = 1, .c = pa->c, .h = pa->h, .w = pa->w, .kh = 3, .kw = 3, .stride_h = 2,
@@ -732,6 +764,7 @@ int vta_bench_resnet18(int argc, char **argv) {
     macs += low[i].choice.macs;
     if (i == 0) pred_c1 = low[i].choice.cost.cycles, macs_c1 = low[i].choice.macs;
   }
+  if (fused_fc) macs += macs_fc; /* inside the last convolution's program */
   bound = macs / cfg->macs_per_cycle;
   /* Device buffers for every activation, the input uploaded. */
   if (dev_open(&o, &b, &err)) goto fail;
@@ -808,8 +841,15 @@ int vta_bench_resnet18(int argc, char **argv) {
              one.st.alu_uops);
     }
   }
-  /* Global average pooling on the CPU, then the classifier on the accelerator. */
-  {
+  /* The logits: from the last convolution's program, or the global average pooling on the
+   * CPU, then the classifier on the accelerator. */
+  if (fused_fc) {
+    act *f = &n->a[feat];
+    if (vta_device_copy_from(b.dev, buf, f->phys, vta_layout_dense_bytes(cfg, 1, fc.n, cfg->block_out),
+                             &err))
+      goto fail;
+    vta_layout_unpack_dense(cfg, buf, 1, fc.n, cfg->block_out, logits);
+  } else {
     act *f = &n->a[feat];
     double c0 = now();
     uint64_t nb = vta_layout_act_bytes(cfg, 1, f->c, f->h, f->w, cfg->block_in);
@@ -836,6 +876,7 @@ int vta_bench_resnet18(int argc, char **argv) {
   }
   /* --verify: the same network on the CPU reference, layer by layer from the same input. */
   int verified = -1;
+  int8_t ref_head[1000];
   if (o.verify) {
     verified = 1;
     for (int i = 0; i < n->nl && verified; i++) {
@@ -852,6 +893,10 @@ int vta_bench_resnet18(int argc, char **argv) {
       if (!y->host) goto oom;
       vta_ref_conv2d(&L->d, n->a[L->in].host, L->w, L->bias,
                      L->in2 >= 0 ? n->a[L->in2].host : NULL, y->host);
+      if (L->d.head_n) { /* its logits, checked below */
+        memcpy(ref_head, y->host, fc.n);
+        continue;
+      }
       /* Compare with the device's copy of this activation. */
       uint64_t nb = vta_layout_act_bytes(cfg, 1, y->c, y->h, y->w, cfg->block_out);
       if (vta_device_copy_from(b.dev, buf, y->phys, nb, &err)) goto fail;
@@ -864,8 +909,12 @@ int vta_bench_resnet18(int argc, char **argv) {
     if (verified) {
       act *f = &n->a[feat];
       int8_t ref_pooled[512], ref_logits[1000];
-      vta_ref_avgpool(f->host, 1, f->c, f->h, f->w, ref_pooled);
-      vta_ref_dense(&fc, ref_pooled, fcw, fcb, ref_logits);
+      if (fused_fc) {
+        memcpy(ref_logits, ref_head, sizeof ref_logits);
+      } else {
+        vta_ref_avgpool(f->host, 1, f->c, f->h, f->w, ref_pooled);
+        vta_ref_dense(&fc, ref_pooled, fcw, fcb, ref_logits);
+      }
       verified = memcmp(ref_logits, logits, 1000) == 0;
       if (!verified) fprintf(stderr, "vta %s: the logits differ from the C reference\n", o.cmd);
     }
@@ -880,10 +929,11 @@ int vta_bench_resnet18(int argc, char **argv) {
          o.backend, shape, n->nl + 1, macs, bound);
   /* The published figure covers the layers between max pooling and average pooling: every
    * convolution but the first, without the classifier (and without the pooling). */
-  uint64_t macs_scope = macs - macs_c1 - low[n->nl].choice.macs;
+  uint64_t macs_scope = macs - macs_c1 - (fused_fc ? macs_fc : low[n->nl].choice.macs);
   uint64_t pred_scope = pred - pred_c1 - low[n->nl].choice.cost.cycles -
                         (fused_pool ? 0 : pool_low.choice.cost.cycles);
-  printf("\"maxpool\":\"%s\",", fused_pool ? "fused" : "separate");
+  printf("\"maxpool\":\"%s\",\"classifier\":\"%s\",", fused_pool ? "fused" : "separate",
+         fused_fc ? "fused" : "separate");
   if (r.st.cycles) {
     uint64_t sc = o.no_chain ? r.st.cycles - r_c1.st.cycles - r_fc.st.cycles - r_pool.st.cycles
                              : r.st.cycles - r_fc.st.cycles - head_cycles;
@@ -908,11 +958,11 @@ int vta_bench_resnet18(int argc, char **argv) {
          ",\"bytes_written\":%" PRIu64 ",\"insns\":%" PRIu64 ",\"wall_seconds\":%.6f,"
          "\"device_seconds\":%.6f,\"device_cpu_seconds\":%.6f,\"cpu_seconds\":%.6f,"
          "\"compile_seconds\":%.6f,\"model_compile_seconds\":%.6f,"
-         "\"cpu_ops\":[\"avgpool\"],\"top1\":%d,\"verified\":%s}\n",
+         "\"cpu_ops\":[%s],\"top1\":%d,\"verified\":%s}\n",
          pred, pred_scope, r.st.gemm_uops, r.st.alu_uops, bytes_read(&r.st),
          r.st.bytes_written[VTA_MEM_OUT], r.st.insns, r.wall, r.device, r.st.cpu_seconds, cpu,
          compile,
-         model_compile, top,
+         model_compile, fused_fc ? "" : "\"avgpool\"", top,
          verified < 0 ? "null" : verified ? "true" : "false");
   status = verified == 0 ? VTA_EXIT_FAIL : VTA_EXIT_OK;
   goto done;

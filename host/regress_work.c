@@ -100,8 +100,31 @@ static int conv_case(const vta_config *cfg, const char *backend, uint64_t seed, 
    * decided by the seed, so the other draws stay those of the seed. */
   if (seed % 3 == 2 && d.k >= 2 * cfg->block_out && ho % 2 == 0 && wo % 2 == 0)
     d.post_pool = 1, ho /= 2, wo /= 2;
+  /* Every third other seed with a ReLU, on a configuration that allows it: a classifier head
+   * (average pooling and a dense layer of 1 to 40 outputs inside the program); its weights
+   * from a stream of their own. */
+  int8_t *hw = NULL;
+  int32_t *hb = NULL;
+  if (seed % 3 == 1 && d.relu && cfg->batch == 1 && cfg->block_in == cfg->block_out) {
+    uint64_t s2 = seed * 0xbf58476d1ce4e5b9ull + 7;
+    d.head_n = 1 + (uint32_t)(seed / 3 % 40);
+    hw = malloc((size_t)d.head_n * d.k);
+    hb = malloc(d.head_n * sizeof *hb);
+    if (!hw || !hb) {
+      free(hw);
+      free(hb);
+      return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < (size_t)d.head_n * d.k; i++) hw[i] = (int8_t)fp_rand(&s2);
+    for (uint32_t i = 0; i < d.head_n; i++) hb[i] = (int32_t)(fp_rand(&s2) % 8192) - 4096;
+    d.head_w = hw;
+    d.head_bias = hb;
+    d.head_shift = 6 + (uint32_t)(fp_rand(&s2) % 6);
+    d.head_lo = -128;
+    d.head_hi = 127;
+  }
   size_t nx = (size_t)d.c * d.h * d.w, nw = (size_t)d.k * d.c * d.kh * d.kw,
-         no = (size_t)d.k * ho * wo;
+         no = d.head_n ? d.head_n : (size_t)d.k * ho * wo;
   int8_t *x = malloc(nx), *w = malloc(nw), *xp = NULL, *op = NULL, *out = malloc(no),
          *ref = malloc(no);
   int32_t *bias = malloc(d.k * sizeof *bias);
@@ -147,7 +170,10 @@ static int conv_case(const vta_config *cfg, const char *backend, uint64_t seed, 
   if (rc == VTA_OK) rc = vta_program_run(jit, low.prog, phys, &st, err);
   if (rc == VTA_OK) rc = vta_device_copy_from(dev, op, phys[VTA_PROG_BUF_OUTPUT], low.output_bytes, err);
   if (rc == VTA_OK) {
-    vta_layout_unpack_act(cfg, op, d.n, d.k, ho, wo, cfg->block_out, out);
+    if (d.head_n)
+      vta_layout_unpack_dense(cfg, op, 1, d.head_n, cfg->block_out, out);
+    else
+      vta_layout_unpack_act(cfg, op, d.n, d.k, ho, wo, cfg->block_out, out);
     vta_ref_conv2d(&d, x, w, bias, NULL, ref);
     for (size_t i = 0; i < no && rc == VTA_OK; i++)
       if (out[i] != ref[i])
@@ -155,7 +181,8 @@ static int conv_case(const vta_config *cfg, const char *backend, uint64_t seed, 
                            "conv %ux%ux%u k=%u %ux%u stride %u pad %u%s: output %zu is %d, the C "
                            "reference gives %d",
                            d.c, d.h, d.w, d.k, d.kh, d.kw, d.stride_h, pad,
-                           d.post_pool ? ", max pooling" : "", i, out[i], ref[i]);
+                           d.post_pool ? ", max pooling" : d.head_n ? ", classifier head" : "",
+                           i, out[i], ref[i]);
   }
   if (rc != VTA_OK)
     vta_error_prefix(err, "conv %ux%ux%u to %u channels, %ux%u kernel, stride %u, pad %u", d.c,
@@ -172,6 +199,8 @@ static int conv_case(const vta_config *cfg, const char *backend, uint64_t seed, 
   free(out);
   free(ref);
   free(bias);
+  free(hw);
+  free(hb);
   return rc;
 }
 

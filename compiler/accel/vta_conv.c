@@ -58,7 +58,8 @@ int vta_conv_shift_vector(const vta_conv_desc *d) { return d->shift != 0 || d->l
 int vta_conv_residual_gemm(const vta_conv_desc *d) { return d->has_residual && d->leaky_k != 0; }
 
 uint32_t vta_conv_vector_rows(const vta_conv_desc *d) {
-  return 1 + (vta_conv_shift_vector(d) ? 1 : 0) + (d->leaky_k ? 1 : 0) + (d->post_add ? 2 : 0);
+  return 1 + (vta_conv_shift_vector(d) ? 1 : 0) + (d->leaky_k ? 1 : 0) + (d->post_add ? 2 : 0) +
+         (d->head_n ? 1 : 0);
 }
 
 uint64_t vta_conv_acc_tile(const vta_conv_desc *d, uint64_t outs) {
@@ -162,6 +163,31 @@ int vta_conv_check(const vta_config *cfg, const vta_conv_desc *d, vta_error *err
       return vta_error_set(err, VTA_ERR_INVALID,
                            "lowering: add clip range [%d, %d] is not inside [-128, 127]",
                            d->add_lo, d->add_hi);
+  }
+  if (d->head_n) {
+    uint64_t P = (uint64_t)vta_conv_out_h(d) * vta_conv_out_w(d);
+    if (d->post_pool || d->post_add || d->leaky_k)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a classifier head after a %s",
+                           d->post_pool ? "max pooling" : d->post_add ? "fused add" : "LeakyRelu");
+    if (d->n != 1 || cfg->batch != 1 || cfg->block_in != cfg->block_out)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a classifier head needs batch 1 and BLOCK_IN = BLOCK_OUT "
+                           "(batch %u of %u, blocks %u and %u)",
+                           d->n, cfg->batch, cfg->block_in, cfg->block_out);
+    if (!d->head_w || P > 255 || (d->relu ? 0 : d->clip_lo) < 0)
+      return vta_error_set(err, VTA_ERR_UNSUPPORTED,
+                           "lowering: a classifier head averages at most 255 positions of a "
+                           "non-negative output with its weights given (%llu positions, clip "
+                           "from %d%s)",
+                           (unsigned long long)P, d->relu ? 0 : d->clip_lo,
+                           d->head_w ? "" : ", no weights");
+    if (d->head_n > 65535 || d->head_shift > 31 || d->head_lo < -128 || d->head_hi > 127 ||
+        d->head_lo > d->head_hi)
+      return vta_error_set(err, VTA_ERR_INVALID,
+                           "lowering: classifier head of %u outputs, shift %u, clip [%d, %d]: at "
+                           "most 65535 outputs, shift 31, an int8 range",
+                           d->head_n, d->head_shift, d->head_lo, d->head_hi);
   }
   if (d->post_pool) {
     uint32_t ho = vta_conv_out_h(d), wo = vta_conv_out_w(d);
@@ -479,13 +505,25 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
                            p->order == VTA_TILE_SPATIAL_OUTER ? "spatial-outer" : "co-outer");
     acc = pool_carry_at(&g, p, tiles - 1) + (uint64_t)p->co_t * (g.wo / 2);
   }
+  if (d->head_n) acc += p->co_t; /* the unit's averages after its tile */
   l->bias_entries = p->bias_resident ? g.cob : p->co_t;
   /* Per-channel shifts and a LeakyRelu's rounding: beside resident biases one more vector per
    * block and row; per tile, two regions of every row (see vta_sched_layout). */
   uint32_t rows = vta_conv_vector_rows(d);
   if (rows > 1) l->shift_entries = (p->bias_resident ? rows - 1 : 2 * rows - 1) * l->bias_entries;
-  uint32_t reserved_acc = l->bias_entries + l->shift_entries;
-  uint32_t reserved_wgt = vta_conv_residual_gemm(d) ? 1 : 0;
+  /* A classifier head: its accumulators below the biases, two input and two weight slots of a
+   * unit's channel blocks at the top of INP and WGT (beside the residual's diagonal). */
+  uint32_t head_nb = d->head_n ? ceil_div(d->head_n, cfg->block_out) : 0;
+  uint32_t reserved_inp = d->head_n ? 2 * p->co_t : 0;
+  uint32_t reserved_acc = l->bias_entries + l->shift_entries + head_nb;
+  uint32_t reserved_wgt = (vta_conv_residual_gemm(d) ? 1 : 0) + 2 * head_nb * (d->head_n ? p->co_t : 0);
+  if (d->head_n && (p->ho_t != g.ho || p->wo_t != g.wo))
+    return vta_error_set(err, VTA_ERR_INVALID,
+                         "tiling: with a classifier head a plan takes the whole %ux%u output "
+                         "per tile, not %ux%u",
+                         g.ho, g.wo, p->ho_t, p->wo_t);
+  if (reserved_inp + 2 > cfg->depth[VTA_MEM_INP])
+    return vta_error_set(err, VTA_ERR_BOUNDS, "tiling: the classifier's input slots do not fit INP");
   /* ACC: the two halves are the two banks of the hardware (index MSB), so the GEMMs of one
    * virtual thread and the ALU epilogue of the other can run together (hw/rtl/vta_compute.sv);
    * the biases (and shifts) take the top of the second bank. */
@@ -493,11 +531,14 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   if (reserved_acc + 1 > bank || reserved_wgt + 2 > cfg->depth[VTA_MEM_WGT])
     return vta_error_set(err, VTA_ERR_BOUNDS, "tiling: the biases%s do not fit the ACC buffer",
                          l->shift_entries ? " and shifts" : "");
-  uint32_t inp_half = cfg->depth[VTA_MEM_INP] / 2;
+  uint32_t inp_avail = cfg->depth[VTA_MEM_INP] - reserved_inp, inp_half = inp_avail / 2;
   uint32_t wgt_avail = cfg->depth[VTA_MEM_WGT] - reserved_wgt, wgt_half = wgt_avail / 2;
+  l->head_inp = inp_avail;
+  l->head_wgt = wgt_avail + (vta_conv_residual_gemm(d) ? 1 : 0);
   l->wgt_ident = wgt_avail;
   l->acc_half = bank;
-  l->acc_bias = cfg->depth[VTA_MEM_ACC] - reserved_acc;
+  l->acc_bias = cfg->depth[VTA_MEM_ACC] - reserved_acc + head_nb;
+  l->head_acc = l->acc_bias - head_nb;
   uint32_t acc_room = bank - reserved_acc; /* a tile, in either half */
   const char *what = NULL;
   uint64_t need = 0, have = 0;
@@ -523,7 +564,7 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint64_t w_cycle = p->order == VTA_TILE_SPATIAL_OUTER ? (uint64_t)n_co * n_red : n_red;
   l->inp_slot = (uint32_t)(inp > res ? inp : res);
   l->wgt_slot = (uint32_t)wgt;
-  uint64_t in_fit = cfg->depth[VTA_MEM_INP] / l->inp_slot, w_fit = wgt_avail / l->wgt_slot;
+  uint64_t in_fit = inp_avail / l->inp_slot, w_fit = wgt_avail / l->wgt_slot;
   if (in_fit > VTA_SCHED_MAX_SLOTS) in_fit = VTA_SCHED_MAX_SLOTS;
   if (w_fit > VTA_SCHED_MAX_SLOTS) w_fit = VTA_SCHED_MAX_SLOTS;
   l->inp_slots = in_cycle + 1 <= in_fit ? (uint32_t)(in_cycle + 1 > 2 ? in_cycle + 1 : 2) : 2;
@@ -536,7 +577,7 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
      * its weights. */
     uint64_t all_w = (uint64_t)n_co * n_red;
     if (all_w + 1 <= w_fit && all_w + 1 > l->wgt_slots) l->wgt_slots = (uint32_t)(all_w + 1);
-    l->inp_top = cfg->depth[VTA_MEM_INP];
+    l->inp_top = inp_avail;
     l->wgt_top = wgt_avail;
   }
   gemm_kind k = choose_kind(&g, p);
@@ -649,8 +690,30 @@ typedef enum kkind {
   KK_BIAS = 3,  /* ALU op with a vector operand: biases (MAX or ADD), shifts (SHR) */
   KK_IMM = 4,   /* ALU op with an immediate */
   KK_COPY = 5,  /* ALU op between two ACC tiles of the same shape, element by element */
-  KK_POOL = 6   /* a step of a fused max pooling (pool_step, in key b) */
+  KK_POOL = 6,  /* a step of a fused max pooling (pool_step, in key b) */
+  KK_GAP = 7,   /* a step of a classifier head's average (gap_step, in key b) */
+  KK_HEAD = 8   /* a classifier head's GEMM: its outputs (a) += one unit's averages (b) x weights (c) */
 } kkind;
+
+/* The average of a unit's tile of P positions x n output blocks at slot entry T into its
+ * entries G (one per block, after the tile), on the ALU: */
+typedef enum gap_step {
+  GS_CLEAR, /* G = 0 (MUL 0) */
+  GS_SUM,   /* G += T[p], p < P: one micro-op, the inner loop over the positions */
+  GS_ROUND, /* G += P/2 - P C' (C' the epilogue's offset): the first vector of a row beside the
+             * biases (the same for every block, so one kernel per slot) */
+  GS_MUL,   /* G *= M = ceil(2^k / P) */
+  GS_SHR,   /* G >>= k: (sum + P/2) / P exactly for sums up to 127 P (k: gap_shift) */
+  GS_COUNT
+} gap_step;
+
+/* k of GS_SHR: the least with 128 P^2 < 2^k, so that ceil(2^k / P) * P - 2^k < P keeps
+ * (s + P/2) M / 2^k within 1/P of (s + P/2) / P for every s <= 127 P. */
+static uint32_t gap_shift(uint32_t P) {
+  uint32_t k = 0;
+  while ((1ull << k) <= 128ull * P * P) k++;
+  return k;
+}
 
 /* The steps of a fused max pooling over a unit's tile of R rows (even) x W columns (even) x n
  * output blocks at slot entry T (row r of block o at T + (o R + r) W), into the pooled tile at
@@ -740,6 +803,30 @@ static int build(walker *w, const kkey *key, vta_prog_kernel *k, vta_error *err)
       for (uint32_t ci = 0; want && ci < key->ci_n; ci++)
         w->uops[n++] = (vta_uop){key->a, key->b + ci * R * Cc, key->c + ci};
     }
+  } else if (key->kind == KK_HEAD) {
+    /* a: the head's accumulators, b: the averages in INP, c: the weights in WGT; ho_n: output
+     * blocks, co_n: the unit's input blocks (micro-ops) */
+    k->mode = VTA_JIT_GEMM;
+    k->nuops = key->co_n;
+    if (want) rc = uops_room(w, k->nuops, err);
+    if (rc) return rc;
+    k->loop[0] = (vta_prog_loop){key->ho_n, 1, 0, key->co_n};
+    k->loop[1] = (vta_prog_loop){1, 0, 0, 0};
+    for (uint32_t i = 0; want && i < key->co_n; i++)
+      w->uops[i] = (vta_uop){key->a, key->b + i, key->c + i};
+  } else if (key->kind == KK_GAP) {
+    /* a: G, c: the source; ho_n x wo_n: the positions, co_n: the blocks */
+    uint32_t P = key->ho_n * key->wo_n;
+    k->mode = VTA_JIT_ALU;
+    k->alu_op = (vta_alu_op)key->op;
+    k->nuops = 1;
+    if (want) rc = uops_room(w, 1, err);
+    if (rc) return rc;
+    if (want) w->uops[0] = (vta_uop){key->a, key->c, 0};
+    k->use_imm = key->b != GS_SUM && key->b != GS_ROUND;
+    k->imm = key->imm;
+    k->loop[0] = (vta_prog_loop){key->co_n, 1, key->b == GS_SUM ? P : 0, 0}; /* ROUND: one value */
+    k->loop[1] = (vta_prog_loop){key->b == GS_SUM ? P : 1, 0, key->b == GS_SUM ? 1 : 0, 0};
   } else if (key->kind == KK_POOL) {
     /* a: destination, c: source (absolute entries); ho_n x wo_n x co_n: the unit's tile */
     uint32_t R = key->ho_n, W = key->wo_n, n = key->co_n, Rp = R / 2, Wp = W / 2;
@@ -943,6 +1030,7 @@ typedef struct pending_unit {
   uint32_t addcb;  /* an add after the epilogue: its constant's vectors, */
   uint32_t addsb;  /* and its SHRCLIP's operand (shift, upper bound) */
   uint32_t carryb; /* a fused max pooling: its output-channel tile's carry (pool_carry_at) */
+  uint32_t gapb;   /* a classifier head: its average's constant row (GS_ROUND) */
   int next;        /* with an add or a pooling after the epilogue: the next step to emit */
 } pending_unit;
 
@@ -1012,9 +1100,23 @@ static int unit_store(walker *w, const pending_unit *pu, uint64_t U, vta_error *
   const vta_sched_sink *s = w->s;
   int rc = s->dep(s->ctx, 1, C_, S_, err);
   if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
-  if (!rc && w->g.d->post_pool) rc = pooled_store(w, pu, err);
-  else if (!rc) rc = tile_xfers(w, &pu->q, VTA_MEM_OUT, VTA_PROG_BUF_OUTPUT, pu->accb, 1, err);
-  if (!rc && pu->u + w->nslots < U) rc = s->dep(s->ctx, 1, S_, C_, err);
+  if (!rc && w->g.d->post_pool) {
+    rc = pooled_store(w, pu, err);
+  } else if (!rc && w->g.d->head_n) { /* the averages only, after the head's outputs */
+    vta_prog_xfer x;
+    memset(&x, 0, sizeof x);
+    x.type = VTA_MEM_OUT;
+    x.buf = VTA_PROG_BUF_OUTPUT;
+    x.sram = pu->accb + pool_compact_at(w->p);
+    x.offset = ceil_div(w->g.d->head_n, w->g.cfg->block_out) + pu->q.co0;
+    x.x_size = x.x_stride = pu->q.co_n;
+    x.y_size = 1;
+    rc = s->store(s->ctx, &x, err);
+  } else if (!rc) {
+    rc = tile_xfers(w, &pu->q, VTA_MEM_OUT, VTA_PROG_BUF_OUTPUT, pu->accb, 1, err);
+  }
+  /* (a classifier head waits for every unit's store, the last ones after the walk) */
+  if (!rc && (pu->u + w->nslots < U || w->g.d->head_n)) rc = s->dep(s->ctx, 1, S_, C_, err);
   return rc;
 }
 
@@ -1063,6 +1165,18 @@ static int pool_key(const walker *w, const pending_unit *pu, int i, kkey *k, uin
   return on;
 }
 
+/* Step i (gap_step) of unit pu's average for a classifier head: its key in *k, its micro-ops
+ * in *cost. */
+static void gap_key(const walker *w, const pending_unit *pu, int i, kkey *k, uint64_t *cost) {
+  const unit_pos *q = &pu->q;
+  uint32_t P = q->ho_n * q->wo_n, G = pu->accb + pool_compact_at(w->p), kk = gap_shift(P);
+  vta_alu_op op = i == GS_CLEAR || i == GS_MUL ? VTA_ALU_MUL : i == GS_SHR ? VTA_ALU_SHR : VTA_ALU_ADD;
+  uint32_t src = i == GS_SUM ? pu->accb : i == GS_ROUND ? pu->gapb : 0;
+  int32_t imm = i == GS_MUL ? (int32_t)(((1ull << kk) + P - 1) / P) : i == GS_SHR ? (int32_t)kk : 0;
+  *k = key_of(KK_GAP, op, G, (uint32_t)i, src, q->ho_n, q->wo_n, q->co_n, 0, NULL, imm);
+  *cost = (uint64_t)q->co_n * (i == GS_SUM ? P : 1);
+}
+
 /* The epilogue of a unit with an add after it (post_add), in steps emitted a few at a time
  * beside the next unit's GEMMs (so that the compute module, which starts instructions in
  * order, never holds a GEMM behind more ALU work than the GEMM before it lasts):
@@ -1085,21 +1199,25 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
   uint64_t bus = w->g.cfg->bus_bytes ? w->g.cfg->bus_bytes : 8;
   uint32_t copyb = pu->accb + w->p->co_t * w->p->ho_t * w->p->wo_t;
   *done = 0;
-  while (!rc && d->post_pool && pu->next < 1 + PS_COUNT) { /* the clip, then the pooling */
+  /* A max pooling or a classifier's average: the clip, then its steps. */
+  int tail = d->post_pool ? PS_COUNT : d->head_n ? GS_COUNT : 0;
+  while (!rc && tail && pu->next < 1 + tail) {
     kkey k;
     uint64_t cost = (e->shift_vec ? 1 : 2) * elems;
-    int go = pu->next > 0 && pool_key(w, pu, pu->next - 1, &k, &cost);
+    int go = pu->next > 0;
+    if (go && d->post_pool) go = pool_key(w, pu, pu->next - 1, &k, &cost);
+    else if (go) gap_key(w, pu, pu->next - 1, &k, &cost);
     if (!all && used + cost > budget) break;
     used += cost;
     rc = pu->next == 0 ? clip_step(w, pu, err) : go ? run(w, &k, err) : VTA_OK;
     pu->next++;
   }
-  if (!rc && d->post_pool && pu->next == 1 + PS_COUNT) {
+  if (!rc && tail && pu->next == 1 + tail) {
     rc = unit_store(w, pu, U, err);
     *done = 1;
     return rc;
   }
-  while (!rc && !d->post_pool && pu->next < n) {
+  while (!rc && !tail && pu->next < n) {
     int i = pu->next;
     uint64_t cost = i == 0 ? (e->shift_vec ? 1 : 2) * elems
                   : i == 1 ? elems * w->g.cfg->elem_bytes[VTA_MEM_ACC_8BIT] / bus + 64
@@ -1139,7 +1257,7 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
     if (!rc && go) rc = run(w, &k, err);
     pu->next++;
   }
-  if (!rc && !d->post_pool && pu->next == n) {
+  if (!rc && !tail && pu->next == n) {
     rc = unit_store(w, pu, U, err);
     *done = 1;
   }
@@ -1149,7 +1267,7 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
 /* The end of unit pu: its epilogue on the ALU (a LeakyRelu, rounding shift, MAX, MIN over its
  * ACC slot), the compute->store token, and its store. */
 static int finish_unit(walker *w, const pending_unit *pu, uint64_t U, vta_error *err) {
-  if (w->g.d->post_add || w->g.d->post_pool) { /* the rest of its steps, all at once */
+  if (w->g.d->post_add || w->g.d->post_pool || w->g.d->head_n) { /* the rest, at once */
     pending_unit p = *pu;
     int done;
     return post_chunk(w, &p, 0, 1, U, &done, err);
@@ -1171,6 +1289,100 @@ static uint32_t inp_base(const walker *w, int k) {
 static uint32_t wgt_base(const walker *w, int k) {
   const vta_sched_layout *l = &w->l;
   return l->wgt_top ? l->wgt_top - (uint32_t)(k + 1) * l->wgt_slot : (uint32_t)k * l->wgt_slot;
+}
+
+/* A classifier head (head_n) takes unit v's averages into its outputs in parts: its weights
+ * (those of the unit's input blocks for every output block) loaded a few rows per step while
+ * the layer runs (head_wload), the compute stage's compute->load token once the unit's store
+ * is done (walk), the load stage's load of the averages (from the output buffer into INP) with
+ * any weights still missing (head_avg), then the GEMM (head_gemm). Units alternate between two
+ * INP and two WGT slots. */
+static int head_wload(walker *w, uint64_t v, uint32_t r0, uint32_t r1, vta_error *err) {
+  const vta_conv_desc *d = w->g.d;
+  unit_pos q;
+  unit_at(w, v, &q);
+  uint32_t nb = ceil_div(d->head_n, w->g.cfg->block_out);
+  vta_prog_xfer x;
+  memset(&x, 0, sizeof x);
+  x.type = VTA_MEM_WGT;
+  x.buf = VTA_PROG_BUF_WEIGHT;
+  x.sram = w->l.head_wgt + (uint32_t)(v % 2) * nb * w->p->co_t + r0 * q.co_n;
+  x.offset = (uint64_t)w->g.cob * w->g.cib * d->kh * d->kw + (vta_conv_residual_gemm(d) ? 1 : 0) +
+             (uint64_t)r0 * w->g.cob + q.co0; /* [output block][input block], after the layer's */
+  x.x_size = q.co_n;
+  x.y_size = r1 - r0;
+  x.x_stride = w->g.cob;
+  return r1 > r0 ? w->s->load(w->s->ctx, &x, err) : VTA_OK;
+}
+
+static int head_avg(walker *w, uint64_t v, uint32_t *rows, vta_error *err) {
+  const vta_sched_sink *s = w->s;
+  unit_pos q;
+  unit_at(w, v, &q);
+  uint32_t nb = ceil_div(w->g.d->head_n, w->g.cfg->block_out);
+  vta_prog_xfer x;
+  memset(&x, 0, sizeof x);
+  int rc = s->dep(s->ctx, 0, C_, L_, err);
+  if (!rc) rc = head_wload(w, v, rows[v], nb, err);
+  rows[v] = nb;
+  x.type = VTA_MEM_INP;
+  x.buf = VTA_PROG_BUF_OUTPUT;
+  x.sram = w->l.head_inp + (uint32_t)(v % 2) * w->p->co_t;
+  x.offset = nb + q.co0;
+  x.x_size = x.x_stride = q.co_n;
+  x.y_size = 1;
+  if (!rc) rc = s->load(s->ctx, &x, err);
+  return rc ? rc : s->dep(s->ctx, 1, L_, C_, err);
+}
+
+static int head_gemm(walker *w, uint64_t v, vta_error *err) {
+  unit_pos q;
+  unit_at(w, v, &q);
+  uint32_t nb = ceil_div(w->g.d->head_n, w->g.cfg->block_out), co_t = w->p->co_t;
+  int rc = w->s->dep(w->s->ctx, 0, L_, C_, err);
+  kkey k = key_of(KK_HEAD, 0, w->l.head_acc, w->l.head_inp + (uint32_t)(v % 2) * co_t,
+                  w->l.head_wgt + (uint32_t)(v % 2) * nb * co_t, nb, 1, q.co_n, 0, NULL, 0);
+  return rc ? rc : run(w, &k, err);
+}
+
+/* The head's end: every remaining unit's averages in, then its epilogue (the bias and rounding
+ * were loaded into its accumulators first) and the store of its outputs. */
+static int head_end(walker *w, uint64_t from, const int64_t *sent, uint32_t *rows, uint64_t U,
+                    vta_error *err) {
+  const vta_sched_sink *s = w->s;
+  const vta_conv_desc *d = w->g.d;
+  uint32_t nb = ceil_div(d->head_n, w->g.cfg->block_out);
+  int rc = VTA_OK;
+  for (uint64_t v = from; !rc && v < U; v++) {
+    if (sent[v] < 0) { /* its store's token, then the load stage's */
+      rc = s->dep(s->ctx, 0, S_, C_, err);
+      if (!rc) rc = s->dep(s->ctx, 1, C_, L_, err);
+    }
+    if (!rc) rc = head_avg(w, v, rows, err);
+    if (!rc) rc = head_gemm(w, v, err);
+  }
+  struct {
+    vta_alu_op op;
+    int32_t imm;
+    int on;
+  } st[3] = {{VTA_ALU_SHR, (int32_t)d->head_shift, d->head_shift != 0},
+             {VTA_ALU_MAX, d->head_lo, 1},
+             {VTA_ALU_MIN, d->head_hi, 1}};
+  for (int i = 0; !rc && i < 3; i++) {
+    if (!st[i].on) continue;
+    kkey k = key_of(KK_IMM, st[i].op, w->l.head_acc, 0, 0, 1, nb, 1, 0, NULL, st[i].imm);
+    rc = run(w, &k, err);
+  }
+  if (!rc) rc = s->dep(s->ctx, 1, C_, S_, err);
+  if (!rc) rc = s->dep(s->ctx, 0, C_, S_, err);
+  vta_prog_xfer x;
+  memset(&x, 0, sizeof x);
+  x.type = VTA_MEM_OUT;
+  x.buf = VTA_PROG_BUF_OUTPUT;
+  x.sram = w->l.head_acc;
+  x.x_size = x.x_stride = nb;
+  x.y_size = 1;
+  return rc ? rc : s->store(s->ctx, &x, err);
 }
 
 static int walk(walker *w, vta_error *err) {
@@ -1230,7 +1442,32 @@ static int walk(walker *w, vta_error *err) {
     rc = s->load(s->ctx, &x, err);
   }
   /* Nothing to add: no bias vector at all (but an add after the epilogue has its rows). */
-  int biases = e->mode != VTA_EPI_RESET || d->post_add;
+  int biases = e->mode != VTA_EPI_RESET || d->post_add || d->head_n;
+  /* A classifier head: per unit, the step at which the compute->load token of its averages
+   * went (-1: not yet); hx, the next unit whose averages are to be loaded. */
+  int64_t *head_e = NULL;
+  uint32_t *head_rows = NULL; /* per unit: the rows of its weights loaded */
+  uint64_t hx = 0;
+  uint32_t head_nb = d->head_n ? ceil_div(d->head_n, w->g.cfg->block_out) : 0;
+  if (d->head_n) {
+    head_e = malloc(sizeof *head_e * (size_t)(U ? U : 1));
+    head_rows = calloc((size_t)(U ? U : 1), sizeof *head_rows);
+    if (!head_e || !head_rows) {
+      free(head_e);
+      free(head_rows);
+      return vta_error_set(err, VTA_ERR_NOMEM, "lowering: out of memory");
+    }
+    for (uint64_t v = 0; v < U; v++) head_e[v] = -1;
+    /* its accumulators start from its biases (with the rounding) */
+    memset(&x, 0, sizeof x);
+    x.type = VTA_MEM_ACC;
+    x.buf = VTA_PROG_BUF_BIAS;
+    x.sram = l->head_acc;
+    x.offset = (uint64_t)vrows * w->g.cob;
+    x.x_size = x.x_stride = ceil_div(d->head_n, w->g.cfg->block_out);
+    x.y_size = 1;
+    rc = s->load(s->ctx, &x, err);
+  }
   if (!rc && p->bias_resident && biases) {
     memset(&x, 0, sizeof x);
     x.type = VTA_MEM_ACC;
@@ -1277,7 +1514,27 @@ static int walk(walker *w, vta_error *err) {
         tp.kw_n = min_u32(kw_t, d->kw - tp.kx0);
       }
       /* ---- load stage ---- */
-      if (t >= 2) rc = s->dep(s->ctx, 0, C_, L_, err);
+      /* A head's unit whose token went two steps ago: its loads go just before this step's
+       * compute->load pop, so that each pop still meets the push it met without them. */
+      int head_x = 0;
+      if (!rc && d->head_n && hx < U && head_e[hx] >= 0 && (uint64_t)head_e[hx] + 2 == t) {
+        rc = head_avg(w, hx, head_rows, err);
+        head_x = 1;
+      }
+      if (!rc && t >= 2) rc = s->dep(s->ctx, 0, C_, L_, err);
+      /* The head's weights of unit v go into its WGT slot, a few rows per step, from four steps
+       * after the GEMM of the unit before it in that slot (v - 2, whose averages' token goes at
+       * the first step of unit v - 2 + nslots: this step's pop follows its GEMM) to the step
+       * that loads v's averages (two after the first step of unit v + nslots), or the end. */
+      for (uint64_t v = u > nslots + 2 ? u - nslots - 2 : 0; !rc && d->head_n && v <= u; v++) {
+        uint64_t s0 = v >= 2 ? (v - 2 + nslots) * spu + 4 : 0;
+        uint64_t s1 = v + nslots < U ? (v + nslots) * spu + 2 : T;
+        if (t < s0 || t >= s1 || head_rows[v] >= head_nb) continue;
+        uint64_t per = (head_nb + (s1 - s0) - 1) / (s1 - s0);
+        uint32_t r1 = (uint32_t)((t - s0 + 1) * per < head_nb ? (t - s0 + 1) * per : head_nb);
+        if (r1 > head_rows[v]) rc = head_wload(w, v, head_rows[v], r1, err);
+        head_rows[v] = r1 > head_rows[v] ? r1 : head_rows[v];
+      }
       int ih = -1, wh = -1, empty = 0;
       vta_prog_xfer in0;
       memset(&in0, 0, sizeof in0);
@@ -1325,10 +1582,15 @@ static int walk(walker *w, vta_error *err) {
        * ACC bank) while the previous unit's last GEMM runs and this step's tiles load. A step
        * without a GEMM (all padding) waits at its start, as before. */
       int late_pop = j == 0 && !empty;
+      if (!rc && head_x) rc = head_gemm(w, hx++, err);
       if (!rc && !late_pop) rc = s->dep(s->ctx, 0, L_, C_, err);
       kkey k;
       if (!rc && j == 0) {
         if (u >= nslots) rc = s->dep(s->ctx, 0, S_, C_, err);
+        if (!rc && d->head_n && u >= nslots) { /* unit u - nslots stored its averages */
+          rc = s->dep(s->ctx, 1, C_, L_, err);
+          head_e[u - nslots] = (int64_t)t;
+        }
         if (!rc && !p->bias_resident && biases) {
           memset(&x, 0, sizeof x);
           x.type = VTA_MEM_ACC;
@@ -1392,7 +1654,7 @@ static int walk(walker *w, vta_error *err) {
        * instructions in order; the last ALU operation overlaps that GEMM too). */
       if (res_step) red += 1;
       else if (!empty) red += ci_n * tp.kh_n * tp.kw_n;
-      if (!rc && pend.on && (d->post_add || d->post_pool)) {
+      if (!rc && pend.on && (d->post_add || d->post_pool || d->head_n)) {
         /* A few of its steps beside each of this unit's GEMM instructions. */
         uint64_t per = res_step ? 1 : empty ? 0 : (uint64_t)ci_n * tp.kh_n * tp.kw_n;
         int done;
@@ -1406,11 +1668,15 @@ static int walk(walker *w, vta_error *err) {
     if (!rc) {
       uint32_t carryb = d->post_pool ? acc_slot_base(l, nslots, ah) + pool_carry_at(&w->g, p, q.coi)
                                      : 0;
-      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, addcb, addsb, carryb, 0};
+      uint32_t gapb = d->head_n ? biasb - (p->bias_resident ? q.co0 : 0) + (vrows - 1) * row : 0;
+      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, addcb, addsb, carryb, gapb, 0};
       if (u + 1 < U) pend = this_unit;
       else rc = finish_unit(w, &this_unit, U, err);
     }
   }
+  if (!rc && d->head_n) rc = head_end(w, hx, head_e, head_rows, U, err);
+  free(head_e);
+  free(head_rows);
   if (!rc) rc = s->sync(s->ctx, err);
   return rc;
 }
@@ -1504,12 +1770,17 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   const vta_conv_desc *de = effective(d, &out->choice.plan, &tmp);
   uint64_t wbytes = vta_pack_wgt_bytes(cfg, de->k, de->c, de->kh, de->kw);
   uint32_t welem = cfg->elem_bytes[VTA_MEM_WGT];
-  out->weight_bytes = (size_t)wbytes + (vta_conv_residual_gemm(d) ? welem : 0);
+  /* A classifier head's weights follow the layer's (and the residual's diagonal), its biases
+   * the vector rows. */
+  uint32_t head_nb = d->head_n ? ceil_div(d->head_n, cfg->block_out) : 0;
+  uint64_t head_wbytes = d->head_n ? vta_pack_wgt_bytes(cfg, d->head_n, d->k, 1, 1) : 0;
+  out->weight_bytes = (size_t)wbytes + (vta_conv_residual_gemm(d) ? welem : 0) + (size_t)head_wbytes;
   size_t vec_bytes = (size_t)g.cob * cfg->elem_bytes[VTA_MEM_ACC];
-  out->bias_bytes = vec_bytes * vta_conv_vector_rows(d); /* biases, shifts, roundings */
+  out->bias_bytes = vec_bytes * vta_conv_vector_rows(d) + /* biases, shifts, roundings */
+                    (size_t)head_nb * cfg->elem_bytes[VTA_MEM_ACC];
   out->weight = calloc(1, out->weight_bytes);
   out->bias = malloc(out->bias_bytes);
-  int32_t *bv = malloc(d->k * sizeof *bv);
+  int32_t *bv = malloc((d->k > d->head_n ? d->k : d->head_n) * sizeof *bv);
   if (!out->weight || !out->bias || !bv) {
     free(bv);
     vta_lowered_free(out);
@@ -1519,6 +1790,9 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
   if (vta_conv_residual_gemm(d))
     for (uint32_t i = 0; i < cfg->block_out; i++)
       out->weight[wbytes + (size_t)i * cfg->block_in + i] = (uint8_t)(int8_t)d->residual_mul;
+  if (d->head_n)
+    vta_pack_wgt(cfg, d->head_w, d->head_n, d->k, 1, 1,
+                 (int8_t *)out->weight + wbytes + (vta_conv_residual_gemm(d) ? welem : 0));
   for (uint32_t k = 0; k < d->k; k++) {
     int64_t a = add; /* per-channel shifts: that channel's rounding and offset */
     if (d->shifts && e.shift_vec && !d->leaky_k)
@@ -1550,11 +1824,27 @@ int vta_lower_conv2d(const vta_config *cfg, const vta_conv_desc *d, const int8_t
     for (uint32_t k = 0; k < d->k; k++) bv[k] = sv;
     vta_pack_bias(cfg, bv, d->k, sv, row);
   }
+  if (d->head_n) { /* the average's P/2 - P C' (gap_step), then the head's biases and rounding */
+    int64_t P = (int64_t)vta_conv_out_h(d) * vta_conv_out_w(d);
+    int32_t c = (int32_t)(uint32_t)(uint64_t)(P / 2 - P * cp);
+    for (uint32_t k = 0; k < d->k; k++) bv[k] = c;
+    vta_pack_bias(cfg, bv, d->k, c, row);
+    row += vec_bytes;
+    int64_t r = d->head_shift ? 1ll << (d->head_shift - 1) : 0;
+    for (uint32_t j = 0; j < d->head_n; j++)
+      bv[j] = (int32_t)(uint32_t)(uint64_t)((d->head_bias ? d->head_bias[j] : 0) + r);
+    vta_pack_bias(cfg, bv, d->head_n, (int32_t)r, row);
+  }
   free(bv);
   out->input_bytes = vta_layout_act_bytes(cfg, de->n, de->c, de->h, de->w, cfg->block_in);
   out->output_bytes =
       vta_layout_act_bytes(cfg, d->n, d->k, vta_conv_final_h(d), vta_conv_final_w(d), cfg->block_out);
-  out->input2_bytes = d->has_residual || d->post_add ? out->output_bytes : 0;
+  if (d->head_n) /* the head's outputs (dense layout), then the averages */
+    out->output_bytes = (size_t)(head_nb + g.cob) * cfg->elem_bytes[VTA_MEM_OUT];
+  out->input2_bytes = d->has_residual || d->post_add /* shaped like the layer's own output */
+                         ? vta_layout_act_bytes(cfg, d->n, d->k, vta_conv_out_h(d),
+                                                vta_conv_out_w(d), cfg->block_out)
+                         : 0;
   /* The program. */
   rc = vta_program_create(cfg, &out->prog, err);
   if (rc == VTA_OK) {

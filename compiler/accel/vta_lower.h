@@ -95,6 +95,20 @@ typedef struct vta_conv_desc {
    * outputs inside the image), over an output of even height and width, so the layer writes
    * (out_h / 2) x (out_w / 2) per channel. Not with has_residual, leaky_k or post_add. */
   int post_pool;
+  /* A classifier after the epilogue (ResNet's head: global average pooling, then a dense
+   * layer), computed while the layer runs: with y the layer's int8 output (not stored; at
+   * least 0: relu or clip_lo >= 0) over its P = out_h x out_w positions,
+   * a[k] = (sum_p y[k][p] + P/2) / P (vta_ref_avgpool), and the layer writes
+   * out[j] = the dense epilogue of sum_k a[k] * head_w[j][k] (vta_ref_dense: head_bias or none,
+   * rounding shift head_shift, clip to [head_lo, head_hi]) in the dense layout (BLOCK_OUT),
+   * followed in its output buffer by the averages (stored, then loaded back as the dense
+   * layer's input). Batch 1, BLOCK_IN = BLOCK_OUT, P at most 255; not with post_pool,
+   * post_add or leaky_k. head_w (head_n x k int8) and head_bias are not owned. */
+  uint32_t head_n;            /* 0: no head */
+  const int8_t *head_w;
+  const int32_t *head_bias;
+  uint32_t head_shift;
+  int32_t head_lo, head_hi;
 } vta_conv_desc;
 
 /* dense: out[m][n] = epilogue(sum_k x[m][k] * w[n][k]). */
@@ -337,6 +351,10 @@ typedef struct vta_sched_layout {
   uint32_t wgt_ident;                    /* WGT entry of the residual's diagonal weights */
   uint32_t acc_bias, bias_entries;       /* ACC region of the biases */
   uint32_t shift_entries;                /* reserved after them for shifts (0: uniform) */
+  uint32_t head_acc, head_inp, head_wgt; /* a classifier (head_n): its accumulators below the
+                                          * biases, two input slots (co_t entries) at the top of
+                                          * INP, two weight slots (ceil(head_n / BLOCK_OUT) x
+                                          * co_t) at the top of WGT */
 } vta_sched_layout;
 
 int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta_tile_plan *p,

@@ -34,6 +34,20 @@ static int8_t epilogue(uint32_t acc, int32_t bias, int32_t res_term, uint32_t sh
 void vta_ref_conv2d(const vta_conv_desc *d, const int8_t *x, const int8_t *w, const int32_t *bias,
                     const int8_t *residual, int8_t *out) {
   uint32_t ho = vta_conv_out_h(d), wo = vta_conv_out_w(d);
+  if (d->head_n) { /* the layer, its average over the positions, the dense layer */
+    vta_conv_desc c = *d;
+    c.head_n = 0;
+    int8_t *full = malloc((size_t)d->n * d->k * ho * wo), *avg = malloc((size_t)d->n * d->k);
+    if (!full || !avg) abort();
+    vta_ref_conv2d(&c, x, w, bias, residual, full);
+    vta_ref_avgpool(full, d->n, d->k, ho, wo, avg);
+    vta_dense_desc dd = {.m = d->n, .k = d->k, .n = d->head_n, .has_bias = d->head_bias != NULL,
+                         .shift = d->head_shift, .clip_lo = d->head_lo, .clip_hi = d->head_hi};
+    vta_ref_dense(&dd, avg, d->head_w, d->head_bias, out);
+    free(full);
+    free(avg);
+    return;
+  }
   if (d->post_pool) { /* the convolution, then its 3x3/2 max pooling (padding takes no part) */
     vta_conv_desc c = *d;
     c.post_pool = 0;

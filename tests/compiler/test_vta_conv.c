@@ -111,17 +111,18 @@ static void layer_make(layer *L, const vta_conv_desc *d, int32_t bias_range) {
   assert_true(ho > 0 && wo > 0);
   L->nx = (size_t)d->n * d->c * d->h * d->w;
   L->nw = (size_t)d->k * d->c * d->kh * d->kw;
-  L->nout = (size_t)d->n * d->k * vta_conv_final_h(d) * vta_conv_final_w(d);
+  L->nout = d->head_n ? d->head_n : (size_t)d->n * d->k * vta_conv_final_h(d) * vta_conv_final_w(d);
   L->x = malloc(L->nx);
   L->w = malloc(L->nw);
   L->ref = malloc(L->nout);
   L->bias = malloc(d->k * sizeof *L->bias);
-  L->res = d->has_residual || d->post_add ? malloc(L->nout) : NULL;
+  size_t nres = (size_t)d->n * d->k * ho * wo; /* shaped like the layer's own output */
+  L->res = d->has_residual || d->post_add ? malloc(nres) : NULL;
   fill8(L->x, L->nx);
   fill8(L->w, L->nw);
   for (uint32_t k = 0; k < d->k; k++)
     L->bias[k] = (int32_t)(rnd() % (2u * (uint32_t)bias_range + 1)) - bias_range;
-  if (L->res) fill8(L->res, L->nout);
+  if (L->res) fill8(L->res, nres);
   vta_ref_conv2d(d, L->x, L->w, L->bias, L->res, L->ref);
 }
 
@@ -168,8 +169,11 @@ static vta_tile_epilogue check_layer(rig *r, layer *L, const vta_tile_plan *plan
   vta_stats st;
   memset(&st, 0, sizeof st);
   int8_t *op = run_lowered(r, &low, xp, rp, &st);
-  vta_layout_unpack_act(cfg, op, d->n, d->k, vta_conv_final_h(d), vta_conv_final_w(d),
-                        cfg->block_out, out);
+  if (d->head_n)
+    vta_layout_unpack_dense(cfg, op, 1, d->head_n, cfg->block_out, out);
+  else
+    vta_layout_unpack_act(cfg, op, d->n, d->k, vta_conv_final_h(d), vta_conv_final_w(d),
+                          cfg->block_out, out);
   size_t bad = 0, first = 0;
   for (size_t i = 0; i < L->nout; i++)
     if (out[i] != L->ref[i] && bad++ == 0) first = i;
@@ -625,6 +629,67 @@ static void test_conv_post_pool_matches_reference(void **state) {
   rig_close(&r);
 }
 
+/* A classifier head after the layer (head_n: global average pooling and a dense layer inside
+ * the layer's program): ResNet-18's last block scaled down (a residual, 7x7), other plane sizes
+ * and channel counts (a partial output block), with and without the head's bias and shift;
+ * forced plans with one and two output blocks per tile. */
+static void check_head(rig *r) {
+  vta_conv_desc shapes[] = {conv(32, 7, 64, 3, 1, 1), conv(16, 5, 48, 3, 1, 1),
+                            conv(24, 4, 40, 1, 1, 0)};
+  const uint32_t heads[] = {100, 40, 17};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    vta_conv_desc d = shapes[i];
+    d.k = d.k / 16 * r->cfg.block_out + (i == 2 ? 8 : 0);
+    if (i == 0) d.has_residual = 1, d.residual_mul = 3;
+    int8_t *hw = malloc((size_t)heads[i] * d.k);
+    int32_t *hb = malloc(heads[i] * sizeof *hb);
+    assert_true(hw && hb);
+    fill8(hw, (size_t)heads[i] * d.k);
+    for (uint32_t j = 0; j < heads[i]; j++) hb[j] = (int32_t)(rnd() % 4001) - 2000;
+    d.head_n = heads[i];
+    d.head_w = hw;
+    d.head_bias = i == 1 ? NULL : hb;
+    d.head_shift = i == 2 ? 0 : 9;
+    d.head_lo = -128;
+    d.head_hi = i == 1 ? 100 : 127;
+    layer L;
+    layer_make(&L, &d, 3000);
+    check_layer(r, &L, NULL);
+    if (i == 0) {
+      vta_tile_plan p = {.ho_t = 7, .wo_t = 7, .co_t = 1, .ci_t = 1,
+                         .order = VTA_TILE_CO_OUTER, .bias_resident = 1};
+      check_layer(r, &L, &p);
+      p.co_t = 2;
+      check_layer(r, &L, &p);
+    }
+    layer_free(&L);
+    free(hw);
+    free(hb);
+  }
+}
+
+static void test_conv_head_matches_reference(void **state) {
+  (void)state;
+  rig r;
+  rig_open(&r, NULL);
+  check_head(&r);
+  vta_error err;
+  int8_t hw[16 * 32];
+  vta_conv_desc d = conv(16, 20, 32, 3, 1, 1); /* 400 positions */
+  d.head_n = 16;
+  d.head_w = hw;
+  d.head_hi = 127;
+  assert_int_not_equal(vta_conv_check(&r.cfg, &d, &err), VTA_OK);
+  assert_non_null(strstr(err.msg, "at most 255 positions"));
+  rig_close(&r);
+  rig_open(&r, "configs/block32.json");
+  check_head(&r);
+  rig_close(&r);
+  assert_true(rig_open_on(&r, "rtl", NULL));
+  check_head(&r);
+  rig_close(&r);
+}
+
 static void test_conv_post_add_matches_reference(void **state) {
   (void)state;
   rig r;
@@ -1055,6 +1120,7 @@ int main(void) {
       cmocka_unit_test(test_conv_on_rtl_matches_reference_and_prediction),
       cmocka_unit_test(test_conv_post_add_matches_reference),
       cmocka_unit_test(test_conv_post_pool_matches_reference),
+      cmocka_unit_test(test_conv_head_matches_reference),
       cmocka_unit_test(test_lowered_program_survives_text_and_binary),
       cmocka_unit_test(test_tile_choose_fits_every_config),
   };

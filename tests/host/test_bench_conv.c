@@ -46,12 +46,12 @@ static void test_bench_resnet18_runs_the_network(void **state) {
   CLI_ASSERT_CONTAINS(r.out, "\"layers\":21");
   CLI_ASSERT_CONTAINS(r.out, "\"macs\":1814073344");
   CLI_ASSERT_CONTAINS(r.out, "\"predicted_cycles_published_scope\":");
-  CLI_ASSERT_CONTAINS(r.out, "\"cpu_ops\":[\"avgpool\"]"); /* max pooling on the accelerator */
-  CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");               /* by default */
-  /* Every convolution (the max pooling inside C1's) in one chained run, the classifier in a
-   * second. */
-  CLI_ASSERT_CONTAINS(r.out, "\"maxpool\":\"fused\",");
-  CLI_ASSERT_CONTAINS(r.out, "\"chained\":true,\"device_runs\":2,");
+  CLI_ASSERT_CONTAINS(r.out, "\"cpu_ops\":[]"); /* nothing on the CPU */
+  CLI_ASSERT_CONTAINS(r.out, "\"verified\":true"); /* by default */
+  /* Every convolution in one chained run: the max pooling inside C1's program, the average
+   * pooling and the classifier inside the last one's. */
+  CLI_ASSERT_CONTAINS(r.out, "\"maxpool\":\"fused\",\"classifier\":\"fused\",");
+  CLI_ASSERT_CONTAINS(r.out, "\"chained\":true,\"device_runs\":1,");
   /* Each layer reads its predecessor's output (a barrier) except the 1x1 downsampling
    * convolutions, whose first loads go before their predecessor's last GEMM ends, and whose
    * weight and input loads into fresh entries go inside their predecessor's stream. */
@@ -60,18 +60,21 @@ static void test_bench_resnet18_runs_the_network(void **state) {
   cli_result_free(&r);
   CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--no-chain");
   CLI_ASSERT_STATUS(&r, 0);
-  CLI_ASSERT_CONTAINS(r.out, "\"chained\":false,\"device_runs\":21,");
+  CLI_ASSERT_CONTAINS(r.out, "\"chained\":false,\"device_runs\":20,");
   CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");
   cli_result_free(&r);
-  /* The pooling as a program of its own: 17 barriers chained, 22 runs apart. */
-  CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--separate-pool");
+  /* The pooling and the classifier as programs of their own: 17 barriers chained and the
+   * classifier in a second run after the CPU's average pooling; 22 runs apart. */
+  CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--separate-pool",
+          "--separate-classifier");
   CLI_ASSERT_STATUS(&r, 0);
-  CLI_ASSERT_CONTAINS(r.out, "\"maxpool\":\"separate\"");
-  CLI_ASSERT_CONTAINS(r.out, "\"chain_barriers\":17,");
+  CLI_ASSERT_CONTAINS(r.out, "\"maxpool\":\"separate\",\"classifier\":\"separate\",");
+  CLI_ASSERT_CONTAINS(r.out, "\"device_runs\":2,\"chain_barriers\":17,");
+  CLI_ASSERT_CONTAINS(r.out, "\"cpu_ops\":[\"avgpool\"]");
   CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");
   cli_result_free(&r);
   CLI_RUN(&r, "bench", "resnet18", "--config", "configs/block32.json", "--no-chain",
-          "--separate-pool");
+          "--separate-pool", "--separate-classifier");
   CLI_ASSERT_STATUS(&r, 0);
   CLI_ASSERT_CONTAINS(r.out, "\"chained\":false,\"device_runs\":22,");
   CLI_ASSERT_CONTAINS(r.out, "\"verified\":true");
