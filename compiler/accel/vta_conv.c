@@ -422,15 +422,23 @@ static void output_xfer(const geom *g, uint32_t gi, uint32_t oh0, uint32_t ho_n,
 
 /* ---- The on-chip layout ---- */
 
-/* With a fused max pooling (post_pool) a unit's slot holds, after its tile of co_t x ho_t x wo
- * outputs, the pooled tile (co_t x ho_t/2 x wo/2, what its store reads) and, for each output-
- * channel tile whose units use this bank (tile coi goes to bank coi % 2: there is an even
- * number of them, innermost), the carry: the horizontal maxima of that tile's last output row,
- * which the next row tile's first pooled row needs. The offsets from the slot's base: */
+/* With a fused max pooling (post_pool) a unit's slot holds, after its tile of co_t x ho_t x
+ * wo_t outputs, the pooled tile (co_t x ho_t/2 x wo_t/2, what its store reads), then for each
+ * (column tile, output-channel tile) whose units use this bank the row carry: the horizontal
+ * maxima of that tile's last output row, which the next row tile's first pooled row needs
+ * (units take the banks in turn and there is an even number of such pairs per row of tiles, so
+ * pair k = owi * n_co + coi is always in bank k % 2, at k / 2); with several column tiles, then
+ * for each output-channel tile the column carry: the last column of a unit's tile (co_t x ho_t),
+ * the left neighbour of the next column tile's first. The offsets from the slot's base: */
 static uint32_t pool_compact_at(const vta_tile_plan *p) { return p->co_t * p->ho_t * p->wo_t; }
-static uint32_t pool_carry_at(const geom *g, const vta_tile_plan *p, uint32_t coi) {
+static uint32_t pool_carry_at(const geom *g, const vta_tile_plan *p, uint32_t k) {
+  (void)g;
   return pool_compact_at(p) + p->co_t * (p->ho_t / 2) * (p->wo_t / 2) +
-         coi / 2 * p->co_t * (g->wo / 2);
+         k / 2 * p->co_t * (p->wo_t / 2);
+}
+static uint32_t pool_cc_at(const geom *g, const vta_tile_plan *p, uint32_t coi) {
+  uint32_t pairs = ceil_div(g->cob, p->co_t) * ceil_div(g->wo, p->wo_t);
+  return pool_carry_at(g, p, pairs) + coi * p->co_t * p->ho_t;
 }
 
 /* ACC slots: units take them in turn, and consecutive units use different banks (slot s is in
@@ -495,15 +503,17 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint64_t wgt = (uint64_t)p->co_t * p->ci_t * taps_n;
   uint64_t acc = vta_conv_acc_tile(d, (uint64_t)p->co_t * P);
   if (d->post_pool) {
-    uint32_t tiles = ceil_div(g.cob, p->co_t);
-    if (p->wo_t != g.wo || p->ho_t % 2 || p->order != VTA_TILE_SPATIAL_OUTER || tiles % 2)
+    uint32_t tiles = ceil_div(g.cob, p->co_t), cols = ceil_div(g.wo, p->wo_t);
+    if (g.wo % p->wo_t || p->wo_t % 2 || p->ho_t % 2 || p->order != VTA_TILE_SPATIAL_OUTER ||
+        (tiles * cols) % 2)
       return vta_error_set(err, VTA_ERR_INVALID,
-                           "tiling: with a fused max pooling a plan takes whole rows (%u), an "
-                           "even number of them and an even number of output-channel tiles, "
-                           "innermost; plan %ux%u x %u output blocks (%u tiles), %s",
-                           g.wo, p->ho_t, p->wo_t, p->co_t, tiles,
+                           "tiling: with a fused max pooling a plan takes an even number of rows "
+                           "and of columns dividing the %u columns, output-channel tiles "
+                           "innermost, and an even number of column and channel tiles together; "
+                           "plan %ux%u x %u output blocks (%u x %u tiles), %s",
+                           g.wo, p->ho_t, p->wo_t, p->co_t, cols, tiles,
                            p->order == VTA_TILE_SPATIAL_OUTER ? "spatial-outer" : "co-outer");
-    acc = pool_carry_at(&g, p, tiles - 1) + (uint64_t)p->co_t * (g.wo / 2);
+    acc = cols > 1 ? pool_cc_at(&g, p, tiles) : pool_carry_at(&g, p, tiles * cols);
   }
   if (d->head_n) acc += p->co_t; /* the unit's averages after its tile */
   l->bias_entries = p->bias_resident ? g.cob : p->co_t;
@@ -567,7 +577,10 @@ int vta_sched_layout_of(const vta_config *cfg, const vta_conv_desc *d, const vta
   uint64_t in_fit = inp_avail / l->inp_slot, w_fit = wgt_avail / l->wgt_slot;
   if (in_fit > VTA_SCHED_MAX_SLOTS) in_fit = VTA_SCHED_MAX_SLOTS;
   if (w_fit > VTA_SCHED_MAX_SLOTS) w_fit = VTA_SCHED_MAX_SLOTS;
-  l->inp_slots = in_cycle + 1 <= in_fit ? (uint32_t)(in_cycle + 1 > 2 ? in_cycle + 1 : 2) : 2;
+  /* (an input tile is only ever reused by another output-channel tile: with one, two slots,
+   * and so fewer kernels) */
+  l->inp_slots = n_co > 1 && in_cycle + 1 <= in_fit ? (uint32_t)(in_cycle + 1 > 2 ? in_cycle + 1 : 2)
+                                                    : 2;
   l->wgt_slots = w_cycle + 1 <= w_fit ? (uint32_t)(w_cycle + 1 > 2 ? w_cycle + 1 : 2) : 2;
   l->inp_top = l->wgt_top = 0;
   if (d->kh == 1 && d->kw == 1) { /* from the top down (inp_base, wgt_base) */
@@ -717,17 +730,25 @@ static uint32_t gap_shift(uint32_t P) {
 
 /* The steps of a fused max pooling over a unit's tile of R rows (even) x W columns (even) x n
  * output blocks at slot entry T (row r of block o at T + (o R + r) W), into the pooled tile at
- * C ((o R/2 + y) W/2 + x) with the carry at K (o W/2 + x); all on the ALU, in this order: */
+ * C ((o R/2 + y) W/2 + x) with the row carry at K (o W/2 + x) and the column carries J (o R + r);
+ * all on the ALU, in this order. The window's rows go in place into the even rows (the odd
+ * rows, and the odd columns, are never written: every step that reads them sees the values of
+ * the epilogue); with one pooled row per tile (R = 2) the clears and copies of C and K are one
+ * kernel each (two micro-ops), so that a unit's pooling takes few kernels (each is a LOAD UOP
+ * and a footprint record in hardware, of which the compute module keeps 32). */
 typedef enum pool_step {
   PS_RIGHT,       /* T[r][2x] = max(T[r][2x], T[r][2x+1])         (the window's right column) */
   PS_LEFT,        /* T[r][2x] = max(T[r][2x], T[r][2x-1]), x >= 1 (its left column) */
-  PS_CLEAR,       /* C = 0 (MUL 0) */
-  PS_MID,         /* C[y] += T[2y][2x]                             (the window's middle row) */
-  PS_BELOW,       /* C[y] = max(C[y], T[2y+1][2x]) */
-  PS_ABOVE,       /* C[y] = max(C[y], T[2y-1][2x]), y >= 1: one micro-op per row */
-  PS_CARRY_IN,    /* C[0] = max(C[0], K): the previous row tile's last row */
-  PS_CARRY_CLEAR, /* K = 0 */
-  PS_CARRY_OUT,   /* K += T[R-1][2x], for the next row tile */
+  PS_COL_IN,      /* T[r][0] = max(T[r][0], the previous column tile's J[r]) */
+  PS_COL_CLEAR,   /* this tile's J = 0 (MUL 0), */
+  PS_COL_OUT,     /* J[r] += T[r][W-1], for the next column tile */
+  PS_ROWS,        /* T[2y][2x] = max(T[2y][2x], T[2y+1][2x])       (the window's lower row) */
+  PS_ABOVE,       /* T[2y][2x] = max(T[2y][2x], T[2y-1][2x]), y >= 1 (its upper row) */
+  PS_CARRY_IN,    /* T[0][2x] = max(T[0][2x], K[x]): the previous row tile's last row */
+  PS_CLEAR,       /* C = 0 (and K = 0 when R = 2) */
+  PS_CARRY_CLEAR, /* K = 0 (R > 2) */
+  PS_COPY,        /* C[y][x] += T[2y][2x] (and K[x] += T[1][2x] when R = 2) */
+  PS_CARRY_OUT,   /* K[x] += T[R-1][2x], for the next row tile (R > 2) */
   PS_COUNT
 } pool_step;
 
@@ -828,44 +849,63 @@ static int build(walker *w, const kkey *key, vta_prog_kernel *k, vta_error *err)
     k->loop[0] = (vta_prog_loop){key->co_n, 1, key->b == GS_SUM ? P : 0, 0}; /* ROUND: one value */
     k->loop[1] = (vta_prog_loop){key->b == GS_SUM ? P : 1, 0, key->b == GS_SUM ? 1 : 0, 0};
   } else if (key->kind == KK_POOL) {
-    /* a: destination, c: source (absolute entries); ho_n x wo_n x co_n: the unit's tile */
+    /* a: destination, c: source (absolute entries); ho_n x wo_n x co_n: the unit's tile; ci_n:
+     * K, the second destination of PS_CLEAR and PS_COPY when R = 2 */
     uint32_t R = key->ho_n, W = key->wo_n, n = key->co_n, Rp = R / 2, Wp = W / 2;
+    int two = (key->b == PS_CLEAR || key->b == PS_COPY) && Rp == 1;
     k->mode = VTA_JIT_ALU;
     k->alu_op = (vta_alu_op)key->op;
-    k->nuops = key->b == PS_ABOVE ? Rp - 1 : 1;
+    k->nuops = key->b == PS_ABOVE ? Rp - 1 : two ? 2 : 1;
     if (want) rc = uops_room(w, k->nuops, err);
     if (rc) return rc;
     for (uint32_t i = 0; want && i < k->nuops; i++) w->uops[i] = (vta_uop){key->a, key->c, 0};
+    if (want && two) w->uops[1] = (vta_uop){key->ci_n, key->b == PS_COPY ? key->c + W : 0, 0};
     switch ((pool_step)key->b) {
       case PS_RIGHT:
       case PS_LEFT:
         k->loop[0] = (vta_prog_loop){n * R, W, W, 0};
         k->loop[1] = (vta_prog_loop){key->b == PS_LEFT ? Wp - 1 : Wp, 2, 2, 0};
         break;
+      case PS_COL_IN: /* every row of every block: dst by rows of the tile, src one by one */
+        k->loop[0] = (vta_prog_loop){n * R, W, 1, 0};
+        k->loop[1] = (vta_prog_loop){1, 0, 0, 0};
+        break;
+      case PS_COL_CLEAR:
+        k->use_imm = 1;
+        k->loop[0] = (vta_prog_loop){n * R, 1, 0, 0};
+        k->loop[1] = (vta_prog_loop){1, 0, 0, 0};
+        break;
+      case PS_COL_OUT:
+        k->loop[0] = (vta_prog_loop){n * R, 1, W, 0};
+        k->loop[1] = (vta_prog_loop){1, 0, 0, 0};
+        break;
+      case PS_ROWS:
+        k->loop[0] = (vta_prog_loop){n * Rp, 2 * W, 2 * W, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 2, 2, 0};
+        break;
+      case PS_ABOVE:
+        k->loop[0] = (vta_prog_loop){n, R * W, R * W, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 2, 2, 0};
+        for (uint32_t y = 1; want && y < Rp; y++)
+          w->uops[y - 1] = (vta_uop){key->a + 2 * y * W, key->c + (2 * y - 1) * W, 0};
+        break;
+      case PS_CARRY_IN:
+        k->loop[0] = (vta_prog_loop){n, R * W, Wp, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 2, 1, 0};
+        break;
       case PS_CLEAR:
         k->use_imm = 1;
         k->loop[0] = (vta_prog_loop){n * Rp, Wp, 0, 0};
         k->loop[1] = (vta_prog_loop){Wp, 1, 0, 0};
         break;
-      case PS_MID:
-      case PS_BELOW:
-        k->loop[0] = (vta_prog_loop){n * Rp, Wp, 2 * W, 0};
-        k->loop[1] = (vta_prog_loop){Wp, 1, 2, 0};
-        break;
-      case PS_ABOVE:
-        k->loop[0] = (vta_prog_loop){n, Rp * Wp, R * W, 0};
-        k->loop[1] = (vta_prog_loop){Wp, 1, 2, 0};
-        for (uint32_t y = 1; want && y < Rp; y++)
-          w->uops[y - 1] = (vta_uop){key->a + y * Wp, key->c + (2 * y - 1) * W, 0};
-        break;
-      case PS_CARRY_IN:
-        k->loop[0] = (vta_prog_loop){n, Rp * Wp, Wp, 0};
-        k->loop[1] = (vta_prog_loop){Wp, 1, 1, 0};
-        break;
       case PS_CARRY_CLEAR:
         k->use_imm = 1;
         k->loop[0] = (vta_prog_loop){n, Wp, 0, 0};
         k->loop[1] = (vta_prog_loop){Wp, 1, 0, 0};
+        break;
+      case PS_COPY:
+        k->loop[0] = (vta_prog_loop){n * Rp, Wp, 2 * W, 0};
+        k->loop[1] = (vta_prog_loop){Wp, 1, 2, 0};
         break;
       default: /* PS_CARRY_OUT */
         k->loop[0] = (vta_prog_loop){n, Wp, R * W, 0};
@@ -1029,7 +1069,8 @@ typedef struct pending_unit {
   uint32_t roundb; /* its LeakyRelu's rounding vectors in ACC */
   uint32_t addcb;  /* an add after the epilogue: its constant's vectors, */
   uint32_t addsb;  /* and its SHRCLIP's operand (shift, upper bound) */
-  uint32_t carryb; /* a fused max pooling: its output-channel tile's carry (pool_carry_at) */
+  uint32_t carryb; /* a fused max pooling: its row carry (pool_carry_at), */
+  uint32_t colin, colout; /* the column carry it reads (another unit's) and writes (pool_cc_at) */
   uint32_t gapb;   /* a classifier head: its average's constant row (GS_ROUND) */
   int next;        /* with an add or a pooling after the epilogue: the next step to emit */
 } pending_unit;
@@ -1082,17 +1123,29 @@ static int leaky_steps(walker *w, const pending_unit *pu, vta_error *err) {
 /* The store of a unit's pooled tile (post_pool): its rows of every block, one 2-D store. */
 static int pooled_store(walker *w, const pending_unit *pu, vta_error *err) {
   const unit_pos *q = &pu->q;
-  uint32_t hp = w->g.ho / 2, wp = w->g.wo / 2;
+  uint32_t hp = w->g.ho / 2, wp = w->g.wo / 2, rp = q->ho_n / 2, wq = q->wo_n / 2;
   vta_prog_xfer x;
   memset(&x, 0, sizeof x);
   x.type = VTA_MEM_OUT;
   x.buf = VTA_PROG_BUF_OUTPUT;
   x.sram = pu->accb + pool_compact_at(w->p);
-  x.offset = (((uint64_t)q->gi * w->g.cob + q->co0) * hp + q->oh0 / 2) * wp;
-  x.x_size = q->ho_n / 2 * wp;
-  x.y_size = q->co_n;
-  x.x_stride = q->co_n > 1 ? hp * wp : x.x_size;
-  return w->s->store(w->s->ctx, &x, err);
+  x.offset = (((uint64_t)q->gi * w->g.cob + q->co0) * hp + q->oh0 / 2) * wp + q->ow0 / 2;
+  if (q->wo_n == w->g.wo || rp == 1) { /* whole rows, or one row per block: one store */
+    x.x_size = q->wo_n == w->g.wo ? rp * wp : wq;
+    x.y_size = q->co_n;
+    x.x_stride = q->co_n > 1 ? hp * wp : x.x_size;
+    return w->s->store(w->s->ctx, &x, err);
+  }
+  int rc = VTA_OK; /* a store per block */
+  x.x_size = wq;
+  x.y_size = rp;
+  x.x_stride = wp;
+  for (uint32_t o = 0; !rc && o < q->co_n; o++) {
+    rc = w->s->store(w->s->ctx, &x, err);
+    x.sram += rp * wq;
+    x.offset += (uint64_t)hp * wp;
+  }
+  return rc;
 }
 
 /* The unit's store: the compute->store token, the store, the store->compute token. */
@@ -1144,23 +1197,26 @@ static int pool_key(const walker *w, const pending_unit *pu, int i, kkey *k, uin
   const unit_pos *q = &pu->q;
   uint32_t R = q->ho_n, W = q->wo_n, n = q->co_n, Rp = R / 2, Wp = W / 2;
   uint32_t T = pu->accb, C = T + pool_compact_at(w->p), K = pu->carryb;
-  int more = q->oh0 + R < w->g.ho;
+  int left = q->ow0 > 0, right = q->ow0 + W < w->g.wo; /* column tiles on either side */
   vta_alu_op op = VTA_ALU_MAX;
-  uint32_t dst = C, src = T;
+  uint32_t dst = T, src = T, k2 = 0;
   uint64_t m = (uint64_t)n * Rp * Wp;
   int on = 1;
   switch ((pool_step)i) {
-    case PS_RIGHT: dst = T, src = T + 1, m = (uint64_t)n * R * Wp; break;
+    case PS_RIGHT: src = T + 1, m = (uint64_t)n * R * Wp; break;
     case PS_LEFT: dst = T + 2, src = T + 1, m = (uint64_t)n * R * (Wp - 1), on = Wp > 1; break;
-    case PS_CLEAR: op = VTA_ALU_MUL, src = 0; break;
-    case PS_MID: op = VTA_ALU_ADD; break;
-    case PS_BELOW: src = T + W; break;
+    case PS_COL_IN: src = pu->colin, m = (uint64_t)n * R, on = left; break;
+    case PS_COL_CLEAR: op = VTA_ALU_MUL, dst = pu->colout, src = 0, m = (uint64_t)n * R, on = right; break;
+    case PS_COL_OUT: op = VTA_ALU_ADD, dst = pu->colout, src = T + W - 1, m = (uint64_t)n * R, on = right; break;
+    case PS_ROWS: src = T + W; break;
     case PS_ABOVE: m = (uint64_t)n * (Rp - 1) * Wp, on = Rp > 1; break;
     case PS_CARRY_IN: src = K, m = (uint64_t)n * Wp, on = q->oh0 > 0; break;
-    case PS_CARRY_CLEAR: op = VTA_ALU_MUL, dst = K, src = 0, m = (uint64_t)n * Wp, on = more; break;
-    default: op = VTA_ALU_ADD, dst = K, src = T + (R - 1) * W, m = (uint64_t)n * Wp, on = more; break;
+    case PS_CLEAR: op = VTA_ALU_MUL, dst = C, src = 0, k2 = Rp == 1 ? K : 0, m *= Rp == 1 ? 2 : 1; break;
+    case PS_CARRY_CLEAR: op = VTA_ALU_MUL, dst = K, src = 0, m = (uint64_t)n * Wp, on = Rp > 1; break;
+    case PS_COPY: op = VTA_ALU_ADD, dst = C, k2 = Rp == 1 ? K : 0, m *= Rp == 1 ? 2 : 1; break;
+    default: op = VTA_ALU_ADD, dst = K, src = T + (R - 1) * W, m = (uint64_t)n * Wp, on = Rp > 1; break;
   }
-  *k = key_of(KK_POOL, op, dst, (uint32_t)i, src, R, W, n, 0, NULL, 0);
+  *k = key_of(KK_POOL, op, dst, (uint32_t)i, src, R, W, n, k2, NULL, 0);
   *cost = on ? m : 0;
   return on;
 }
@@ -1209,7 +1265,11 @@ static int post_chunk(walker *w, pending_unit *pu, uint64_t budget, int all, uin
     else if (go) gap_key(w, pu, pu->next - 1, &k, &cost);
     if (!all && used + cost > budget) break;
     used += cost;
-    rc = pu->next == 0 ? clip_step(w, pu, err) : go ? run(w, &k, err) : VTA_OK;
+    /* The pooled tile is rewritten from PS_CLEAR on: the store of the unit that used this slot
+     * before must be done (its store->compute token; the GEMMs into the tile did not wait). */
+    if (d->post_pool && pu->next == 1 + PS_CLEAR && pu->u >= w->nslots)
+      rc = w->s->dep(w->s->ctx, 0, S_, C_, err);
+    if (!rc) rc = pu->next == 0 ? clip_step(w, pu, err) : go ? run(w, &k, err) : VTA_OK;
     pu->next++;
   }
   if (!rc && tail && pu->next == 1 + tail) {
@@ -1586,7 +1646,9 @@ static int walk(walker *w, vta_error *err) {
       if (!rc && !late_pop) rc = s->dep(s->ctx, 0, L_, C_, err);
       kkey k;
       if (!rc && j == 0) {
-        if (u >= nslots) rc = s->dep(s->ctx, 0, S_, C_, err);
+        /* (a fused pooling's units wait for the store two before them only where they write
+         * the pooled tile the store reads: post_chunk) */
+        if (u >= nslots && !d->post_pool) rc = s->dep(s->ctx, 0, S_, C_, err);
         if (!rc && d->head_n && u >= nslots) { /* unit u - nslots stored its averages */
           rc = s->dep(s->ctx, 1, C_, L_, err);
           head_e[u - nslots] = (int64_t)t;
@@ -1666,10 +1728,18 @@ static int walk(walker *w, vta_error *err) {
       }
     }
     if (!rc) {
-      uint32_t carryb = d->post_pool ? acc_slot_base(l, nslots, ah) + pool_carry_at(&w->g, p, q.coi)
-                                     : 0;
+      uint32_t carryb = 0, colin = 0, colout = 0;
+      if (d->post_pool) { /* its row carry, and the column carries (pool_carry_at, pool_cc_at) */
+        uint32_t owi = q.ow0 / p->wo_t;
+        carryb = acc_slot_base(l, nslots, ah) + pool_carry_at(&w->g, p, owi * n_co + q.coi);
+        colout = acc_slot_base(l, nslots, ah) + pool_cc_at(&w->g, p, q.coi);
+        if (u >= n_co)
+          colin = acc_slot_base(l, nslots, (uint32_t)((u - n_co) % nslots)) +
+                  pool_cc_at(&w->g, p, q.coi);
+      }
       uint32_t gapb = d->head_n ? biasb - (p->bias_resident ? q.co0 : 0) + (vrows - 1) * row : 0;
-      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, addcb, addsb, carryb, gapb, 0};
+      pending_unit this_unit = {1, q, accb, u, shiftb, roundb, addcb, addsb, carryb,
+                                colin, colout, gapb, 0};
       if (u + 1 < U) pend = this_unit;
       else rc = finish_unit(w, &this_unit, U, err);
     }
