@@ -88,6 +88,8 @@ typedef struct footprint {
 
 /* The hardware keeps this many footprint records (hw/rtl/vta_uop_fp.sv, NRec). */
 #define VTA_TILE_FP_RECORDS 32
+/* Instructions the compute module's retire queue holds (hw/rtl/vta_compute.sv, RqDepth). */
+#define RQ_DEPTH 8
 
 typedef struct insn {
   uint8_t kind, npop, npush;
@@ -400,6 +402,11 @@ static int cs_sync(void *ctx, vta_error *err) {
    * every instruction started so far has completed (pushes are in order), and the end of the
    * time covered by a unit's work (its busy time counts once when both run). */
   uint64_t ufree[2] = {0, 0}, next_start = 0, retired = 0, covered = 0;
+  /* The retire queue (hw/rtl/vta_compute.sv, RqDepth): a GEMM or ALU instruction, a no-op, a
+   * LOAD UOP or a LOAD ACC beside a GEMM enters it as it starts and leaves it when it and every
+   * instruction before it are done; with RQ_DEPTH in it the next one waits. The retire times
+   * of the last RQ_DEPTH of them (rq_n so far). */
+  uint64_t rq[RQ_DEPTH] = {0}, rq_n = 0;
   /* The store module: the completions of its last STORE_TAIL STOREs (st_n so far) and of the
    * last one. */
   uint64_t st_fin[STORE_TAIL] = {0}, st_n = 0, st_done = 0;
@@ -431,6 +438,8 @@ static int cs_sync(void *ctx, vta_error *err) {
       uint64_t t = mm->free;
       if (mod == VTA_MOD_COMPUTE) {
         t = next_start;
+        int via_rq = in->kind != I_READ || in->uop || in->ald;
+        if (via_rq && rq_n >= RQ_DEPTH) t = max_u64(t, rq[rq_n % RQ_DEPTH] + 1);
         if (in->kind == I_EXEC) {
           t = max_u64(t, ufree[in->unit]);
           if (!fp_apart(&in->fp, &ufp[!in->unit], bank))
@@ -537,6 +546,7 @@ static int cs_sync(void *ctx, vta_error *err) {
         if (fin < retired) fin = retired;
         retired = fin;
         mm->free = fin;
+        if (in->kind != I_READ || in->uop || in->ald) rq[rq_n++ % RQ_DEPTH] = fin;
       } else if (in->kind != I_STORE) {
         s->c->busy[best] += fin - start;
         mm->free = fin;
