@@ -731,11 +731,12 @@ static uint32_t gap_shift(uint32_t P) {
 /* The steps of a fused max pooling over a unit's tile of R rows (even) x W columns (even) x n
  * output blocks at slot entry T (row r of block o at T + (o R + r) W), into the pooled tile at
  * C ((o R/2 + y) W/2 + x) with the row carry at K (o W/2 + x) and the column carries J (o R + r);
- * all on the ALU, in this order. The window's rows go in place into the even rows (the odd
- * rows, and the odd columns, are never written: every step that reads them sees the values of
- * the epilogue); with one pooled row per tile (R = 2) the clears and copies of C and K are one
- * kernel each (two micro-ops), so that a unit's pooling takes few kernels (each is a LOAD UOP
- * and a footprint record in hardware, of which the compute module keeps 32). */
+ * all on the ALU, in this order. The window's columns go in place into the even columns of
+ * every row and its rows into the even rows (the odd columns are never written, so the column
+ * carry reads the epilogue's values; the odd rows' even columns hold their horizontal maxima
+ * when the row steps read them); with one pooled row per tile (R = 2) the clears and copies of
+ * C and K are one kernel each (two micro-ops), so that a unit's pooling takes few kernels (each
+ * is a LOAD UOP and a footprint record in hardware, of which the compute module keeps 32). */
 typedef enum pool_step {
   PS_RIGHT,       /* T[r][2x] = max(T[r][2x], T[r][2x+1])         (the window's right column) */
   PS_LEFT,        /* T[r][2x] = max(T[r][2x], T[r][2x-1]), x >= 1 (its left column) */
