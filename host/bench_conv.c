@@ -2,7 +2,7 @@
  * lowering measured on a device, one JSON line per layer or network.
  *
  * The design idea: measure what a compiled model does. Every layer is lowered by the compiler
- * (compiler/accel/vta_conv.c: tiling chosen by the cost model, two virtual threads, packed constants)
+ * (compiler/accel/vta_walk.c: tiling chosen by the cost model, two virtual threads, packed constants)
  * and the resulting vta_program is replayed through the JIT on the chosen backend, exactly as
  * the model runtime will. Each line reports the work (MACs and the compute bound MACs / peak
  * MACs per cycle), what the device measured (cycles on cycle-level backends, bytes, micro-ops),

@@ -87,7 +87,7 @@ static int ranges_meet(byte_range a, byte_range b) {
  * are pending. The loads of p before its own first compute->load pop that write none of the
  * entries those GEMMs read need not wait: the pop goes before the first load that does, or
  * with that first pop of p's own (a 1x1 convolution places its tiles from the top of the
- * buffers for this, compiler/accel/vta_conv.c). */
+ * buffers for this, compiler/accel/vta_walk.c). */
 static size_t boundary_pop_at(const vta_program *prev, const vta_program *p, size_t nops) {
   const vta_jit_stage L = VTA_JIT_STAGE_LOAD, C = VTA_JIT_STAGE_COMPUTE;
   size_t npop = 0, npush = 0;

@@ -62,6 +62,19 @@ static int fused_add_of(const vta_graph *g, int i) {
   return -1;
 }
 
+static int producer_of(const vta_graph *g, int v);
+
+/* The convolution whose program computes fused node i (an add or a max pooling reading its
+ * output, fused_add_of / fused_pool_of), or -1. */
+static int fused_into(const vta_graph *g, int i) {
+  const vta_node *nd = &g->nodes[i];
+  for (int k = 0; k < nd->n_in; k++) {
+    int f = nd->in[k] >= 0 ? producer_of(g, nd->in[k]) : -1;
+    if (f >= 0 && (fused_add_of(g, f) == i || fused_pool_of(g, f) == i)) return f;
+  }
+  return -1;
+}
+
 uint64_t vta_node_macs(const vta_graph *g, int i) {
   const vta_node *nd = &g->nodes[i];
   const vta_gvalue *o = nd->n_out ? &g->values[nd->out[0]] : NULL;
@@ -1059,42 +1072,27 @@ int vta_pass_partition(vta_graph *g, const vta_config *cfg, double host_macs_per
     p[i].macs = vta_node_macs(g, i);
     to_cpu(nd);
     int pool = nd->op == VTA_GOP_MAXPOOL && g->values[nd->in[0]].dtype == VTA_DT_I8;
-    if (pool && vta_node_int(nd, "fused", 0)) { /* marked, not yet placed */
-      int f = producer_of(g, nd->in[0]);
-      if (f >= 0 && fused_pool_of(g, f) == i && p[f].acc) {
-        if (vta_attrs_set_string(&nd->n_attrs, &nd->attrs, "device", "vta")) {
-          rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
-          break;
-        }
-        p[i].acc = 1;
-        snprintf(p[i].why, sizeof p[i].why,
-                 "int8 max pooling computed by node %d's program: horizontal and vertical ALU MAX "
-                 "over its ACC tile after its epilogue, the pooled tile stored", f);
-        continue;
-      }
-      unfuse(nd);
-      if (f >= 0) unfuse(&g->nodes[f]);
-    }
-    if (nd->op == VTA_GOP_QADD && vta_node_int(nd, "fused", 0)) { /* marked, not yet placed */
-      /* The convolution producing one of its operands computes it, if that one is on the
-       * accelerator; else the add is on its own again. */
-      int f = -1;
-      for (int k = 0; k < nd->n_in && f < 0; k++) {
-        int pi = producer_of(g, nd->in[k]);
-        if (pi >= 0 && fused_add_of(g, pi) == i) f = pi;
-      }
+    if ((pool || nd->op == VTA_GOP_QADD) && vta_node_int(nd, "fused", 0)) { /* marked, not placed */
+      /* The convolution whose program computes it, if that one is on the accelerator; else the
+       * node is on its own again. */
+      int f = fused_into(g, i);
       if (f >= 0 && p[f].acc) {
         if (vta_attrs_set_string(&nd->n_attrs, &nd->attrs, "device", "vta")) {
           rc = vta_error_set(err, VTA_ERR_NOMEM, "out of memory in partitioning");
           break;
         }
         p[i].acc = 1;
-        snprintf(p[i].why, sizeof p[i].why,
-                 "int8 residual add computed by node %d's program: the add's operand loaded into "
-                 "ACC beside its GEMMs, then the ALU's multipliers %lld and %lld, rounding shift by "
-                 "%lld and clip after its epilogue (the CPU's arithmetic, bit for bit)", f,
-                 (long long)vta_node_int(nd, "ma", 1), (long long)vta_node_int(nd, "mb", 1),
-                 (long long)vta_node_int(nd, "shift", 0));
+        if (pool)
+          snprintf(p[i].why, sizeof p[i].why,
+                   "int8 max pooling computed by node %d's program: horizontal and vertical ALU "
+                   "MAX over its ACC tile after its epilogue, the pooled tile stored", f);
+        else
+          snprintf(p[i].why, sizeof p[i].why,
+                   "int8 residual add computed by node %d's program: the add's operand loaded into "
+                   "ACC beside its GEMMs, then the ALU's multipliers %lld and %lld, rounding shift "
+                   "by %lld and clip after its epilogue (the CPU's arithmetic, bit for bit)", f,
+                   (long long)vta_node_int(nd, "ma", 1), (long long)vta_node_int(nd, "mb", 1),
+                   (long long)vta_node_int(nd, "shift", 0));
         continue;
       }
       unfuse(nd);

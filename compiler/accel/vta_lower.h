@@ -10,9 +10,11 @@
  *               runtime's include/vta/layout.h).
  *   vta_ref.c   the plain C reference of a layer with exactly the same arithmetic, the
  *               standard the accelerator's results are compared with bit for bit.
- *   vta_conv.c  the schedule: tiles, two virtual threads, dependency tokens, micro-op kernels,
+ *   vta_conv.c  a layer's geometry and checks, a plan's on-chip layout, the lowering (constants
+ *               and program).
+ *   vta_walk.c  the schedule: tiles, two virtual threads, dependency tokens, micro-op kernels,
  *               walked once per candidate tiling by the cost model and once more to emit the
- *               program.
+ *               program (what the two share: vta_sched.h).
  *   vta_tile.c  the cost model (an event model of the three pipeline stages that counts cycles
  *               and bytes), the search over tilings, and the --explain text.
  *
@@ -306,7 +308,7 @@ void vta_lowered_free(vta_lowered *l);
 void vta_lowered_pack_input(const vta_config *cfg, const vta_conv_desc *d, const vta_lowered *low,
                             const int8_t *x, int8_t *dst);
 
-/* ---- Internal: the schedule walk shared by vta_conv.c (emission) and vta_tile.c (cost) ----
+/* ---- Internal: the schedule walk (vta_walk.c) shared by vta_conv.c (emission) and vta_tile.c (cost) ----
  *
  * vta_sched_walk issues a layer's operations, in program order, to a sink. Kernels are
  * announced once per variant (sink->kernel returns an id for sink->run); when the sink does not

@@ -1,7 +1,7 @@
 /* vta_tile.c - the tiling cost model, the search over tilings, and the --explain text.
  *
  * The design idea: the cost of a tiling is predicted by replaying its schedule (the very walk
- * that emits the program, vta_conv.c) through an event model of the accelerator instead of a
+ * that emits the program, vta_walk.c) through an event model of the accelerator instead of a
  * formula. The three modules (load, compute, store) each execute their instructions in order;
  * an instruction starts when its module is free and the tokens it pops have been pushed; a
  * push happens when the pushing module's last instruction ends; the modules are simulated in
@@ -702,7 +702,7 @@ static int better(const vta_tile_cost *a, const vta_tile_cost *b) {
 }
 
 /* A quick estimate of a plan's cycles, to rank the plans before replaying the best few. It
- * counts what the schedule will do with the same reuse rules (vta_conv.c: a tile resident in
+ * counts what the schedule will do with the same reuse rules (vta_walk.c: a tile resident in
  * either half is not loaded again): the busy time of each module (on compute the busier of the
  * GEMM unit and the ALU, which run side by side, but no less than half the time each unit holds
  * an ACC slot; every load's latency and bus beats on load; every store on store), takes the
@@ -739,8 +739,8 @@ static uint64_t estimate(const vta_config *cfg, const vta_tile_model *m, const v
    * initialisation to the end of its store, and there are two halves. */
   uint64_t g_out = cib * d->kh * d->kw + res, resets = epi == VTA_EPI_OFFSET ? 0 : 1;
   /* one SHRCLIP when it shifts, else MAX and MIN; a LeakyRelu: copy (2), SHL, MUL, MAX,
-   * rounding; an add after the epilogue: up to 9 (its operand's MUL, then vta_conv.c's
-   * add_ops) */
+   * rounding; an add after the epilogue: up to 9 (its operand's MUL, then vta_walk.c's
+   * add_key); a max pooling about 2 (pool_key) */
   uint64_t alu_ops = (epi == VTA_EPI_RESET ? 0 : 1) + (vta_conv_shift_vector(d) ? 1 : 2) +
                      (d->leaky_k ? 6 : 0) + (d->post_add ? 9 : 0) + (d->post_pool ? 2 : 0);
   uint64_t gunit = outs * (g_out + resets), aunit = outs * alu_ops;
