@@ -9,7 +9,9 @@
 # path (arrival time, start and end point, the instances and source lines it runs through), the
 # number of endpoints later than LIMIT_NS by the arrival histogram, and the resources; it fails
 # when any configuration's critical path exceeds LIMIT_NS. Reports stay in
-# OUTROOT/<model key>/timing[-MODULE]/ (sta.txt, stat.txt, yosys.log).
+# OUTROOT/<model key>/timing[-MODULE]/ (sta.txt, stat.txt, yosys.log, netlist.json, and
+# endpoints.txt: every endpoint later than LIMIT_NS grouped by register, from
+# scripts/rtl-sta-endpoints.py on the netlist; the first few groups are printed).
 set -eu
 svgen=$1 limit=$2 root=$3
 shift 3
@@ -19,9 +21,18 @@ if [ "${1:-}" = -top ]; then top=$2; shift 2; fi
 repo=$(cd "$(dirname "$0")/.." && pwd)
 case $limit in (*[!0-9.]*|'') echo "rtl-timing.sh: limit '$limit' is not a number of ns" >&2; exit 2;; esac
 command -v yosys >/dev/null || { echo "rtl-timing.sh: yosys not found (package yosys, scripts/deps.list)" >&2; exit 2; }
+command -v python3 >/dev/null || { echo "rtl-timing.sh: python3 not found (package python3, scripts/deps.list)" >&2; exit 2; }
 for c in "$@"; do
   [ -f "$c" ] || { echo "rtl-timing.sh: configuration $c: no such file" >&2; exit 2; }
 done
+# The cell library's timing arcs, for the endpoint report (scripts/rtl-sta-endpoints.py).
+cells="$root/xilinx-cells-timing.json"
+if [ ! -s "$cells" ]; then
+  mkdir -p "$root"
+  yosys -q -p "read_verilog -lib -specify +/xilinx/cells_sim.v; proc; write_json $cells.tmp" \
+    > /dev/null 2>&1 && mv "$cells.tmp" "$cells" || {
+    echo "rtl-timing.sh: could not read yosys' xilinx cell library timing" >&2; exit 1; }
+fi
 fail=0
 declare -A seen
 for c in "$@"; do
@@ -42,6 +53,7 @@ for c in "$@"; do
       proc
       synth_xilinx -top $top -flatten
       tee -q -o $out/stat.txt.tmp stat
+      write_json $out/netlist.json.tmp
       read_verilog -lib -specify +/xilinx/cells_sim.v
       tee -q -o $out/sta.txt.tmp sta
     " > /dev/null 2>&1; then
@@ -59,5 +71,12 @@ for c in "$@"; do
   secs=$(( $(date +%s) - t0 ))
   perl "$repo/scripts/rtl-timing-report.pl" "$out/sta.txt" "$out/stat.txt" "$limit" \
     "$(basename "$dir")" "$c" "$top" "$secs" || fail=1
+  # Every late endpoint, grouped by register (sta names only the latest path).
+  python3 "$repo/scripts/rtl-sta-endpoints.py" "$out/netlist.json.tmp" "$cells" "$limit" 200 \
+    > "$out/endpoints.txt.tmp" || { echo "rtl-timing.sh: endpoint report for $c failed" >&2; exit 1; }
+  mv "$out/endpoints.txt.tmp" "$out/endpoints.txt"
+  mv "$out/netlist.json.tmp" "$out/netlist.json"
+  awk -v f="$out/endpoints.txt" 'NR == 1 { print "  " $0 " (all: " f ")"; next }
+    / ns / && n < 6 { n++; printf "    %s\n", $0 }' "$out/endpoints.txt"
 done
 exit $fail
