@@ -103,24 +103,31 @@ module vta_alu
 
   // C2b: the sum, with the choice of pre_q (not a product) folded into its operands, so that
   // the adders read multiplexers, not the slices' outputs (synthesis would otherwise chain the
-  // sum through the slices' post-adders and cascade ports). SHRCLIP's clip is one more choice
-  // of the sum's low operand (the other is then zero), not a multiplexer behind the adder on the
-  // product's path: pre_q against both bounds at once, min(max(p, lo), hi) = p > lo ?
-  // (p < hi ? p : hi) : (lo < hi ? lo : hi).
+  // sum through the slices' post-adders and cascade ports). SHRCLIP's clip is chosen behind the
+  // adder (one multiplexer level on the product's path), so its two comparisons and the adder's
+  // carry chain lie side by side, not one behind the other: pre_q against both bounds at once,
+  // min(max(p, lo), hi) = p > lo ? (p < hi ? p : hi) : (lo < hi ? lo : hi).
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
       logic [AccWidth-1:0]        lo;
-      logic [HW-1:0]              m1, m2;
+      logic [HW-1:0]              m1, m2, hs;
+      logic [HW-2:0]              hc;  // the carries out of bits 0 .. HW-2 (the top's: none)
       logic signed [AccWidth-1:0] p, cl, ch, c;
       p  = pre_q[l*AccWidth+:AccWidth];
       cl = AccWidth'($signed(lo_q));
       ch = AccWidth'($signed(hi_q[l*HW+:HW]));
       if (p > cl) c = (p < ch) ? p : ch;
       else c = lolt_q[l] ? cl : ch;
-      lo = mul_q ? p0_q[l*AccWidth+:AccWidth] : clip_q ? c : p;
+      lo = mul_q ? p0_q[l*AccWidth+:AccWidth] : p;
       m1 = mul_q ? p1_q[l*HW+:HW] : '0;
       m2 = mul_q ? p2_q[l*HW+:HW] : '0;
-      prod[l*AccWidth+:AccWidth] = lo + {m1 + m2, HW'(0)};
+      // The high half, lo's + m1 + m2, as one carry chain behind a row of 3:2 compressors
+      // (the slices' outputs leave late without their P registers: two chains one behind the
+      // other were the ALU's longest path).
+      hs = lo[AccWidth-1:HW] ^ m1 ^ m2;
+      hc = (lo[AccWidth-2:HW] & m1[HW-2:0]) | (lo[AccWidth-2:HW] & m2[HW-2:0]) |
+           (m1[HW-2:0] & m2[HW-2:0]);
+      prod[l*AccWidth+:AccWidth] = clip_q ? c : {hs + {hc, 1'b0}, lo[HW-1:0]};
     end
   end
 

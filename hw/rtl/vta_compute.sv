@@ -55,6 +55,9 @@ module vta_compute
   input  logic                            cmd_valid_i,
   output logic                            cmd_ready_o,
   input  logic [InsnBytes*8-1:0]          cmd_data_i,
+  // the queue's head register takes cmd_next_i at the end of a cycle with cmd_next_load_i
+  input  logic                            cmd_next_load_i,
+  input  logic [InsnBytes*8-1:0]          cmd_next_i,
   // tokens
   input  logic                            tok_from_load_i,
   output logic                            tok_pop_load_o,
@@ -117,15 +120,16 @@ module vta_compute
   gemm_insn_t   hg;
   alu_insn_t    ha;
   logic is_gemm, is_alu, is_load, is_finish, known_load, load_empty, tokens_ok, zero_uops;
-  // Worked out from the queue's head as an instruction is taken, so that D's dispatch
-  // compares registers instead of sums: the LOAD's rows (its pads included) are none or one,
-  // and where a one-row LOAD UOP's writes end.
+  // Worked out as an instruction reaches the queue's head (from the value the head register
+  // takes, beside it), so that the take and D's dispatch compare registers instead of sums: the
+  // LOAD's rows (its pads included) are none or one, and where a one-row LOAD UOP's writes end.
   /* verilator lint_off UNUSEDSIGNAL */
   memory_insn_t cm;  // the head as a LOAD; only the fields below are read
+  memory_insn_t nm;  // the element becoming the head
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [16:0]  c_y_total;
-  logic         y_none_q, y_one_q;
-  logic [17:0]  uld_end_q, n_uld_end;
+  logic [16:0]  n_y_total;
+  logic         y_none_q, y_one_q, c_y_none_q, c_y_one_q;
+  logic [17:0]  uld_end_q, n_uld_end, c_uld_end_q;
 
   assign cmd_ready_o = !d_valid_q || d_fire;
   assign d_take      = cmd_valid_i && cmd_ready_o;
@@ -135,16 +139,35 @@ module vta_compute
     else if (d_fire) d_valid_q <= 1'b0;
   end
   assign cm        = cmd_data_i;
-  assign c_y_total = 17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1);
-  assign n_uld_end = 18'(cm.sram_base) + 18'(cm.x_pad_0) + 18'(cm.x_size) + 18'(cm.x_pad_1);
+  assign nm        = cmd_next_i;
+  assign n_y_total = 17'(nm.y_pad_0) + 17'(nm.y_size) + 17'(nm.y_pad_1);
+  assign n_uld_end = 18'(nm.sram_base) + 18'(nm.x_pad_0) + 18'(nm.x_size) + 18'(nm.x_pad_1);
+  always_ff @(posedge clk_i) begin
+    if (cmd_next_load_i) begin
+      c_y_none_q  <= n_y_total == '0;
+      c_y_one_q   <= n_y_total == 17'd1;
+      c_uld_end_q <= n_uld_end;
+    end
+  end
   always_ff @(posedge clk_i) begin
     if (d_take) begin
       d_q       <= cmd_data_i;
-      y_none_q  <= c_y_total == '0;
-      y_one_q   <= c_y_total == 17'd1;
-      uld_end_q <= n_uld_end;
+      y_none_q  <= c_y_none_q;
+      y_one_q   <= c_y_one_q;
+      uld_end_q <= c_uld_end_q;
     end
   end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && cmd_valid_i) begin
+      assert (c_uld_end_q == 18'(cm.sram_base) + 18'(cm.x_pad_0) + 18'(cm.x_size) +
+                             18'(cm.x_pad_1) &&
+              c_y_one_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == 17'd1) &&
+              c_y_none_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == '0))
+      else $error("vta_compute: the registers beside the queue's head disagree with it");
+    end
+  end
+`endif
 
   assign hm = d_q;
   assign hg = d_q;
@@ -372,10 +395,43 @@ module vta_compute
   assign f_sfi = SrcW'(na.src_factor_in);
   assign f_io  = FpW'(ng.iter_out);  // meaningful when the instruction has micro-ops
   assign f_ii  = FpW'(ng.iter_in);
+  // The four products are those of the element becoming the queue's head, registered as it
+  // does (the DSP slices' M registers, from cmd_next_i), so the take only adds them (the slices'
+  // post-adders, P registers): multiplied in the take cycle, from the head register through a
+  // slice and its cascade into the next, they took 4.2 ns.
+  /* verilator lint_off UNUSEDSIGNAL */
+  gemm_insn_t xg;  // the element becoming the head; only the loop fields are read
+  alu_insn_t  xa;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic       x_alu;
+  logic [DstW-1:0] x_dfo, x_dfi;
+  logic [FpW-1:0]  p_dfo_q, p_dfi_q, p_sfo_q, p_sfi_q;
+  assign xg    = cmd_next_i;
+  assign xa    = cmd_next_i;
+  assign x_alu = (xg.opcode == OpAlu);
+  assign x_dfo = x_alu ? DstW'(xa.dst_factor_out) : DstW'(xg.dst_factor_out);
+  assign x_dfi = x_alu ? DstW'(xa.dst_factor_in) : DstW'(xg.dst_factor_in);
+  always_ff @(posedge clk_i) begin
+    if (cmd_next_load_i) begin
+      p_dfo_q <= FpW'(xg.iter_out) * FpW'(x_dfo);
+      p_dfi_q <= FpW'(xg.iter_in) * FpW'(x_dfi);
+      p_sfo_q <= FpW'(xg.iter_out) * FpW'(SrcW'(xa.src_factor_out));
+      p_sfi_q <= FpW'(xg.iter_in) * FpW'(SrcW'(xa.src_factor_in));
+    end
+  end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && cmd_valid_i) begin
+      assert (p_dfo_q == f_io * FpW'(f_dfo) && p_dfi_q == f_ii * FpW'(f_dfi) &&
+              p_sfo_q == f_io * FpW'(f_sfo) && p_sfi_q == f_ii * FpW'(f_sfi))
+      else $error("vta_compute: the footprint's products beside the queue's head disagree");
+    end
+  end
+`endif
   always_ff @(posedge clk_i) begin
     if (d_take) begin
-      f_draw_q <= f_io * FpW'(f_dfo) + f_ii * FpW'(f_dfi);
-      f_sraw_q <= f_io * FpW'(f_sfo) + f_ii * FpW'(f_sfi);
+      f_draw_q <= p_dfo_q + p_dfi_q;
+      f_sraw_q <= p_sfo_q + p_sfi_q;
       f_dfs_q  <= SW'(FpW'(f_dfo) + FpW'(f_dfi));
       f_sfs_q  <= SW'(FpW'(f_sfo) + FpW'(f_sfi));
       f_dlim_q <= FpW'(AccDepth) + FpW'(f_dfo) + FpW'(f_dfi);
@@ -500,6 +556,26 @@ module vta_compute
   // record (fp_bsel, late: a load's last write) and the other unit picked after the
   // comparisons: picking first put a multiplexer in front of each sum, and yosys merges the
   // sums of two operands picked by one select into one sum behind the multiplexer.
+  // D's top index below another footprint's low one, top < lo with top = max + raw - fs, is
+  // the sign of max + raw - fs - lo in SW bits (exact whenever the top index is usable: top <
+  // AccDepth, lo < AccDepth): one carry chain behind two rows of 3:2 compressors (max + raw +
+  // ~fs + ~lo + 2, the 2 as the carry words' free low bits), not the top index's sum and then a
+  // comparison behind it.
+  function automatic logic top_below(logic [SW-1:0] mx, logic [SW-1:0] raw, logic [SW-1:0] fs,
+                                     logic [LogAccDepth-1:0] lo);
+    logic [SW-1:0] lo_w, nfs, nlo, s1, c1, s2, y;
+    logic [SW-2:0] m1, m2;
+    lo_w = {1'b0, lo};  // (a cast to SW inside a function is more than yosys 0.23 reads)
+    nfs  = ~fs;
+    nlo  = ~lo_w;
+    s1  = mx ^ raw ^ nfs;
+    m1  = (mx[SW-2:0] & raw[SW-2:0]) | (mx[SW-2:0] & nfs[SW-2:0]) | (raw[SW-2:0] & nfs[SW-2:0]);
+    c1  = {m1, 1'b1};
+    s2  = s1 ^ c1 ^ nlo;
+    m2  = (s1[SW-2:0] & c1[SW-2:0]) | (s1[SW-2:0] & nlo[SW-2:0]) | (c1[SW-2:0] & nlo[SW-2:0]);
+    y   = s2 + {m2, 1'b1};
+    top_below = y[SW-1];
+  endfunction
   function automatic logic disjoint(logic b, logic src, logic [LogAccDepth-1:0] dlo,
                                     logic [LogAccDepth-1:0] dhi, logic [LogAccDepth-1:0] slo,
                                     logic [LogAccDepth-1:0] shi);
@@ -507,8 +583,10 @@ module vta_compute
     my_dlo   = LogAccDepth'(fp_dmin[b]);
     my_slo   = LogAccDepth'(fp_smin[b]);
     disjoint = (my_dlo[BankW] != dlo[BankW]) &&
-               (!src || (c_dhi[b] < slo) || (shi < my_dlo)) &&
-               (!f_src || (c_shi[b] < dlo) || (dhi < my_slo));
+               (!src || top_below(SW'(LogAccDepth'(fp_dmax[b])), SW'(f_draw_q), f_dfs_q, slo) ||
+                (shi < my_dlo)) &&
+               (!f_src || top_below(SW'(LogAccDepth'(fp_smax[b])), SW'(f_sraw_q), f_sfs_q, dlo) ||
+                (dhi < my_slo));
   endfunction
   logic cw_run_q, cw_prev_q;
   logic [1:0] cw_run [2];
@@ -571,9 +649,9 @@ module vta_compute
   always_ff @(posedge clk_i) begin
     if (d_take) begin
       for (int p = 0; p < 2; p++) begin
-        ua_keep_q[p] <= uld_clear(run_bgn[p], run_end[p], 18'(cm.sram_base), n_uld_end);
+        ua_keep_q[p] <= uld_clear(run_bgn[p], run_end[p], 18'(cm.sram_base), c_uld_end_q);
       end
-      ua_new_q   <= uld_clear(UopIdxW'(hg.uop_bgn), hg.uop_end, 18'(cm.sram_base), n_uld_end);
+      ua_new_q   <= uld_clear(UopIdxW'(hg.uop_bgn), hg.uop_end, 18'(cm.sram_base), c_uld_end_q);
       ua_st_q[0] <= can_uop && !is_alu;
       ua_st_q[1] <= can_uop && is_alu;
     end
@@ -939,6 +1017,8 @@ module vta_compute
       g3_valid_q <= 1'b0;
       a3_valid_q <= 1'b0;
       a4_valid_q <= 1'b0;
+      g3_last_q  <= 1'b0;
+      a4_last_q  <= 1'b0;
     end else begin
       gr_valid_q <= g_c1_valid;
       ar_valid_q <= a_c1_valid;
@@ -952,6 +1032,9 @@ module vta_compute
       g3_valid_q <= g2_valid_q;
       a3_valid_q <= a2_valid_q;
       a4_valid_q <= a3_valid_q;
+      // The same for the last-micro-op flags that open retirement (g_done, a_done).
+      g3_last_q  <= g2_last_q;
+      a4_last_q  <= a3_last_q;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -973,14 +1056,12 @@ module vta_compute
     a2_a_q     <= ar_a_q;
     a2_imm_q   <= ar_imm;  // SHRCLIP's lower bound (its operand is a vector)
     g3_write_q <= g2_write_q;
-    g3_last_q  <= g2_last_q;
     g3_reset_q <= g2_reset_q;
     g3_a_q     <= g2_a_q;
     a3_write_q <= a2_write_q;
     a3_last_q  <= a2_last_q;
     a3_a_q     <= a2_a_q;
     a4_write_q <= a3_write_q;
-    a4_last_q  <= a3_last_q;
     a4_a_q     <= a3_a_q;
   end
   // The immediate goes into the second operand's register in R (below); C2 needs the rest.
@@ -1223,20 +1304,29 @@ module vta_compute
     if (!rst_ni) begin
       rq_head_q <= '0;
       rq_tail_q <= '0;
-      rq_cnt_q  <= '0;
-      g_done_q  <= '0;
-      a_done_q  <= '0;
-      l_done_q  <= '0;
     end else begin
       if (rq_push) rq_tail_q <= rq_tail_q + 1'b1;
       if (retire) rq_head_q <= rq_head_q + 1'b1;
-      rq_cnt_q <= rq_cnt_q + (RqW + 1)'(rq_push) - (RqW + 1)'(retire);
-      // LOAD UOPs complete in order (one at a time), possibly before older instructions.
-      l_done_q <= l_done_q + (RqW + 1)'(l_done) - (RqW + 1)'(retire && head_kind == 2'd3);
-      g_done_q <= g_done_q + (RqW + 1)'(g_done) - (RqW + 1)'(retire && head_kind == 2'd0);
-      a_done_q <= a_done_q + (RqW + 1)'(a_done) - (RqW + 1)'(retire && head_kind == 2'd1);
     end
   end
+  // The counts as up/down counters: the late push (the dispatch decision) and retire only pick
+  // their next values. LOAD UOPs complete in order (one at a time), possibly before older
+  // instructions.
+  vta_updown #(.Width(RqW + 1)) u_rq_cnt (
+    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(rq_push), .dec_i(retire), .count_o(rq_cnt_q)
+  );
+  vta_updown #(.Width(RqW + 1)) u_l_done (
+    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(l_done), .dec_i(retire && head_kind == 2'd3),
+    .count_o(l_done_q)
+  );
+  vta_updown #(.Width(RqW + 1)) u_g_done (
+    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(g_done), .dec_i(retire && head_kind == 2'd0),
+    .count_o(g_done_q)
+  );
+  vta_updown #(.Width(RqW + 1)) u_a_done (
+    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(a_done), .dec_i(retire && head_kind == 2'd1),
+    .count_o(a_done_q)
+  );
   always_ff @(posedge clk_i) begin
     if (rq_push) begin
       rq_kind_q[rq_tail_q] <= (can_uld || can_ald) ? 2'd3 : (can_nop ? 2'd2 : {1'b0, unit});

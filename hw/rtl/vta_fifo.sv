@@ -51,7 +51,11 @@ module vta_fifo #(
   assign in_ready_o  = (count_q != CountW'(Depth));
   assign out_valid_o = (count_q != '0);
   assign out_data_o  = head_q;
-  assign rptr_nx     = (rptr_q == LastPtr) ? '0 : rptr_q + 1'b1;
+  // The read pointer's successor is kept in a register of its own (rptr_nx_q), so the array is
+  // read at a register: with the increment and wrap in front of its address, the read's
+  // multiplexers began a cycle's worth of logic late.
+  logic [PtrW-1:0] rptr_nx_q;
+  assign rptr_nx     = rptr_nx_q;
   assign count_o     = count_q;
   assign push        = in_valid_i & in_ready_o;
   assign pop         = out_valid_o & out_ready_i;
@@ -75,11 +79,13 @@ module vta_fifo #(
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      wptr_q  <= '0;
-      rptr_q  <= '0;
+      wptr_q    <= '0;
+      rptr_q    <= '0;
+      rptr_nx_q <= PtrW'(1 % Depth);
     end else begin
       wptr_q  <= wptr_d;
       rptr_q  <= rptr_d;
+      if (pop) rptr_nx_q <= (rptr_nx_q == LastPtr) ? '0 : rptr_nx_q + 1'b1;
     end
   end
 
@@ -127,4 +133,12 @@ module vta_fifo #(
   end else begin : g_no_prefetch
     assign head_d = more ? mem_q[rptr_nx] : in_data_i;
   end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (rptr_nx_q == ((rptr_q == LastPtr) ? '0 : rptr_q + 1'b1))
+      else $error("vta_fifo: the read pointer's successor register disagrees");
+    end
+  end
+`endif
 endmodule

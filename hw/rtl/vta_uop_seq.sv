@@ -92,13 +92,18 @@ module vta_uop_seq
   logic k_last, j_last, i_last, issue_last, issue_d;
   logic [UopBytes*8-1:0] uop_rdata;
 
-  // The loop bounds minus one are latched with the instruction, so the end of a loop is a
-  // comparison of two registers (issue_last steers the dispatch of the next instruction).
-  logic [UopIdxW-1:0] end_m1_q;
-  logic [IterW-1:0]   iter_out_m1_q, iter_in_m1_q;
-  assign k_last     = (k_q == end_m1_q);
-  assign j_last     = (j_q == iter_in_m1_q);
-  assign i_last     = (i_q == iter_out_m1_q);
+  // Whether each loop is at its last value is a flag worked out one step ahead (issue_last
+  // steers the dispatch of the next instruction, whose decision fans out to the whole decode
+  // stage): as the counter moves, the flag becomes the comparison of its current value with
+  // the bound minus two (counter + 1 == bound - 1), or, where it wraps, whether the loop has one
+  // value. The bounds minus one and minus two are latched with the instruction.
+  logic [UopIdxW-1:0] end_m1_q, end_m2_q;
+  logic [IterW-1:0]   iter_out_m1_q, iter_in_m1_q, iter_out_m2_q, iter_in_m2_q;
+  logic               k_one_q, j_one_q;
+  logic               k_last_q, j_last_q, i_last_q, k_last_d, j_last_d, i_last_d;
+  assign k_last     = k_last_q;
+  assign j_last     = j_last_q;
+  assign i_last     = i_last_q;
   assign issue_last = issue_q && (nop_q || (k_last && j_last && i_last));
   assign issue_o    = issue_q;
   assign adv_o      = issue_q && !stall_i;
@@ -143,20 +148,28 @@ module vta_uop_seq
     soff_d  = soff_q;
     wrow_d  = wrow_q;
     woff_d  = woff_q;
+    k_last_d = k_last_q;
+    j_last_d = j_last_q;
+    i_last_d = i_last_q;
     if (issue_last && !stall_i) issue_d = 1'b0;
     if (issue_q && !issue_last && !stall_i) begin
       if (!k_last) begin
-        k_d = k_q + 1'b1;
+        k_d      = k_q + 1'b1;
+        k_last_d = (k_q == end_m2_q);
       end else begin
-        k_d = bgn_q;
+        k_d      = bgn_q;
+        k_last_d = k_one_q;
         if (!j_last) begin
-          j_d    = j_q + 1'b1;
+          j_d      = j_q + 1'b1;
+          j_last_d = (j_q == iter_in_m2_q);
           doff_d = doff_q + dfi_q;
           soff_d = soff_q + sfi_q;
           woff_d = woff_q + wfi_q;
         end else begin
-          j_d    = '0;
-          i_d    = i_q + 1'b1;
+          j_d      = '0;
+          j_last_d = j_one_q;
+          i_d      = i_q + 1'b1;
+          i_last_d = (i_q == iter_out_m2_q);
           drow_d = drow_q + dfo_q;
           srow_d = srow_q + sfo_q;
           wrow_d = wrow_q + wfo_q;
@@ -167,8 +180,11 @@ module vta_uop_seq
       end
     end
     if (start_i) begin
-      issue_d = 1'b1;
-      k_d     = bgn_i;
+      issue_d  = 1'b1;
+      k_d      = bgn_i;
+      k_last_d = (end_i - bgn_i == UopIdxW'(1));
+      j_last_d = (iter_in_i == IterW'(1));
+      i_last_d = (iter_out_i == IterW'(1));
       i_d     = '0;
       j_d     = '0;
       drow_d  = '0;
@@ -183,6 +199,9 @@ module vta_uop_seq
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       issue_q <= 1'b0;
+      k_last_q <= 1'b0;
+      j_last_q <= 1'b0;
+      i_last_q <= 1'b0;
       k_q     <= '0;
       i_q     <= '0;
       j_q     <= '0;
@@ -194,6 +213,9 @@ module vta_uop_seq
       woff_q  <= '0;
     end else begin
       issue_q <= issue_d;
+      k_last_q <= k_last_d;
+      j_last_q <= j_last_d;
+      i_last_q <= i_last_d;
       k_q     <= k_d;
       i_q     <= i_d;
       j_q     <= j_d;
@@ -214,8 +236,13 @@ module vta_uop_seq
       bgn_q      <= bgn_i;
       end_q      <= end_i;
       end_m1_q      <= end_i - 1'b1;
+      end_m2_q      <= end_i - UopIdxW'(2);
       iter_out_m1_q <= iter_out_i - 1'b1;
       iter_in_m1_q  <= iter_in_i - 1'b1;
+      iter_out_m2_q <= iter_out_i - IterW'(2);
+      iter_in_m2_q  <= iter_in_i - IterW'(2);
+      k_one_q       <= (end_i - bgn_i == UopIdxW'(1));
+      j_one_q       <= (iter_in_i == IterW'(1));
       dfo_q      <= dfo_i;
       dfi_q      <= dfi_i;
       sfo_q      <= sfo_i;
@@ -294,6 +321,10 @@ module vta_uop_seq
     if (rst_ni) begin
       assert (!(start_i && issue_q && !issue_last))
       else $error("vta_uop_seq: an instruction started while another issues");
+      assert (!issue_q || nop_q || ((k_last_q == (k_q == end_m1_q)) &&
+                                    (j_last_q == (j_q == iter_in_m1_q)) &&
+                                    (i_last_q == (i_q == iter_out_m1_q))))
+      else $error("vta_uop_seq: a loop's last flag disagrees with its counter");
     end
   end
 `endif
