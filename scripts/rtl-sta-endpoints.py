@@ -141,10 +141,16 @@ def dsp48e1_arcs(params):
 
 
 def main():
-    if len(sys.argv) < 4:
-        sys.exit('usage: rtl-sta-endpoints.py NETLIST.json CELLS.json LIMIT_NS [TOP_N]')
-    netlist, cells_path, limit = sys.argv[1], sys.argv[2], float(sys.argv[3]) * 1000
-    top_n = int(sys.argv[4]) if len(sys.argv) > 4 else 40
+    if len(sys.argv) < 4 or sys.argv[1] in ('-h', '--help'):
+        sys.exit('usage: rtl-sta-endpoints.py NETLIST.json CELLS.json LIMIT_NS [TOP_N | GROUP]\n'
+                 '  GROUP (a group name as printed): that group\'s latest path, cell by cell')
+    netlist, cells_path = sys.argv[1], sys.argv[2]
+    try:
+        limit = float(sys.argv[3]) * 1000
+    except ValueError:
+        sys.exit('rtl-sta-endpoints.py: limit \'%s\' is not a number of ns' % sys.argv[3])
+    arg = sys.argv[4] if len(sys.argv) > 4 else '40'
+    top_n, only = (int(arg), None) if arg.isdigit() else (1, arg)
     lib = load_lib(cells_path)
     mods = json.load(open(netlist))['modules']
     tops = [n for n, m in mods.items() if m.get('attributes', {}).get('top')]
@@ -255,6 +261,20 @@ def main():
           % (len(endpoints), limit / 1000, total_late, len(groups), worst / 1000))
     if unknown:
         print('cells without timing (outputs start at 0): %s' % ' '.join(sorted(unknown)))
+    if only is not None:
+        if only not in groups:
+            sys.exit('rtl-sta-endpoints.py: no group %s later than the limit' % only)
+        cnt, a, net = groups[only]
+        print('%6.2f ns  %s, cell by cell (arrival, cell, net):' % (a / 1000, only))
+        n = net
+        while n in pred:
+            m, cname = pred[n]
+            print('  %6.3f  %-10s %s' % (arr[n] / 1000, top['cells'][cname]['type'],
+                                        netname.get(n, '?').lstrip('\\')))
+            if netname.get(m, '').lstrip('\\').endswith('clk_i'):
+                break
+            n = m
+        return
     for name, (cnt, a, net) in sorted(groups.items(), key=lambda kv: -kv[1][1])[:top_n]:
         # walk the path back to the register, block RAM, DSP or LUT RAM output it starts at
         lines, names = [], []

@@ -127,7 +127,6 @@ module vta_compute
   memory_insn_t cm;  // the head as a LOAD; only the fields below are read
   memory_insn_t nm;  // the element becoming the head
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [16:0]  n_y_total;
   logic         y_none_q, y_one_q, c_y_none_q, c_y_one_q;
   logic [17:0]  uld_end_q, n_uld_end, c_uld_end_q;
 
@@ -140,12 +139,19 @@ module vta_compute
   end
   assign cm        = cmd_data_i;
   assign nm        = cmd_next_i;
-  assign n_y_total = 17'(nm.y_pad_0) + 17'(nm.y_size) + 17'(nm.y_pad_1);
   assign n_uld_end = 18'(nm.sram_base) + 18'(nm.x_pad_0) + 18'(nm.x_size) + 18'(nm.x_pad_1);
+  // (The rows' sum is none or one without the sum: none when every term is zero, one when one
+  // term is one and the others zero.)
+  logic n_p0_0, n_sz_0, n_p1_0;
+  assign n_p0_0 = (nm.y_pad_0 == '0);
+  assign n_sz_0 = (nm.y_size == '0);
+  assign n_p1_0 = (nm.y_pad_1 == '0);
   always_ff @(posedge clk_i) begin
     if (cmd_next_load_i) begin
-      c_y_none_q  <= n_y_total == '0;
-      c_y_one_q   <= n_y_total == 17'd1;
+      c_y_none_q  <= n_p0_0 && n_sz_0 && n_p1_0;
+      c_y_one_q   <= (nm.y_pad_0 == 1 && n_sz_0 && n_p1_0) ||
+                     (n_p0_0 && nm.y_size == 1 && n_p1_0) ||
+                     (n_p0_0 && n_sz_0 && nm.y_pad_1 == 1);
       c_uld_end_q <= n_uld_end;
     end
   end
@@ -352,6 +358,13 @@ module vta_compute
   gemm_insn_t ng;
   alu_insn_t  na;
   logic       n_alu;
+  // The element becoming the head (the queue's head register takes it with cmd_next_load_i).
+  /* verilator lint_off UNUSEDSIGNAL */
+  gemm_insn_t xg;  // only the loop and micro-op range fields are read
+  alu_insn_t  xa;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign xg = cmd_next_i;
+  assign xa = cmd_next_i;
 
   vta_uop_fp u_fp (
     .clk_i,
@@ -366,6 +379,9 @@ module vta_compute
     .take_i    (d_take),
     .nbgn_i    (LogUopDepth'(ng.uop_bgn)),
     .nend_i    ((LogUopDepth + 1)'(ng.uop_end)),
+    .head_load_i(cmd_next_load_i),
+    .hbgn_i    (LogUopDepth'(xg.uop_bgn)),
+    .hend_i    ((LogUopDepth + 1)'(xg.uop_end)),
     .hit_o     (fp_hit),
     .bsel_o    (fp_bsel),
     .b_dmin_o  (fp_dmin[1]),
@@ -399,15 +415,9 @@ module vta_compute
   // does (the DSP slices' M registers, from cmd_next_i), so the take only adds them (the slices'
   // post-adders, P registers): multiplied in the take cycle, from the head register through a
   // slice and its cascade into the next, they took 4.2 ns.
-  /* verilator lint_off UNUSEDSIGNAL */
-  gemm_insn_t xg;  // the element becoming the head; only the loop fields are read
-  alu_insn_t  xa;
-  /* verilator lint_on UNUSEDSIGNAL */
   logic       x_alu;
   logic [DstW-1:0] x_dfo, x_dfi;
   logic [FpW-1:0]  p_dfo_q, p_dfi_q, p_sfo_q, p_sfi_q;
-  assign xg    = cmd_next_i;
-  assign xa    = cmd_next_i;
   assign x_alu = (xg.opcode == OpAlu);
   assign x_dfo = x_alu ? DstW'(xa.dst_factor_out) : DstW'(xg.dst_factor_out);
   assign x_dfi = x_alu ? DstW'(xa.dst_factor_in) : DstW'(xg.dst_factor_in);

@@ -50,8 +50,8 @@ module vta_fetch
   // and routes, so the credit check compares a register with the burst's length.
   localparam int unsigned LogPer = $clog2(PerBeat);
   localparam int unsigned StepW = $clog2(PerBeat + 2) + 1;
-  logic signed [CredW:0] room_d, room_q, room_rest, room_cost;
-  logic signed [StepW-1:0] room_step;  // one cycle's change but for a burst sent
+  logic signed [CredW:0] room_d, room_q, room_rest, room_cost, room_q0, room_q1, room_r0, room_r1;
+  logic signed [StepW-1:0] room_step;  // one cycle's change but for a burst sent and the route
   assign room_cost = $signed({1'b0, (CredW'(ar_len_o) + 1'b1) << LogPer});
   logic [31:0] remaining_d, remaining_q;
   logic has_work;
@@ -149,10 +149,18 @@ module vta_fetch
     // channel's answer only picks one of the two sums.
     // (room_q less the burst's cost is a sum of registers; the answer picks it, then one sum
     // adds the step: the late route and address-channel answers do not enter a chain of sums.)
-    room_step = ((r_valid_i && r_ready_o) ? StepW'(PerBeat) : '0) + (route ? StepW'(1) : '0) -
+    // The route (the command queues' answers, behind their counts) is as late as the address
+    // channel's: the four sums for the two answers are worked out side by side and the answers
+    // pick one, with no sum behind them.
+    room_step = ((r_valid_i && r_ready_o) ? StepW'(PerBeat) : '0) -
                 ((gb_valid && buf_in_ready) ? StepW'(1) : '0);
     room_rest = room_q - room_cost;
-    room_d    = ((ar_valid_o && ar_ready_i) ? room_rest : room_q) + (CredW + 1)'(room_step);
+    room_q0   = room_q + (CredW + 1)'(room_step);
+    room_q1   = room_q + (CredW + 1)'(room_step) + 1'b1;
+    room_r0   = room_rest + (CredW + 1)'(room_step);
+    room_r1   = room_rest + (CredW + 1)'(room_step) + 1'b1;
+    if (ar_valid_o && ar_ready_i) room_d = route ? room_r1 : room_r0;
+    else room_d = route ? room_q1 : room_q0;
     remaining_d = remaining_q;
     if (start_i) remaining_d = insn_count_i;
     else if (route) remaining_d = remaining_q - 1'b1;

@@ -32,6 +32,11 @@ module vta_uop_fp
   input  logic                   take_i,
   input  logic [LogUopDepth-1:0] nbgn_i,
   input  logic [LogUopDepth:0]   nend_i,
+  // the range of the element becoming the queue's head (it is nbgn_i, nend_i from the next
+  // cycle on when head_load_i)
+  input  logic                   head_load_i,
+  input  logic [LogUopDepth-1:0] hbgn_i,
+  input  logic [LogUopDepth:0]   hend_i,
   // the held instruction's bounds: hit_o says there are some; they are the record being
   // committed in this cycle (b_*_o) when bsel_o, else the selected record's (s_*_o). Both are
   // registers, so the caller can work with each beside the other and pick late.
@@ -238,11 +243,32 @@ module vta_uop_fp
   assign s_smax_o = s_bnd.smax;
   assign now_bnd  = b_hit ? b_bnd : s_bnd;
 
+  // Whether each record holds the queue head's range (hm_q), worked out beside the head: for
+  // every record as an element becomes the head, and for the record a commit writes (from the
+  // range being built) when one does, so the take reads flags, not 2 NRec comparisons behind
+  // the head register (4.1-4.3 ns on the default).
+  logic [NRec-1:0] hm_q;
+  logic            b_in_head;
+  assign b_in_head = b_lo_q <= AW'(hbgn_i) && hend_i <= b_hi_q;
+  // (The take, late, picks last: with it the head always takes the next element's flags; a
+  // head load without a take is a push into an empty queue.)
+  logic [NRec-1:0] hm_nx, hm_keep;
+  always_comb begin
+    for (int r = 0; r < NRec; r++) begin
+      hm_nx[r]   = (commit && !b_bad_q && ptr_oh_q[r]) ? b_in_head :
+                   (lo_q[r] <= AW'(hbgn_i) && hend_i <= hi_q[r]);
+      hm_keep[r] = (commit && !b_bad_q && ptr_oh_q[r]) ? b_in_taken : hm_q[r];
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (take_i) hm_q <= hm_nx;
+    else hm_q <= head_load_i ? hm_nx : hm_keep;
+  end
+
   // For the instruction taken: the table as this cycle leaves it.
   always_comb begin
     for (int r = 0; r < NRec; r++) begin
-      nmatch[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) &&
-                  lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r];
+      nmatch[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) && hm_q[r];
     end
     b_nhit = commit && !b_bad_q && b_in_taken;
     for (int g = 0; g < NGrp; g++) n_bnd[g] = (g == 0 && b_nhit) ? b_bnd : '0;
@@ -308,6 +334,10 @@ module vta_uop_fp
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (!(we_i && ld_done_i)) else $error("vta_uop_fp: micro-op write in the commit cycle");
+      for (int r = 0; r < NRec; r++) begin
+        assert (!take_i || hm_q[r] == (lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r]))
+        else $error("vta_uop_fp: the head's match flag of record %0d disagrees", r);
+      end
       assert (!(we_i && ld_start_i)) else $error("vta_uop_fp: micro-op write before the load");
       assert (!commit || b_in_q == (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q))
       else $error("vta_uop_fp: the registered range check disagrees with the range");
