@@ -6,9 +6,11 @@
 #   make synth-check   yosys synth_xilinx on a small configuration: no latches, `check` clean
 #   make timing-check  static timing (yosys sta on 7-series cell delays) of the whole design on
 #                      the default and the board configurations: critical path, start, end and
-#                      instances, resources; fails above TIMING_LIMIT_NS (docs/hw.md, "Timing").
-#                      Configurations with the same hardware (model key) are measured once.
-#                      About half an hour per configuration of the default's size here.
+#                      instances, resources, and every endpoint later than the limit grouped by
+#                      register (endpoints.txt, scripts/rtl-sta-endpoints.py); fails above
+#                      TIMING_LIMIT_NS (docs/hw.md, "Timing"). Configurations with the same
+#                      hardware (model key) are measured once. About 5 to 8 minutes per
+#                      configuration of the default's size here, 2 to 5 for BLOCK 4.
 #   (make test runs tests/hw/test_timing: the GEMM datapath alone on configs/block4.json.)
 
 RTL_LINT_CONFIGS := $(wildcard configs/*.json sim/rtl/configs/*.json)

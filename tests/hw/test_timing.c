@@ -1,6 +1,6 @@
 /* test_timing.c - the static timing check of hw/ (scripts/rtl-timing.sh, `make timing-check`).
  *
- * The whole design is measured by `make timing-check` (about half an hour per configuration of
+ * The whole design is measured by `make timing-check` (about 5 to 8 minutes per configuration of
  * the default's size on this machine, docs/hw.md "Timing"); `make test` measures the pipelined
  * GEMM datapath (vta_gemm: operand, product and output registers of the DSP slices and the
  * registered adder tree) on configs/block4.json against the 3.0 ns limit, which fails as soon
