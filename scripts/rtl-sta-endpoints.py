@@ -69,21 +69,16 @@ def load_lib(path):
 SRC_RE = re.compile(r'(vta_\w+\.sv):(\d+)')
 
 
-def dsp48e1_arcs(params):
-    """A DSP48E1's arcs for its register parameters, as cells_sim.v's generate blocks and
-    arrival functions give them (the library's specify blocks depend on the parameters, which
-    its JSON form has at their defaults): ({(in_port, None): [(out_port, ps)]}, {in_port:
-    setup ps}), every bit of an input to every bit of an output."""
+def dsp48e1_arcs(params, conns):
+    """A DSP48E1 instance's arcs for its register parameters, as cells_sim.v's generate blocks
+    and arrival functions give them (the library's specify blocks depend on the parameters,
+    which its JSON form has at their defaults), in load_lib's form for the instance's port
+    widths (conns): every bit of an input to every bit of an output."""
     def par(name, default):
         v = params.get(name)
         if v is None:
             return default
-        if isinstance(default, int):
-            try:
-                return intp(v)
-            except ValueError:
-                return default
-        return v.strip()
+        return intp(v) if isinstance(default, int) else v.strip()
     areg, breg, creg, dreg = par('AREG', 1), par('BREG', 1), par('CREG', 1), par('DREG', 1)
     adreg, mreg, preg = par('ADREG', 1), par('MREG', 1), par('PREG', 1)
     mult, dport = par('USE_MULT', 'MULTIPLY'), par('USE_DPORT', 'FALSE')
@@ -107,12 +102,12 @@ def dsp48e1_arcs(params):
             if reg:
                 return v + add
         return None
-    arcs = defaultdict(list)
+    arcs = defaultdict(list)  # in_port -> [(out_port, ps)]
     if preg or areg or adreg or breg or creg or dreg or mreg:
         for out in ('P', 'PCOUT'):
             a = arrival(out == 'PCOUT')
             if a is not None:
-                arcs[('CLK', None)].append((out, a))
+                arcs['CLK'].append((out, a))
     comb = {'A': (not (preg or mreg or areg or adreg), 2823 if mul and not dp else 3806 if mul else 1523),
             'B': (not (preg or mreg or breg), 2690 if mul else 1509),
             'C': (not (preg or creg), 1325),
@@ -120,8 +115,8 @@ def dsp48e1_arcs(params):
             'PCIN': (not preg, 1107)}
     for inp, (on, ps) in comb.items():
         if on:
-            arcs[(inp, None)].append(('P', ps))
-            arcs[(inp, None)].append(('PCOUT', ps + 148))
+            arcs[inp].append(('P', ps))
+            arcs[inp].append(('PCOUT', ps + 148))
     # setup times of the registered inputs (the library's *.required functions, no pattern
     # detector)
     setup = {}
@@ -137,7 +132,14 @@ def dsp48e1_arcs(params):
     setup['C'] = 168 if creg else 1244 if preg else 0
     if preg:
         setup['PCIN'] = 1025
-    return arcs, setup
+    bit_arcs = {}
+    for inp, outs in arcs.items():
+        for i in range(len(conns.get(inp, []))):
+            bit_arcs[(inp, i)] = [(op, ob, ps) for op, ps in outs
+                                  for ob in range(len(conns.get(op, [])))]
+    bit_setup = {(inp, i): ps for inp, ps in setup.items()
+                 for i in range(len(conns.get(inp, [])))}
+    return bit_arcs, bit_setup
 
 
 def main():
@@ -167,8 +169,7 @@ def main():
                 netname[b] = nm
     # timing graph: edges net -> net with delay, sources with start time, endpoints
     fanout = defaultdict(list)   # net -> [(net, ps, cell)]
-    start = {}                   # net -> (ps, cell)
-    endpoints = []               # (net, cell, port, bit)
+    endpoints = []               # (net, cell, port, setup ps)
     indeg = defaultdict(int)
     unknown = set()
     for cname, c in top['cells'].items():
@@ -178,24 +179,8 @@ def main():
             continue
         comb, inputs, setup = lib[t]
         conns = c['connections']
-        if t == 'DSP48E1':
-            # parameter-dependent arcs: every bit of the input to every bit of the output
-            darcs, dsetup = dsp48e1_arcs(c.get('parameters', {}))
-            for pname, bits in conns.items():
-                if pname not in inputs:
-                    continue
-                outs = darcs.get((pname, None), [])
-                for b in bits:
-                    if isinstance(b, str):
-                        continue
-                    if not outs:
-                        endpoints.append((b, cname, pname, 0, dsetup.get(pname, 0)))
-                    for op, ps in outs:
-                        for ob in conns.get(op, []):
-                            if not isinstance(ob, str):
-                                fanout[b].append((ob, ps, cname))
-                                indeg[ob] += 1
-            continue
+        if t == 'DSP48E1':  # its arcs depend on its parameters
+            comb, setup = dsp48e1_arcs(c.get('parameters', {}), conns)
         for pname, bits in conns.items():
             if pname not in inputs:
                 continue
@@ -204,7 +189,7 @@ def main():
                     continue
                 arcs = comb.get((pname, i))
                 if not arcs:
-                    endpoints.append((b, cname, pname, i, setup.get((pname, i), 0)))
+                    endpoints.append((b, cname, pname, setup.get((pname, i), 0)))
                     continue
                 for op, ob, ps in arcs:
                     obits = conns.get(op)
@@ -234,7 +219,7 @@ def main():
         print('rtl-sta-endpoints: %d nets on combinational loops left out' % (len(allnets) - seen))
     cell_src = {cn: c.get('attributes', {}).get('src', '') for cn, c in top['cells'].items()}
 
-    def group_of(cname, pname, net):
+    def group_of(cname, pname):
         c = top['cells'][cname]
         t = c['type']
         if t.startswith('FD') or t.startswith('SRL'):
@@ -246,13 +231,13 @@ def main():
     groups = defaultdict(lambda: [0, -1, None])
     total_late = 0
     worst = 0
-    for net, cname, pname, bit, su in endpoints:
+    for net, cname, pname, su in endpoints:
         a = arr.get(net, 0) + su  # as sta: the arrival plus the input's setup time
         worst = max(worst, a)
         if a <= limit:
             continue
         total_late += 1
-        g = groups[group_of(cname, pname, net)]
+        g = groups[group_of(cname, pname)]
         g[0] += 1
         if a > g[1]:
             g[1] = a
@@ -261,27 +246,31 @@ def main():
           % (len(endpoints), limit / 1000, total_late, len(groups), worst / 1000))
     if unknown:
         print('cells without timing (outputs start at 0): %s' % ' '.join(sorted(unknown)))
+    def path_back(net):
+        """(net, cell, first) from an endpoint's net back along its latest path; first is set
+        for the register, block RAM, DSP or LUT RAM output it starts at (its clock arc)."""
+        n = net
+        while n in pred:
+            m, cname = pred[n]
+            first = netname.get(m, '').lstrip('\\').endswith('clk_i')
+            yield n, cname, first
+            if first:
+                return
+            n = m
+
     if only is not None:
         if only not in groups:
             sys.exit('rtl-sta-endpoints.py: no group %s later than the limit' % only)
         cnt, a, net = groups[only]
         print('%6.2f ns  %s, cell by cell (arrival, cell, net):' % (a / 1000, only))
-        n = net
-        while n in pred:
-            m, cname = pred[n]
+        for n, cname, _ in path_back(net):
             print('  %6.3f  %-10s %s' % (arr[n] / 1000, top['cells'][cname]['type'],
                                         netname.get(n, '?').lstrip('\\')))
-            if netname.get(m, '').lstrip('\\').endswith('clk_i'):
-                break
-            n = m
         return
     for name, (cnt, a, net) in sorted(groups.items(), key=lambda kv: -kv[1][1])[:top_n]:
-        # walk the path back to the register, block RAM, DSP or LUT RAM output it starts at
         lines, names = [], []
         kind = 'input'
-        n = net
-        while n in pred:
-            m, cname = pred[n]
+        for n, cname, first in path_back(net):
             nm = netname.get(n, '$')
             if not nm.startswith('$') and nm.lstrip('\\') not in names:
                 names.append(nm.lstrip('\\'))
@@ -289,15 +278,12 @@ def main():
                 s = '%s:%s' % (f, l)
                 if s not in lines:
                     lines.append(s)
-            if netname.get(m, '').lstrip('\\').endswith('clk_i'):
+            if first:
                 kind = top['cells'][cname]['type']
-                break
-            n = m
         print('%6.2f ns %5d  %s' % (a / 1000, cnt, name))
         print('        through %s (%s)' % (' <- '.join(names[:6]) or '-', kind))
         if lines:
             print('        lines %s' % ' '.join(reversed(lines[-8:])))
-
 
 if __name__ == '__main__':
     main()
