@@ -535,12 +535,13 @@ module vta_compute
   // ---- dispatch from D ----
   logic       g_issue, g_last, a_issue, a_last, unit;
   logic       own_free, other_free, compat, units_idle, drained, rq_room;
+  logic       g_tail_q, a_tail_q;  // a micro-op in U1 to C3 (the ALU's C4)
   logic       can_uop, can_nop, can_uld, can_mem, mem_done, is_uld, uld_apart, ld_rq_q;
   logic [GemmUopEndW-1:0] run_bgn [2];
   logic [GemmUopEndW-1:0] run_end [2];
   logic       g_c1_valid, g_c1_write, g_c1_last, a_c1_valid, a_c1_write, a_c1_last;
   logic       g2_valid_q, a2_valid_q;
-  logic [RqW:0] rq_cnt_q;
+  logic         rq_zero, rq_full;  // the retire queue's count is 0, RqDepth
   logic       run_issue [2];
   logic       run_last [2];
   logic [2:0] run_tail_q [2];  // each unit issued its last micro-op one, two, three cycles ago
@@ -629,11 +630,9 @@ module vta_compute
   assign other_free   = (!run_issue[!unit] &&
                          ((run_tail_q[!unit] & (unit ? 3'b011 : 3'b111)) == 3'b000)) ||
                         compat;
-  assign units_idle   = !g_issue && !a_issue && !g_seq_busy && !a_seq_busy && !g_dly_busy &&
-                        !a_dly_busy && !gr_valid_q && !ar_valid_q && !g2_valid_q && !a2_valid_q &&
-                        !g3_valid_q && !a3_valid_q && !a4_valid_q;
-  assign drained      = units_idle && (rq_cnt_q == '0) && !loading_q;
-  assign rq_room      = (rq_cnt_q != (RqW + 1)'(RqDepth));
+  assign units_idle   = g_idle && a_idle;
+  assign drained      = units_idle && rq_zero && !loading_q;
+  assign rq_room      = !rq_full;
 
   // A GEMM or ALU instruction leaves D once its footprint is worked out, so that one starting
   // alone does not block the other unit for its whole run for want of a footprint.
@@ -713,10 +712,8 @@ module vta_compute
   assign is_ald   = known_load && !load_empty &&
                     (hm.memory_type == MemAcc || hm.memory_type == MemAcc8bit);
   assign ald_bank = hm.sram_base[BankW];
-  assign a_idle   = !a_issue && !a_seq_busy && !a_dly_busy && !ar_valid_q && !a2_valid_q &&
-                    !a3_valid_q && !a4_valid_q;
-  assign g_idle   = !g_issue && !g_seq_busy && !g_dly_busy && !gr_valid_q && !g2_valid_q &&
-                    !g3_valid_q;
+  assign a_idle   = !a_issue && !a_tail_q;
+  assign g_idle   = !g_issue && !g_tail_q;
   // The GEMM unit's instruction writes the other bank and has run long enough that the micro-
   // ops of the one before it have left the pipeline (C3: ComputeC1 + 2 cycles after their
   // issue, which was at the latest in its first cycle): the DMA's first write may come within
@@ -839,6 +836,7 @@ module vta_compute
   logic [SrcW-1:0]    a_x_src;
   logic [AluTagW-1:0] a_x_tag;
   logic               g_seq_busy, a_seq_busy, g_dly_busy, a_dly_busy;
+  logic               g_seq_busy_nx, a_seq_busy_nx, g_dly_any_nx, a_dly_any_nx;
   logic               g_adv, a_adv, a_u2_valid, a_u2_write, hz_q, x_slow, u2_reads;
   // Only the index bits of ACC and the tag's reset, use_imm and opcode are compared.
   /* verilator lint_off UNUSEDSIGNAL */
@@ -880,6 +878,7 @@ module vta_compute
     .x_src_o    (g_src),
     .x_wgt_o    (g_wgt),
     .busy_o     (g_seq_busy),
+    .busy_next_o(g_seq_busy_nx),
     .u2_valid_o (),
     .u2_write_o (),
     .u2_tag_o   (),
@@ -922,6 +921,7 @@ module vta_compute
     .x_src_o    (a_x_src),
     .x_wgt_o    (),
     .busy_o     (a_seq_busy),
+    .busy_next_o(a_seq_busy_nx),
     .u2_valid_o (a_u2_valid),
     .u2_write_o (a_u2_write),
     .u2_tag_o   (a_u2_tag),
@@ -969,7 +969,8 @@ module vta_compute
     .data_i ({g_x_write, g_x_last, g_x_reset, g_x_dst}),
     .valid_o(g_c1_valid),
     .data_o ({g_c1_write, g_c1_last, g_c1_reset, g_dst}),
-    .any_o  (g_dly_busy)
+    .any_o  (g_dly_busy),
+    .any_next_o(g_dly_any_nx)
   );
   vta_delay #(.Width(2 + AluTagW + DstW + SrcW), .Stages(XToC1)) u_a_dly (
     .clk_i,
@@ -978,7 +979,8 @@ module vta_compute
     .data_i ({a_x_write, a_x_last, a_x_tag, a_x_dst, a_x_src}),
     .valid_o(a_c1_valid),
     .data_o ({a_c1_write, a_c1_last, a_c1_tag, a_dst, a_src}),
-    .any_o  (a_dly_busy)
+    .any_o  (a_dly_busy),
+    .any_next_o(a_dly_any_nx)
   );
 
   // ---- C1: ACC reads ----
@@ -1047,6 +1049,30 @@ module vta_compute
       a4_last_q  <= a3_last_q;
     end
   end
+  // Whether a unit has a micro-op anywhere from U1 to its last stage, a register each (g_tail_q,
+  // a_tail_q) set from what every stage holds in the next cycle: the idle tests of dispatch
+  // (a LOAD ACC beside the GEMM unit, draining) start at one flip-flop per unit, not at an OR
+  // of some fifteen valid bits.
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      g_tail_q <= 1'b0;
+      a_tail_q <= 1'b0;
+    end else begin
+      g_tail_q <= g_seq_busy_nx || g_dly_any_nx || g_c1_valid || gr_valid_q || g2_valid_q;
+      a_tail_q <= a_seq_busy_nx || a_dly_any_nx || a_c1_valid || ar_valid_q || a2_valid_q ||
+                  a3_valid_q;
+    end
+  end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (g_tail_q == (g_seq_busy || g_dly_busy || gr_valid_q || g2_valid_q || g3_valid_q) &&
+              a_tail_q == (a_seq_busy || a_dly_busy || ar_valid_q || a2_valid_q || a3_valid_q ||
+                           a4_valid_q))
+      else $error("vta_compute: a unit's busy register disagrees with its stages");
+    end
+  end
+`endif
   always_ff @(posedge clk_i) begin
     gr_write_q <= g_c1_write;
     gr_last_q  <= g_c1_last;
@@ -1295,7 +1321,7 @@ module vta_compute
   logic           rq_pn_q [RqDepth];
   logic [RqW-1:0] rq_head_q, rq_tail_q;
   logic [RqW:0]   g_done_q, a_done_q;
-  logic [RqW:0]   l_done_q;
+  logic           g_done_zero, a_done_zero, l_done_zero;
   logic           g_done, a_done, l_done, retire, rq_push;
   logic [1:0]     head_kind;
 
@@ -1304,11 +1330,11 @@ module vta_compute
   assign l_done    = loading_q && l2d_done && ld_rq_q;
   assign rq_push   = can_uop || can_nop || can_uld || can_ald;
   assign head_kind = rq_kind_q[rq_head_q];
-  assign retire    = (rq_cnt_q != '0) &&
+  assign retire    = !rq_zero &&
                      ((head_kind == 2'd2) ||
-                      (head_kind == 2'd0 && (g_done_q != '0 || g_done)) ||
-                      (head_kind == 2'd1 && (a_done_q != '0 || a_done)) ||
-                      (head_kind == 2'd3 && (l_done_q != '0 || l_done)));
+                      (head_kind == 2'd0 && (!g_done_zero || g_done)) ||
+                      (head_kind == 2'd1 && (!a_done_zero || a_done)) ||
+                      (head_kind == 2'd3 && (!l_done_zero || l_done)));
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -1322,20 +1348,22 @@ module vta_compute
   // The counts as up/down counters: the late push (the dispatch decision) and retire only pick
   // their next values. LOAD UOPs complete in order (one at a time), possibly before older
   // instructions.
-  vta_updown #(.Width(RqW + 1)) u_rq_cnt (
-    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(rq_push), .dec_i(retire), .count_o(rq_cnt_q)
+  // (their empty and full tests registers beside them)
+  vta_updown #(.Width(RqW + 1), .Top(RqDepth)) u_rq_cnt (
+    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(rq_push), .dec_i(retire), .count_o(),
+    .zero_o(rq_zero), .one_o(), .two_o(), .top_o(rq_full)
   );
   vta_updown #(.Width(RqW + 1)) u_l_done (
     .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(l_done), .dec_i(retire && head_kind == 2'd3),
-    .count_o(l_done_q)
+    .count_o(), .zero_o(l_done_zero), .one_o(), .two_o(), .top_o()
   );
   vta_updown #(.Width(RqW + 1)) u_g_done (
     .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(g_done), .dec_i(retire && head_kind == 2'd0),
-    .count_o(g_done_q)
+    .count_o(g_done_q), .zero_o(g_done_zero), .one_o(), .two_o(), .top_o()
   );
   vta_updown #(.Width(RqW + 1)) u_a_done (
     .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(a_done), .dec_i(retire && head_kind == 2'd1),
-    .count_o(a_done_q)
+    .count_o(a_done_q), .zero_o(a_done_zero), .one_o(), .two_o(), .top_o()
   );
   always_ff @(posedge clk_i) begin
     if (rq_push) begin
@@ -1360,7 +1388,7 @@ module vta_compute
   assign mac_uop_o   = g3_wr && !g3_reset_q;
   assign alu_uop_o   = a4_wr;
   assign dual_o      = g3_wr && a4_wr;
-  assign busy_o      = !units_idle || loading_q || l2d_busy || (rq_cnt_q != '0);
+  assign busy_o      = !units_idle || loading_q || l2d_busy || !rq_zero;
   assign pending_o   = d_valid_q;
   assign stall_o     = (d_valid_q && !tokens_ok && !g_issue && !a_issue && !loading_q) ||
                        (d_valid_q && !(is_gemm || is_alu) && !(known_load && load_empty) &&

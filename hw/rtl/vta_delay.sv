@@ -1,5 +1,7 @@
 // vta_delay - a fixed delay of Stages cycles (a chain of registers, Stages >= 1) with a valid
-// bit that resets to zero; any_o says that a valid entry is in the chain. The compute module
+// bit that resets to zero; any_o says that a valid entry is in the chain (a register: an OR of
+// every stage's valid bit sat in front of the compute's dispatch), any_next_o what it will say
+// in the next cycle. The compute module
 // uses it to carry a micro-op's control (buffer indices, flags, ALU tag) alongside the GEMM
 // datapath, so both units read and write ACC at the same depth.
 module vta_delay #(
@@ -12,17 +14,28 @@ module vta_delay #(
   input  logic [Width-1:0] data_i,
   output logic             valid_o,
   output logic [Width-1:0] data_o,
-  output logic             any_o
+  output logic             any_o,
+  output logic             any_next_o
 );
   logic [Stages-1:0] valid_q;
+  logic              any_q;
   logic [Width-1:0]  last_q, last_in;
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) valid_q <= '0;
-    else begin
+    if (!rst_ni) begin
+      valid_q <= '0;
+      any_q   <= 1'b0;
+    end else begin
       valid_q[0] <= valid_i;
       for (int s = 1; s < Stages; s++) valid_q[s] <= valid_q[s-1];
+      any_q <= any_next_o;
     end
+  end
+  // The valid bits after the shift: the input and every stage but the last.
+  if (Stages > 1) begin : g_any_chain
+    assign any_next_o = valid_i || (valid_q[Stages-2:0] != '0);
+  end else begin : g_any_one
+    assign any_next_o = valid_i;
   end
   // The last stage is reset (as the valid bits are), so that synthesis keeps it in flip-flops:
   // as the end of a shift register (an SRL16E) its clock-to-output delay, 1.57 ns of cell
@@ -43,5 +56,10 @@ module vta_delay #(
   end
   assign valid_o = valid_q[Stages-1];
   assign data_o  = last_q;
-  assign any_o   = valid_q != '0;
+  assign any_o   = any_q;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) assert (any_q == (valid_q != '0)) else $error("vta_delay: any_o disagrees");
+  end
+`endif
 endmodule

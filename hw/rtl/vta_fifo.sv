@@ -48,8 +48,8 @@ module vta_fifo #(
   logic push, pop, more;
   logic [Width-1:0] head_d;
 
-  assign in_ready_o  = (count_q != CountW'(Depth));
-  assign out_valid_o = (count_q != '0);
+  assign in_ready_o  = !c_full;
+  assign out_valid_o = !c_zero;
   assign out_data_o  = head_q;
   // The read pointer's successor is kept in a register of its own (rptr_nx_q), so the array is
   // read at a register: with the increment and wrap in front of its address, the read's
@@ -61,13 +61,19 @@ module vta_fifo #(
   assign pop         = out_valid_o & out_ready_i;
 
   // The count: a late push or pop (a consumer's dispatch decision) only picks its next value.
-  vta_updown #(.Width(CountW)) u_count (
+  // Its tests (empty, one or two stored, full) are registers beside it.
+  logic c_zero, c_one, c_two, c_full;
+  vta_updown #(.Width(CountW), .Top(Depth)) u_count (
     .clk_i,
     .rst_ni,
     .clear_i(1'b0),
     .inc_i  (push),
     .dec_i  (pop),
-    .count_o(count_q)
+    .count_o(count_q),
+    .zero_o (c_zero),
+    .one_o  (c_one),
+    .two_o  (c_two),
+    .top_o  (c_full)
   );
 
   always_comb begin
@@ -95,8 +101,8 @@ module vta_fifo #(
   // The element at the head after this cycle: the next one in the array when this one leaves
   // and another is stored, or the one arriving when it is the only one. Which of the two is
   // chosen by the count alone (more than one stored), so head_d does not wait for the pop.
-  assign more        = (count_q != '0) && (count_q != CountW'(1));
-  assign head_load_o = (pop && more) || (push && (count_q == '0 || (pop && count_q == CountW'(1))));
+  assign more        = !c_zero && !c_one;
+  assign head_load_o = (pop && more) || (push && (c_zero || (pop && c_one)));
   assign head_next_o = head_d;
   always_ff @(posedge clk_i) begin
     if (head_load_o) head_q <= head_d;
@@ -110,7 +116,7 @@ module vta_fifo #(
     logic [Width-1:0] second_q, second_d;
     logic [PtrW-1:0]  rptr2_q;
     logic             more2;
-    assign more2    = more && (count_q != CountW'(2));
+    assign more2    = more && !c_two;
     assign second_d = more2 ? mem_q[rptr2_q] : in_data_i;
     assign head_d   = more ? second_q : in_data_i;
     always_ff @(posedge clk_i) begin
@@ -118,7 +124,7 @@ module vta_fifo #(
       else if (pop) rptr2_q <= (rptr2_q == LastPtr) ? '0 : rptr2_q + 1'b1;
     end
     always_ff @(posedge clk_i) begin
-      if ((pop && more2) || (push && (pop ? count_q == CountW'(2) : count_q == CountW'(1))))
+      if ((pop && more2) || (push && (pop ? c_two : c_one)))
         second_q <= second_d;
     end
 `ifndef SYNTHESIS
@@ -131,6 +137,8 @@ module vta_fifo #(
     end
 `endif
   end else begin : g_no_prefetch
+    logic unused_two;
+    assign unused_two = c_two;
     assign head_d = more ? mem_q[rptr_nx] : in_data_i;
   end
 `ifndef SYNTHESIS

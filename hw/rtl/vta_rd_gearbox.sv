@@ -29,9 +29,16 @@ module vta_rd_gearbox #(
     localparam int unsigned CntW = $clog2(Beats + 1);
     logic [ElemW-1:0] elem_d, elem_q;
     logic [CntW-1:0] cnt_d, cnt_q;
-    logic full;
+    logic full, full_d, full_q, in_fire;
 
-    assign full        = (cnt_q == CntW'(Beats));
+    // Whether the element is whole is a register of its own (full_q == (cnt_q == Beats)): the
+    // load's write sequencer decides on it, and its write enable reaches the ACC bank's
+    // distributed RAM, whose write-enable setup is long, in the same cycle.
+    assign full        = full_q;
+    assign in_fire     = in_valid_i && in_ready_o;
+    assign full_d      = in_fire ? ((full && out_ready_i) ? (Beats == 1)
+                                                      : (cnt_q == CntW'(Beats - 1)))
+                                 : (full && !out_ready_i);
     assign out_valid_o = full;
     assign out_data_o  = elem_q;
     assign in_ready_o  = !full || out_ready_i;
@@ -40,7 +47,7 @@ module vta_rd_gearbox #(
       elem_d = elem_q;
       cnt_d  = cnt_q;
       if (full && out_ready_i) cnt_d = '0;
-      if (in_valid_i && in_ready_o) begin
+      if (in_fire) begin
         // Beats arrive lowest address first: shift down so beat 0 ends at the bottom.
         elem_d = ElemW'({in_data_i, elem_q} >> BusW);
         cnt_d = cnt_d + 1'b1;
@@ -48,10 +55,21 @@ module vta_rd_gearbox #(
     end
 
     always_ff @(posedge clk_i) begin
-      if (!rst_ni) cnt_q <= '0;
-      else cnt_q <= cnt_d;
+      if (!rst_ni) begin
+        cnt_q  <= '0;
+        full_q <= 1'b0;
+      end else begin
+        cnt_q  <= cnt_d;
+        full_q <= full_d;
+      end
     end
     always_ff @(posedge clk_i) elem_q <= elem_d;
+`ifndef SYNTHESIS
+    always_ff @(posedge clk_i) begin
+      if (rst_ni) assert (full_q == (cnt_q == CntW'(Beats)))
+                  else $error("vta_rd_gearbox: the whole-element flag disagrees with the count");
+    end
+`endif
 
     logic unused_tags;
     assign unused_tags = ^{in_lo_i, in_hi_i};

@@ -18,8 +18,9 @@ module vta_sem #(
 );
   // The count: the late push and pop (the modules' dispatch decisions) only pick its next value.
   logic [CountW-1:0] count_q;
+  logic              zero;
 
-  assign avail_o = (count_q != '0);
+  assign avail_o = !zero;
   assign count_o = count_q;
 
   vta_updown #(.Width(CountW)) u_count (
@@ -28,7 +29,11 @@ module vta_sem #(
     .clear_i,
     .inc_i  (push_i),
     .dec_i  (pop_i),
-    .count_o(count_q)
+    .count_o(count_q),
+    .zero_o (zero),
+    .one_o  (),
+    .two_o  (),
+    .top_o  ()
   );
 
 `ifndef SYNTHESIS

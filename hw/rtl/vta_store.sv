@@ -61,7 +61,7 @@ module vta_store
 
   memory_insn_t head;
   logic start, can_take, empty_insn, data_d, data_q, data_end, push_q, done, bl_valid;
-  logic [PendW-1:0] pend_q;
+  logic             pend_zero, pend_full;  // the count is 0, TailDepth
   logic [A-1:0] base, stride, row_bytes;
   logic bl_in_ready, bg_ax_valid, bg_ready, bg_busy, rb_ready, rb_valid, slot_step;
   logic [LogBusBytes-1:0] slot_lo, slot_hi;
@@ -71,8 +71,7 @@ module vta_store
   // The data side of the previous STORE ends in this cycle or is idle; a STORE that moves no data
   // waits until every earlier one has completed, one that does for a free slot.
   assign data_end   = data_q && !bg_busy && !bl_valid;
-  assign can_take   = empty_insn ? (pend_q == '0)
-                                 : ((!data_q || data_end) && (pend_q != PendW'(TailDepth)));
+  assign can_take   = empty_insn ? pend_zero : ((!data_q || data_end) && !pend_full);
   assign start      = can_take && cmd_valid_i && (!head.pop_prev || tok_from_compute_i);
   assign cmd_ready_o = start;
   assign tok_pop_o  = start && head.pop_prev;
@@ -260,13 +259,17 @@ module vta_store
   assign done = tail_valid && (b_cnt_q == tail_target);
 
   // Non-empty STOREs started and not completed (the data side's one and the tail's).
-  vta_updown #(.Width(PendW)) u_pend (
+  vta_updown #(.Width(PendW), .Top(TailDepth)) u_pend (
     .clk_i,
     .rst_ni,
     .clear_i(1'b0),
     .inc_i  (start && !empty_insn),
     .dec_i  (done),
-    .count_o(pend_q)
+    .count_o(),
+    .zero_o (pend_zero),
+    .one_o  (),
+    .two_o  (),
+    .top_o  (pend_full)
   );
 
   always_comb begin

@@ -66,6 +66,7 @@ module vta_uop_seq
   output logic [UopSrcW-1:0]       x_src_o,
   output logic [UopWgtW-1:0]       x_wgt_o,
   output logic                     busy_o,    // a micro-op in U1, U2 or X
+  output logic                     busy_next_o,  // busy_o of the next cycle
   // U2: the micro-op that enters X next, with its X indices
   output logic                     u2_valid_o,
   output logic                     u2_write_o,
@@ -308,6 +309,7 @@ module vta_uop_seq
   assign x_src_o   = x_src_q;
   assign x_wgt_o   = x_wgt_q;
   assign busy_o    = (u_valid_q != '0) || x_valid_q;
+  assign busy_next_o = stall_i ? busy_o : (issue_q || (u_valid_q != '0));
   assign u2_valid_o = u_valid_q[1];
   assign u2_write_o = u_write_q[1];
   assign u2_tag_o   = u_tag_q[1];
