@@ -12,13 +12,17 @@ module vta_burst_gen #(
   parameter int unsigned RowsW       = 16,
   parameter int unsigned LogBusBytes = 3,
   parameter int unsigned MaxBeats    = 16,    // a power of two >= 2
-  parameter int unsigned RowBytesW   = AddrW  // cmd_row_bytes_i's bits above these are zero
+  parameter int unsigned RowBytesW   = AddrW,  // cmd_row_bytes_i's bits above these are zero
+  // cmd_page_i carries the command's beats to the 4 KiB boundary (vta_page_beats of its base,
+  // worked out by the parent into a register); without it they are worked out here.
+  parameter bit          PageIn      = 1'b0
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
   input  logic             cmd_valid_i,
   output logic             cmd_ready_o,
   input  logic [AddrW-1:0] cmd_base_i,
+  input  logic [$clog2((4096 >> LogBusBytes) + 1)-1:0] cmd_page_i,  // with PageIn
   input  logic [AddrW-1:0] cmd_stride_i,     // bytes between row starts
   input  logic [AddrW-1:0] cmd_row_bytes_i,  // > 0
   input  logic [RowsW-1:0] cmd_rows_i,       // > 0
@@ -66,12 +70,6 @@ module vta_burst_gen #(
   // h + (o + l + 2^L - 1) / 2^L beats; the carry is 0, 1 or 2 and depends on L bits only.
   function automatic logic [1:0] part_beats(logic [L-1:0] o, logic [L-1:0] l);
     part_beats = 2'(({2'b0, o} + {2'b0, l} + (L + 2)'((1 << L) - 1)) >> L);
-  endfunction
-  // Beats from the beat holding addr to the next 4 KiB boundary (addr's low 12 bits only).
-  function automatic logic [PageW-1:0] page_beats(logic [11:0] addr);
-    logic [11:0] beat;
-    beat = addr & ~12'((1 << L) - 1);
-    page_beats = PageW'((13'd4096 - {1'b0, beat}) >> L);
   endfunction
   // A burst's length, min(beats left in the row, MaxBeats, beats to the 4 KiB boundary), and
   // whether it is the row's last, from whether the beats left exceed MaxBeats (over) and their
@@ -153,11 +151,16 @@ module vta_burst_gen #(
   // burst_of after the row's beat count and the carry's sum was the design's longest path. The
   // narrow sums rb_hi - 1 + k give both a length and the length less one without a subtraction
   // behind the comparison with the beats to the 4 KiB boundary.
+  // Beats to the 4 KiB boundary from the command's base and from the two next-row addresses.
+  logic [PageW-1:0] pg_cmd, pg_nr_cmd, pg_nr_row;
+  vta_page_beats #(.LogBusBytes(L)) u_pg_cmd (.addr_i(cmd_base_i[11:0]), .beats_o(pg_cmd));
+  vta_page_beats #(.LogBusBytes(L)) u_pg_nr_cmd (.addr_i(nr_cmd[11:0]), .beats_o(pg_nr_cmd));
+  vta_page_beats #(.LogBusBytes(L)) u_pg_nr_row (.addr_i(nr_row[11:0]), .beats_o(pg_nr_row));
   burst_t            b_cmd_k [3];
   logic [PageW-1:0]  c_page;
   logic [LenW-1:0]   c_lo_m1 [3];  // the low bits of rb_hi - 1 + k, k = 0 .. 2
   always_comb begin
-    c_page = page_beats(cmd_base_i[11:0]);
+    c_page = PageIn ? cmd_page_i : pg_cmd;
     for (int k = 0; k < 3; k++) c_lo_m1[k] = LenW'(cmd_rb_hi) - 1'b1 + LenW'(k);
     for (int k = 0; k < 3; k++) begin
       b_cmd_k[k] = burst_of(BeatsW'(cmd_rb_hi) + BeatsW'(k), c_lo_m1[k],
@@ -187,8 +190,11 @@ module vta_burst_gen #(
     b_row   = b_row_k[nr_part_q];
   end
 
-  assign nr_cmd = cmd_base_i + cmd_stride_i;
-  assign nr_row = nr_q + stride_q;
+  // The 64-bit address sums split in two (vta_add_split).
+  logic [AddrW-1:0] cur_same;
+  vta_add_split #(.W(AddrW)) u_nr_cmd (.a_i(cmd_base_i), .b_i(cmd_stride_i), .sum_o(nr_cmd));
+  vta_add_split #(.W(AddrW)) u_nr_row (.a_i(nr_q), .b_i(stride_q), .sum_o(nr_row));
+  vta_add_split #(.W(AddrW)) u_cur (.a_i(cur_q), .b_i(AddrW'(b_q.len) << L), .sum_o(cur_same));
   always_comb begin
     b_d   = b_q;
     cur_d = cur_q;
@@ -199,7 +205,7 @@ module vta_burst_gen #(
       nr_d  = nr_cmd;
     end else if (fire && !b_q.row_last) begin
       b_d   = b_same;
-      cur_d = cur_q + (AddrW'(b_q.len) << L);
+      cur_d = cur_same;
     end else if (fire) begin
       b_d   = b_row;
       cur_d = nr_q & ~BusMask;
@@ -228,15 +234,15 @@ module vta_burst_gen #(
       nr_q       <= nr_d;
       // The row after the next one's beats: its low address bits against the row's bytes,
       // worked out for the two new addresses nr_d can take (picked by a register, active_q) and
-      // kept otherwise (they are part_beats(nr_q, rb_lo_q) and page_beats(nr_q) already), so
+      // kept otherwise (they are part_beats(nr_q, rb_lo_q) and nr_q's page beats already), so
       // the address channel's answer (fire) is only an enable: yosys shares one adder between
       // operands picked by a late select, which put fire in front of a sum.
       if (!active_q) begin
         nr_part_q <= part_beats(nr_cmd[L-1:0], cmd_row_bytes_i[L-1:0]);
-        nr_page_q <= page_beats(nr_cmd[11:0]);
+        nr_page_q <= pg_nr_cmd;
       end else if (fire && b_q.row_last) begin
         nr_part_q <= part_beats(nr_row[L-1:0], rb_lo_q);
-        nr_page_q <= page_beats(nr_row[11:0]);
+        nr_page_q <= pg_nr_row;
       end
       if (!active_q) begin
         // Idle: the command's fields are taken every cycle, and it starts when it is valid.
@@ -259,6 +265,11 @@ module vta_burst_gen #(
   end
 
 `ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && PageIn && cmd_valid_i && !active_q)
+      assert (cmd_page_i == pg_cmd)
+      else $error("vta_burst_gen: the command's beats to the 4 KiB boundary disagree with its base");
+  end
   initial begin
     assert (MaxBeats <= PageBeats) else $error("vta_burst_gen: MaxBeats above a 4 KiB page's beats");
   end

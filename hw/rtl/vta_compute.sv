@@ -119,7 +119,7 @@ module vta_compute
   memory_insn_t hm;
   gemm_insn_t   hg;
   alu_insn_t    ha;
-  logic is_gemm, is_alu, is_load, is_finish, known_load, load_empty, tokens_ok, zero_uops;
+  logic is_gemm, is_alu, is_finish, known_load, load_empty, tokens_ok, zero_uops;
   // Worked out as an instruction reaches the queue's head (from the value the head register
   // takes, beside it), so that the take and D's dispatch compare registers instead of sums: the
   // LOAD's rows (its pads included) are none or one, and where a one-row LOAD UOP's writes end.
@@ -178,14 +178,54 @@ module vta_compute
   assign hm = d_q;
   assign hg = d_q;
   assign ha = d_q;
-  assign is_gemm    = d_valid_q && (hm.opcode == OpGemm);
-  assign is_alu     = d_valid_q && (hm.opcode == OpAlu);
-  assign is_load    = d_valid_q && (hm.opcode == OpLoad);
-  assign is_finish  = d_valid_q && (hm.opcode == OpFinish);
-  assign known_load = is_load && (hm.memory_type == MemUop || hm.memory_type == MemAcc ||
-                                  hm.memory_type == MemAcc8bit);
-  // A LOAD that moves nothing (ISA.md: a sync no-op, whatever the pads say; the DMA agrees).
-  assign load_empty = (hm.x_size == '0) || y_none_q;
+  // D's kind, decoded as the instruction is taken (from the queue's head register and the flags
+  // beside it) and registered with it, so that dispatch starts at a flip-flop per kind, not at
+  // the opcode and memory-type comparisons of d_q: a GEMM, an ALU, a LOAD into UOP or ACC
+  // (known), one that moves nothing (empty: ISA.md, a sync no-op whatever the pads say; the DMA
+  // agrees), a LOAD UOP or ACC that moves something, FINISH, and everything else (mem).
+  logic dk_gemm_q, dk_alu_q, dk_load_q, dk_empty_q, dk_uld_q, dk_ald_q, dk_finish_q, dk_mem_q;
+  logic c_gemm, c_alu, c_load, c_empty, c_uld, c_ald;
+  assign c_gemm  = (cm.opcode == OpGemm);
+  assign c_alu   = (cm.opcode == OpAlu);
+  assign c_load  = (cm.opcode == OpLoad) && (cm.memory_type == MemUop ||
+                                             cm.memory_type == MemAcc ||
+                                             cm.memory_type == MemAcc8bit);
+  assign c_empty = (cm.x_size == '0) || c_y_none_q;
+  assign c_uld   = c_load && !c_empty && (cm.memory_type == MemUop);
+  assign c_ald   = c_load && !c_empty &&
+                   (cm.memory_type == MemAcc || cm.memory_type == MemAcc8bit);
+  always_ff @(posedge clk_i) begin
+    if (d_take) begin
+      dk_gemm_q   <= c_gemm;
+      dk_alu_q    <= c_alu;
+      dk_load_q   <= c_load;
+      dk_empty_q  <= c_empty;
+      dk_uld_q    <= c_uld;
+      dk_ald_q    <= c_ald;
+      dk_finish_q <= (cm.opcode == OpFinish);
+      dk_mem_q    <= !(c_gemm || c_alu) && !(c_load && c_empty) && !c_uld;
+    end
+  end
+  assign is_gemm    = d_valid_q && dk_gemm_q;
+  assign is_alu     = d_valid_q && dk_alu_q;
+  assign is_finish  = d_valid_q && dk_finish_q;
+  assign known_load = d_valid_q && dk_load_q;
+  assign load_empty = dk_empty_q;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && d_valid_q) begin
+      assert (dk_gemm_q == (hm.opcode == OpGemm) && dk_alu_q == (hm.opcode == OpAlu) &&
+              dk_finish_q == (hm.opcode == OpFinish) &&
+              dk_load_q == (hm.opcode == OpLoad && (hm.memory_type == MemUop ||
+                                                    hm.memory_type == MemAcc ||
+                                                    hm.memory_type == MemAcc8bit)) &&
+              dk_empty_q == ((hm.x_size == '0) || y_none_q) &&
+              dk_uld_q == (dk_load_q && !dk_empty_q && hm.memory_type == MemUop) &&
+              dk_ald_q == (dk_load_q && !dk_empty_q && hm.memory_type != MemUop))
+      else $error("vta_compute: D's registered kind disagrees with its instruction");
+    end
+  end
+`endif
   assign tokens_ok  = (!hm.pop_prev || tok_from_load_i) && (!hm.pop_next || tok_from_store_i);
   // GEMM and ALU share the layout of every field up to iter_in (ISA.md section 2).
   assign zero_uops  = (hg.uop_end <= UopIdxW'(hg.uop_bgn)) || (hg.iter_out == '0) ||
@@ -210,15 +250,22 @@ module vta_compute
   // it is taken: the DMA's first burst is computed from them in the cycle the load starts, and
   // a variable shift in front of that computation was the design's longest path.
   logic [3:0]              c_log_elem;
-  logic [AxiAddrWidth-1:0] ld_base_q, ld_stride_q, ld_rbytes_q;
+  logic [AxiAddrWidth-1:0] ld_base_q, ld_stride_q, ld_rbytes_q, c_ld_base;
+  localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
+  logic [PageW-1:0]        ld_page_q, c_ld_page;  // ld_base_q's beats to the 4 KiB boundary
   always_comb begin
     c_log_elem = 4'(LogUopElemBytes);
     if (cm.memory_type == MemAcc) c_log_elem = 4'(LogAccElemBytes);
     if (cm.memory_type == MemAcc8bit) c_log_elem = 4'(LogAcc8bitElemBytes);
   end
+  assign c_ld_base = AxiAddrWidth'(cm.dram_base) << c_log_elem;
+  vta_page_beats #(.LogBusBytes(LogBusBytes)) u_ld_page (
+    .addr_i(c_ld_base[11:0]), .beats_o(c_ld_page)
+  );
   always_ff @(posedge clk_i) begin
     if (d_take) begin
-      ld_base_q   <= AxiAddrWidth'(cm.dram_base) << c_log_elem;
+      ld_base_q   <= c_ld_base;
+      ld_page_q   <= c_ld_page;
       ld_stride_q <= AxiAddrWidth'(cm.x_stride) << c_log_elem;
       ld_rbytes_q <= AxiAddrWidth'(cm.x_size) << c_log_elem;
     end
@@ -238,6 +285,7 @@ module vta_compute
     .ready_o         (),
     .insn_i          (hm),
     .base_i          (ld_base_q),
+    .page_i          (ld_page_q),
     .stride_i        (ld_stride_q),
     .row_bytes_i     (ld_rbytes_q),
     .busy_o          (l2d_busy),
@@ -641,7 +689,7 @@ module vta_compute
   assign can_nop = known_load && load_empty && tokens_ok && !loading_q && rq_room;
   // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, uld_end_q); with
   // padding rows its extent is not worked out here, and it waits for the units to stop issuing.
-  assign is_uld  = known_load && !load_empty && (hm.memory_type == MemUop);
+  assign is_uld  = d_valid_q && dk_uld_q;
   // The comparisons with the units' ranges are made as D takes the instruction and registered:
   // the ranges change only when a unit starts, which only D's instruction does, so while D holds
   // the load they stand. They are made against each unit's range now (ua_keep_q) and against
@@ -709,8 +757,7 @@ module vta_compute
                   (2*AldW+1)'(hm.sram_base[BankW-1:0]) + (2*AldW+1)'(ald_prod_q) <=
                   (2*AldW+1)'(AccDepth / 2);
   end
-  assign is_ald   = known_load && !load_empty &&
-                    (hm.memory_type == MemAcc || hm.memory_type == MemAcc8bit);
+  assign is_ald   = d_valid_q && dk_ald_q;
   assign ald_bank = hm.sram_base[BankW];
   assign a_idle   = !a_issue && !a_tail_q;
   assign g_idle   = !g_issue && !g_tail_q;
@@ -721,11 +768,26 @@ module vta_compute
   localparam int unsigned GSettle = ComputeC1 + 3;
   localparam int unsigned GAgeW = $clog2(GSettle + 1);
   logic [GAgeW-1:0] g_age_q;
+  logic             g_settled_q;  // g_age_q == GSettle, a register for dispatch
   always_ff @(posedge clk_i) begin
-    if (can_uop && !is_alu) g_age_q <= GAgeW'(1);
-    else if (g_age_q != GAgeW'(GSettle)) g_age_q <= g_age_q + 1'b1;
+    if (!rst_ni) begin
+      g_age_q     <= GAgeW'(GSettle);
+      g_settled_q <= 1'b1;
+    end else if (can_uop && !is_alu) begin
+      g_age_q     <= GAgeW'(1);
+      g_settled_q <= (GSettle == 1);
+    end else if (g_age_q != GAgeW'(GSettle)) begin
+      g_age_q     <= g_age_q + 1'b1;
+      g_settled_q <= (g_age_q == GAgeW'(GSettle - 1));
+    end
   end
-  assign g_apart  = g_age_q == GAgeW'(GSettle) && run_ok_q[0] && !run_nop_q[0] &&
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) assert (g_settled_q == (g_age_q == GAgeW'(GSettle)))
+                else $error("vta_compute: g_settled_q disagrees with g_age_q");
+  end
+`endif
+  assign g_apart  = g_settled_q && run_ok_q[0] && !run_nop_q[0] &&
                     run_dlo_q[0][BankW] != ald_bank;
   assign can_ald  = ald_sel && tokens_ok && !loading_q && rq_room && a_idle &&
                     (g_idle || g_apart);
@@ -734,8 +796,7 @@ module vta_compute
   // units are drained), so the two never fire together and the retire queue's push needs no
   // decision between them.
   assign ald_sel = is_ald && ald_age_q == 2'd2 && ald_fit_q;
-  assign can_mem = d_valid_q && !(is_gemm || is_alu) && !(known_load && load_empty) && !is_uld &&
-                   tokens_ok && drained && !ald_sel;
+  assign can_mem = d_valid_q && dk_mem_q && tokens_ok && drained && !ald_sel;
   assign d_fire  = can_uop || can_nop || can_uld || can_mem || can_ald;
   assign ld_start = (can_mem && known_load) || can_uld || can_ald;
   assign tok_pop_load_o  = d_fire && hm.pop_prev;

@@ -74,6 +74,8 @@ module vta_load
   memory_insn_t nx;
   logic       nx_known, nx_inp, known_q;
   logic [A-1:0] nx_base, nx_stride, nx_row_bytes, base_q, stride_q, row_bytes_q;
+  localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
+  logic [PageW-1:0] nx_page, page_q;  // base's beats to the 4 KiB boundary
 
   assign head       = cmd_data_i;
   assign start      = cmd_valid_i && (!head.pop_next || tok_from_compute_i) && l2d_ready;
@@ -95,10 +97,12 @@ module vta_load
                                  A'(nx.x_stride) << LogWgtElemBytes;
   assign nx_row_bytes = nx_inp ? A'(nx.x_size) << LogInpElemBytes :
                                  A'(nx.x_size) << LogWgtElemBytes;
+  vta_page_beats #(.LogBusBytes(LogBusBytes)) u_nx_page (.addr_i(nx_base[11:0]), .beats_o(nx_page));
   always_ff @(posedge clk_i) begin
     if (cmd_next_load_i) begin
       known_q     <= nx_known;
       base_q      <= nx_base;
+      page_q      <= nx_page;
       stride_q    <= nx_stride;
       row_bytes_q <= nx_row_bytes;
     end
@@ -118,6 +122,7 @@ module vta_load
     .ready_o         (l2d_ready),
     .insn_i          (dma_insn),
     .base_i          (base_q),
+    .page_i          (page_q),
     .stride_i        (stride_q),
     .row_bytes_i     (row_bytes_q),
     .busy_o          (l2d_busy),

@@ -35,6 +35,8 @@ module vta_load_2d
   // memory type (the parent works them out ahead, into registers: a shift here would lie in
   // front of the first burst's arithmetic)
   input  logic [AxiAddrWidth-1:0] base_i,
+  // beats from base_i to the next 4 KiB boundary (vta_page_beats of base_i, a register too)
+  input  logic [$clog2((4096 >> LogBusBytes) + 1)-1:0] page_i,
   input  logic [AxiAddrWidth-1:0] stride_i,
   input  logic [AxiAddrWidth-1:0] row_bytes_i,
   output logic                    busy_o,           // an accepted instruction is not done
@@ -116,13 +118,15 @@ module vta_load_2d
     .RowsW      (RowsW),
     .LogBusBytes(LogBusBytes),
     .MaxBeats   (16),
-    .RowBytesW  (RowBytesW)
+    .RowBytesW  (RowBytesW),
+    .PageIn     (1'b1)
   ) u_bursts (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (start_i && has_data),
     .cmd_ready_o    (bg_ready),
     .cmd_base_i     (base_i),
+    .cmd_page_i     (page_i),
     .cmd_stride_i   (stride_i),
     .cmd_row_bytes_i(row_bytes_i),
     .cmd_rows_i     (insn_i.y_size),
