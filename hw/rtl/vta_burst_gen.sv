@@ -78,17 +78,18 @@ module vta_burst_gen #(
   localparam int unsigned NW = LogMaxBeats + 2;                 // narrow sums: up to 4 MaxBeats
   // left_m1 is the low bits of left - 1, worked out beside left, so that the length less one
   // is picked rather than subtracted after the comparison with the page (as is page - 1: only
-  // taken when the page is the shorter, below MaxBeats).
+  // taken when the page is the shorter, below MaxBeats). lt is PageW'(left[LenW-1:0]) > page,
+  // worked out by the caller (read only when not over).
   function automatic logic [BurstW-1:0] burst_of(logic [BeatsW-1:0] left,
                                                  logic [LenW-1:0] left_m1, logic over,
-                                                 logic [PageW-1:0] page);
+                                                 logic [PageW-1:0] page, logic lt);
     logic            cap;
     logic [LenW-1:0] len, len_m1;
     len    = over ? LenW'(MaxBeats) : left[LenW-1:0];
     len_m1 = over ? LenW'(MaxBeats - 1) : left_m1;
     // (MaxBeats > page as page's high bits, not a comparison: yosys would share one comparator
     // between the two behind a multiplexer of its operands, after over.)
-    cap    = over ? ((page >> LogMaxBeats) == '0) : (PageW'(left[LenW-1:0]) > page);
+    cap    = over ? ((page >> LogMaxBeats) == '0) : lt;
     burst_of = {left, page, cap ? LenW'(page) : len, cap ? 8'(page) - 8'd1 : 8'(len_m1),
                 !over && !cap};
   endfunction
@@ -159,21 +160,34 @@ module vta_burst_gen #(
   burst_t            b_cmd_k [3];
   logic [PageW-1:0]  c_page;
   logic [LenW-1:0]   c_lo_m1 [3];  // the low bits of rb_hi - 1 + k, k = 0 .. 2
+  // rb_hi + k > page, read only when rb_hi + k is at most MaxBeats (below 2^LenW): true only
+  // for a page below 2^LenW, then the narrow difference d = rb_hi - page (LenW + 2 bits)
+  // against -k, a constant, instead of a comparison chain behind the sum.
+  logic signed [LenW+1:0] c_d;
+  logic              c_pg_small;
+  logic [2:0]        c_lt;
   always_comb begin
     c_page = PageIn ? cmd_page_i : pg_cmd;
+    c_d    = $signed({2'b0, cmd_rb_hi[LenW-1:0]}) - $signed({2'b0, c_page[LenW-1:0]});
+    c_pg_small = (c_page >> LenW) == '0;
+    c_lt[0] = c_pg_small && (c_d > 0);
+    c_lt[1] = c_pg_small && (c_d >= 0);
+    c_lt[2] = c_pg_small && (c_d >= -1);
     for (int k = 0; k < 3; k++) c_lo_m1[k] = LenW'(cmd_rb_hi) - 1'b1 + LenW'(k);
     for (int k = 0; k < 3; k++) begin
       b_cmd_k[k] = burst_of(BeatsW'(cmd_rb_hi) + BeatsW'(k), c_lo_m1[k],
-                            over_sum(BeatsW'(cmd_rb_hi), 2'(k)), c_page);
+                            over_sum(BeatsW'(cmd_rb_hi), 2'(k)), c_page, c_lt[k]);
     end
   end
   // The next row's first burst likewise for each of its partial beats (0, 1, 2), picked by
   // nr_part_q at the end rather than before the comparison with the beats to the boundary.
   burst_t            b_row_k [3];
   always_comb begin
-    b_row_k[0] = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q);
+    b_row_k[0] = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q,
+                          PageW'(rb_beats_q[0][LenW-1:0]) > nr_page_q);
     for (int k = 1; k < 3; k++) begin
-      b_row_k[k] = burst_of(rb_beats_q[k], rb_beats_q[k-1][LenW-1:0], rb_over_q[k], nr_page_q);
+      b_row_k[k] = burst_of(rb_beats_q[k], rb_beats_q[k-1][LenW-1:0], rb_over_q[k], nr_page_q,
+                            PageW'(rb_beats_q[k][LenW-1:0]) > nr_page_q);
     end
   end
   always_comb begin
@@ -265,21 +279,24 @@ module vta_burst_gen #(
   end
 
 `ifndef SYNTHESIS
+  logic [BeatsW-1:0] chk_left;
+  logic [PageW-1:0]  chk_t4;
+  assign chk_left = b_q.beats_left - BeatsW'(b_q.len);
+  assign chk_t4   = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats)
+                                                   : b_q.to_4k - PageW'(b_q.len);
   always_ff @(posedge clk_i) begin
     if (rst_ni && PageIn && cmd_valid_i && !active_q)
       assert (cmd_page_i == pg_cmd)
-      else $error("vta_burst_gen: the command's beats to the 4 KiB boundary disagree with its base");
+      else $error("vta_burst_gen: the command's beats to the 4 KiB boundary disagree");
   end
   initial begin
     assert (MaxBeats <= PageBeats) else $error("vta_burst_gen: MaxBeats above a 4 KiB page's beats");
   end
   always_ff @(posedge clk_i) begin
     if (rst_ni && active_q && !b_q.row_last) begin
-      assert (b_same == burst_of(b_q.beats_left - BeatsW'(b_q.len),
-                                 b_q.beats_left[LenW-1:0] - b_q.len - 1'b1,
-                                 over_diff(b_q.beats_left, b_q.len),
-                                 (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) :
-                                                                  b_q.to_4k - PageW'(b_q.len)))
+      assert (b_same == burst_of(chk_left, b_q.beats_left[LenW-1:0] - b_q.len - 1'b1,
+                                 over_diff(b_q.beats_left, b_q.len), chk_t4,
+                                 PageW'(chk_left[LenW-1:0]) > chk_t4))
       else $error("vta_burst_gen: the same row's next burst disagrees with burst_of");
     end
     if (rst_ni && cmd_valid_i && cmd_ready_o) begin

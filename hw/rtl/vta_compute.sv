@@ -1376,44 +1376,54 @@ module vta_compute
   assign out_a_waddr_o = LogOutDepth'(a4_a_q);
 
   // ---- retirement in program order ----
-  // Kinds: 0 the GEMM unit, 1 the ALU, 2 a no-op (complete when it starts), 3 a LOAD UOP.
-  logic [1:0]     rq_kind_q [RqDepth];
-  logic           rq_pp_q [RqDepth];
-  logic           rq_pn_q [RqDepth];
-  logic [RqW-1:0] rq_head_q, rq_tail_q;
+  // Kinds: 0 the GEMM unit, 1 the ALU, 2 a no-op (complete when it starts), 3 a LOAD UOP or
+  // ACC. The queue is a vta_fifo of {kind, push_prev, push_next}: its head is a register (the
+  // retire decision read it through a distributed RAM's read multiplexers), and its empty and
+  // full tests are registers beside its count. The kind pushed comes from D's registered kind
+  // (the dispatch conditions are one per kind), not from the late decisions.
   logic [RqW:0]   g_done_q, a_done_q;
   logic           g_done_zero, a_done_zero, l_done_zero;
-  logic           g_done, a_done, l_done, retire, rq_push;
-  logic [1:0]     head_kind;
+  logic           g_done, a_done, l_done, retire, rq_push, rq_valid, rq_ready, rq_in_ready;
+  logic [1:0]     head_kind, push_kind;
+  logic           head_pp, head_pn;
 
   assign g_done    = g3_valid_q && g3_last_q;
   assign a_done    = a4_valid_q && a4_last_q;
   assign l_done    = loading_q && l2d_done && ld_rq_q;
   assign rq_push   = can_uop || can_nop || can_uld || can_ald;
-  assign head_kind = rq_kind_q[rq_head_q];
-  assign retire    = !rq_zero &&
-                     ((head_kind == 2'd2) ||
-                      (head_kind == 2'd0 && (!g_done_zero || g_done)) ||
-                      (head_kind == 2'd1 && (!a_done_zero || a_done)) ||
-                      (head_kind == 2'd3 && (!l_done_zero || l_done)));
-
+  assign push_kind = (dk_uld_q || dk_ald_q) ? 2'd3 :
+                     ((dk_load_q && dk_empty_q) ? 2'd2 : {1'b0, dk_alu_q});
+  assign rq_ready  = (head_kind == 2'd2) ||
+                     (head_kind == 2'd0 && (!g_done_zero || g_done)) ||
+                     (head_kind == 2'd1 && (!a_done_zero || a_done)) ||
+                     (head_kind == 2'd3 && (!l_done_zero || l_done));
+  assign retire    = rq_valid && rq_ready;
+  assign rq_zero   = !rq_valid;
+  assign rq_full   = !rq_in_ready;
+  vta_fifo #(.Width(4), .Depth(RqDepth)) u_rq (
+    .clk_i,
+    .rst_ni,
+    .in_valid_i (rq_push),
+    .in_ready_o (rq_in_ready),
+    .in_data_i  ({push_kind, hm.push_prev, hm.push_next}),
+    .out_valid_o(rq_valid),
+    .out_ready_i(rq_ready),
+    .out_data_o ({head_kind, head_pp, head_pn}),
+    .count_o    (),
+    .head_load_o(),
+    .head_next_o()
+  );
+`ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      rq_head_q <= '0;
-      rq_tail_q <= '0;
-    end else begin
-      if (rq_push) rq_tail_q <= rq_tail_q + 1'b1;
-      if (retire) rq_head_q <= rq_head_q + 1'b1;
+    if (rst_ni && rq_push) begin
+      assert (push_kind == ((can_uld || can_ald) ? 2'd3 : (can_nop ? 2'd2 : {1'b0, unit})))
+      else $error("vta_compute: the retire queue's kind disagrees with the dispatch");
     end
   end
-  // The counts as up/down counters: the late push (the dispatch decision) and retire only pick
-  // their next values. LOAD UOPs complete in order (one at a time), possibly before older
+`endif
+  // The completion counts as up/down counters: the late completions and retire only pick their
+  // next values. LOAD UOPs complete in order (one at a time), possibly before older
   // instructions.
-  // (their empty and full tests registers beside them)
-  vta_updown #(.Width(RqW + 1), .Top(RqDepth)) u_rq_cnt (
-    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(rq_push), .dec_i(retire), .count_o(),
-    .zero_o(rq_zero), .one_o(), .two_o(), .top_o(rq_full)
-  );
   vta_updown #(.Width(RqW + 1)) u_l_done (
     .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(l_done), .dec_i(retire && head_kind == 2'd3),
     .count_o(), .zero_o(l_done_zero), .one_o(), .two_o(), .top_o()
@@ -1426,21 +1436,14 @@ module vta_compute
     .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(a_done), .dec_i(retire && head_kind == 2'd1),
     .count_o(a_done_q), .zero_o(a_done_zero), .one_o(), .two_o(), .top_o()
   );
-  always_ff @(posedge clk_i) begin
-    if (rq_push) begin
-      rq_kind_q[rq_tail_q] <= (can_uld || can_ald) ? 2'd3 : (can_nop ? 2'd2 : {1'b0, unit});
-      rq_pp_q[rq_tail_q]   <= hm.push_prev;
-      rq_pn_q[rq_tail_q]   <= hm.push_next;
-    end
-  end
 
   // ---- completion, tokens, status ----
   // FINISH and opcodes that do not belong here complete when they leave D, loads when done.
   assign mem_done = (can_mem && !known_load) || (loading_q && l2d_done && !ld_rq_q);
-  assign tok_push_load_o  = (retire && rq_pp_q[rq_head_q]) ||
+  assign tok_push_load_o  = (retire && head_pp) ||
                             (can_mem && !known_load && hm.push_prev) ||
                             (loading_q && l2d_done && !ld_rq_q && ld_q.push_prev);
-  assign tok_push_store_o = (retire && rq_pn_q[rq_head_q]) ||
+  assign tok_push_store_o = (retire && head_pn) ||
                             (can_mem && !known_load && hm.push_next) ||
                             (loading_q && l2d_done && !ld_rq_q && ld_q.push_next);
   assign finish_o    = can_mem && is_finish;
