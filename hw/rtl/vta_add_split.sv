@@ -20,9 +20,15 @@ module vta_add_split #(
     localparam int unsigned Hi = W - Lo;
     logic [Lo:0]   lo;
     logic [Hi-1:0] hi0, hi1;
+    /* verilator lint_off UNUSEDSIGNAL */
+    logic [Hi:0]   hi1_w;  // bit 0 is the carry-in bit's own sum
+    /* verilator lint_on UNUSEDSIGNAL */
     assign lo    = {1'b0, a_i[Lo-1:0]} + {1'b0, b_i[Lo-1:0]};
     assign hi0   = a_i[W-1:Lo] + b_i[W-1:Lo];
-    assign hi1   = a_i[W-1:Lo] + b_i[W-1:Lo] + 1'b1;
+    // a + b + 1 as one sum (the 1 a carry in through a low bit set in both operands): written
+    // as a + b + 1'b1, yosys adds the 1 to hi0's sum, a second chain behind the first.
+    assign hi1_w = {a_i[W-1:Lo], 1'b1} + {b_i[W-1:Lo], 1'b1};
+    assign hi1   = hi1_w[Hi:1];
     assign sum_o = {({Hi{lo[Lo]}} & hi1) | ({Hi{!lo[Lo]}} & hi0), lo[Lo-1:0]};
   end
 endmodule

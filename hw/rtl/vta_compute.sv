@@ -486,10 +486,15 @@ module vta_compute
     end
   end
 `endif
+  // (The products' sums split with carry select: the slices' outputs leave late without their
+  // P registers.)
+  logic [FpW-1:0] f_draw, f_sraw;
+  vta_add_split #(.W(FpW), .Lo(FpW / 2)) u_f_draw (.a_i(p_dfo_q), .b_i(p_dfi_q), .sum_o(f_draw));
+  vta_add_split #(.W(FpW), .Lo(FpW / 2)) u_f_sraw (.a_i(p_sfo_q), .b_i(p_sfi_q), .sum_o(f_sraw));
   always_ff @(posedge clk_i) begin
     if (d_take) begin
-      f_draw_q <= p_dfo_q + p_dfi_q;
-      f_sraw_q <= p_sfo_q + p_sfi_q;
+      f_draw_q <= f_draw;
+      f_sraw_q <= f_sraw;
       f_dfs_q  <= SW'(FpW'(f_dfo) + FpW'(f_dfi));
       f_sfs_q  <= SW'(FpW'(f_sfo) + FpW'(f_sfi));
       f_dlim_q <= FpW'(AccDepth) + FpW'(f_dfo) + FpW'(f_dfi);

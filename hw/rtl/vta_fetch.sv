@@ -63,19 +63,29 @@ module vta_fetch
 
   assign has_work = start_i && (insn_count_i != '0);
 
+  // The program's beats to its first 4 KiB boundary, registered every cycle from the address
+  // register (written by an earlier register write than start, so it has settled by then).
+  localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
+  logic [PageW-1:0] page_nx, page_q;
+  vta_page_beats #(.LogBusBytes(LogBusBytes)) u_page (
+    .addr_i(insn_addr_i[11:0]), .beats_o(page_nx)
+  );
+  always_ff @(posedge clk_i) page_q <= page_nx;
+
   vta_burst_gen #(
     .AddrW      (A),
     .RowsW      (1),
     .LogBusBytes(LogBusBytes),
     .MaxBeats   (MaxBeats),
-    .RowBytesW  (32 + LogInsnBytes)
+    .RowBytesW  (32 + LogInsnBytes),
+    .PageIn     (1'b1)
   ) u_bursts (
     .clk_i,
     .rst_ni,
     .cmd_valid_i    (has_work),
     .cmd_ready_o    (),
     .cmd_base_i     (insn_addr_i),
-    .cmd_page_i     ('0),
+    .cmd_page_i     (page_q),
     .cmd_stride_i   ('0),
     .cmd_row_bytes_i(A'(insn_count_i) << LogInsnBytes),
     .cmd_rows_i     (1'b1),
