@@ -13,8 +13,9 @@ module vta_burst_gen #(
   parameter int unsigned LogBusBytes = 3,
   parameter int unsigned MaxBeats    = 16,    // a power of two >= 2
   parameter int unsigned RowBytesW   = AddrW,  // cmd_row_bytes_i's bits above these are zero
-  // cmd_page_i carries the command's beats to the 4 KiB boundary (vta_page_beats of its base,
-  // worked out by the parent into a register); without it they are worked out here.
+  // cmd_page_i and cmd_part_i carry the command's beats to the 4 KiB boundary and its row's
+  // partial beats (vta_page_beats of its base, vta_part_beats of its base and row bytes),
+  // worked out by the parent into registers; without PageIn they are worked out here.
   parameter bit          PageIn      = 1'b0
 ) (
   input  logic             clk_i,
@@ -23,6 +24,7 @@ module vta_burst_gen #(
   output logic             cmd_ready_o,
   input  logic [AddrW-1:0] cmd_base_i,
   input  logic [$clog2((4096 >> LogBusBytes) + 1)-1:0] cmd_page_i,  // with PageIn
+  input  logic [1:0]       cmd_part_i,       // with PageIn
   input  logic [AddrW-1:0] cmd_stride_i,     // bytes between row starts
   input  logic [AddrW-1:0] cmd_row_bytes_i,  // > 0
   input  logic [RowsW-1:0] cmd_rows_i,       // > 0
@@ -195,7 +197,7 @@ module vta_burst_gen #(
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
     logic [LenW-1:0]   left_m1;
-    c       = part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]);
+    c       = PageIn ? cmd_part_i : part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]);
     b_cmd   = b_cmd_k[c];
     t4      = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
     left    = b_q.beats_left - BeatsW'(b_q.len);
@@ -286,8 +288,9 @@ module vta_burst_gen #(
                                                    : b_q.to_4k - PageW'(b_q.len);
   always_ff @(posedge clk_i) begin
     if (rst_ni && PageIn && cmd_valid_i && !active_q)
-      assert (cmd_page_i == pg_cmd)
-      else $error("vta_burst_gen: the command's beats to the 4 KiB boundary disagree");
+      assert (cmd_page_i == pg_cmd &&
+              cmd_part_i == part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]))
+      else $error("vta_burst_gen: the command's page or partial beats disagree");
   end
   initial begin
     assert (MaxBeats <= PageBeats) else $error("vta_burst_gen: MaxBeats above a 4 KiB page's beats");

@@ -253,21 +253,29 @@ module vta_compute
   logic [AxiAddrWidth-1:0] ld_base_q, ld_stride_q, ld_rbytes_q, c_ld_base;
   localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
   logic [PageW-1:0]        ld_page_q, c_ld_page;  // ld_base_q's beats to the 4 KiB boundary
+  logic [1:0]              ld_part_q, c_ld_part;  // its rows' partial beats
+  logic [AxiAddrWidth-1:0] c_ld_rbytes;
   always_comb begin
     c_log_elem = 4'(LogUopElemBytes);
     if (cm.memory_type == MemAcc) c_log_elem = 4'(LogAccElemBytes);
     if (cm.memory_type == MemAcc8bit) c_log_elem = 4'(LogAcc8bitElemBytes);
   end
   assign c_ld_base = AxiAddrWidth'(cm.dram_base) << c_log_elem;
+  assign c_ld_rbytes = AxiAddrWidth'(cm.x_size) << c_log_elem;
   vta_page_beats #(.LogBusBytes(LogBusBytes)) u_ld_page (
     .addr_i(c_ld_base[11:0]), .beats_o(c_ld_page)
+  );
+  vta_part_beats #(.LogBusBytes(LogBusBytes)) u_ld_part (
+    .start_lo_i(c_ld_base[LogBusBytes-1:0]), .bytes_lo_i(c_ld_rbytes[LogBusBytes-1:0]),
+    .part_o(c_ld_part)
   );
   always_ff @(posedge clk_i) begin
     if (d_take) begin
       ld_base_q   <= c_ld_base;
       ld_page_q   <= c_ld_page;
+      ld_part_q   <= c_ld_part;
       ld_stride_q <= AxiAddrWidth'(cm.x_stride) << c_log_elem;
-      ld_rbytes_q <= AxiAddrWidth'(cm.x_size) << c_log_elem;
+      ld_rbytes_q <= c_ld_rbytes;
     end
   end
   assign ld_is_uop = (ld_q.memory_type == MemUop);
@@ -286,6 +294,7 @@ module vta_compute
     .insn_i          (hm),
     .base_i          (ld_base_q),
     .page_i          (ld_page_q),
+    .part_i          (ld_part_q),
     .stride_i        (ld_stride_q),
     .row_bytes_i     (ld_rbytes_q),
     .busy_o          (l2d_busy),

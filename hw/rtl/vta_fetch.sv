@@ -67,10 +67,19 @@ module vta_fetch
   // register (written by an earlier register write than start, so it has settled by then).
   localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
   logic [PageW-1:0] page_nx, page_q;
+  logic [1:0]       part_nx, part_q;
   vta_page_beats #(.LogBusBytes(LogBusBytes)) u_page (
     .addr_i(insn_addr_i[11:0]), .beats_o(page_nx)
   );
-  always_ff @(posedge clk_i) page_q <= page_nx;
+  vta_part_beats #(.LogBusBytes(LogBusBytes)) u_part (
+    .start_lo_i(insn_addr_i[LogBusBytes-1:0]),
+    .bytes_lo_i(LogBusBytes'(insn_count_i << LogInsnBytes)),
+    .part_o    (part_nx)
+  );
+  always_ff @(posedge clk_i) begin
+    page_q <= page_nx;
+    part_q <= part_nx;
+  end
 
   vta_burst_gen #(
     .AddrW      (A),
@@ -86,6 +95,7 @@ module vta_fetch
     .cmd_ready_o    (),
     .cmd_base_i     (insn_addr_i),
     .cmd_page_i     (page_q),
+    .cmd_part_i     (part_q),
     .cmd_stride_i   ('0),
     .cmd_row_bytes_i(A'(insn_count_i) << LogInsnBytes),
     .cmd_rows_i     (1'b1),

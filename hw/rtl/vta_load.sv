@@ -76,6 +76,7 @@ module vta_load
   logic [A-1:0] nx_base, nx_stride, nx_row_bytes, base_q, stride_q, row_bytes_q;
   localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
   logic [PageW-1:0] nx_page, page_q;  // base's beats to the 4 KiB boundary
+  logic [1:0]       nx_part, part_q;  // the rows' partial beats
 
   assign head       = cmd_data_i;
   assign start      = cmd_valid_i && (!head.pop_next || tok_from_compute_i) && l2d_ready;
@@ -98,11 +99,16 @@ module vta_load
   assign nx_row_bytes = nx_inp ? A'(nx.x_size) << LogInpElemBytes :
                                  A'(nx.x_size) << LogWgtElemBytes;
   vta_page_beats #(.LogBusBytes(LogBusBytes)) u_nx_page (.addr_i(nx_base[11:0]), .beats_o(nx_page));
+  vta_part_beats #(.LogBusBytes(LogBusBytes)) u_nx_part (
+    .start_lo_i(nx_base[LogBusBytes-1:0]), .bytes_lo_i(nx_row_bytes[LogBusBytes-1:0]),
+    .part_o(nx_part)
+  );
   always_ff @(posedge clk_i) begin
     if (cmd_next_load_i) begin
       known_q     <= nx_known;
       base_q      <= nx_base;
       page_q      <= nx_page;
+      part_q      <= nx_part;
       stride_q    <= nx_stride;
       row_bytes_q <= nx_row_bytes;
     end
@@ -123,6 +129,7 @@ module vta_load
     .insn_i          (dma_insn),
     .base_i          (base_q),
     .page_i          (page_q),
+    .part_i          (part_q),
     .stride_i        (stride_q),
     .row_bytes_i     (row_bytes_q),
     .busy_o          (l2d_busy),

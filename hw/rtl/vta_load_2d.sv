@@ -37,6 +37,8 @@ module vta_load_2d
   input  logic [AxiAddrWidth-1:0] base_i,
   // beats from base_i to the next 4 KiB boundary (vta_page_beats of base_i, a register too)
   input  logic [$clog2((4096 >> LogBusBytes) + 1)-1:0] page_i,
+  // the partial beats of its rows (vta_part_beats of base_i and row_bytes_i, a register too)
+  input  logic [1:0]              part_i,
   input  logic [AxiAddrWidth-1:0] stride_i,
   input  logic [AxiAddrWidth-1:0] row_bytes_i,
   output logic                    busy_o,           // an accepted instruction is not done
@@ -127,6 +129,7 @@ module vta_load_2d
     .cmd_ready_o    (bg_ready),
     .cmd_base_i     (base_i),
     .cmd_page_i     (page_i),
+    .cmd_part_i     (part_i),
     .cmd_stride_i   (stride_i),
     .cmd_row_bytes_i(row_bytes_i),
     .cmd_rows_i     (insn_i.y_size),

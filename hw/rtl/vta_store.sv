@@ -92,6 +92,7 @@ module vta_store
     .cmd_ready_o    (bg_ready),
     .cmd_base_i     (base),
     .cmd_page_i     ('0),
+    .cmd_part_i     ('0),
     .cmd_stride_i   (stride),
     .cmd_row_bytes_i(row_bytes),
     .cmd_rows_i     (head.y_size),

@@ -1,0 +1,17 @@
+// vta_part_beats - how many beats a row's partial ends add to its whole ones (0, 1 or 2).
+//
+// A row that starts at byte offset o of a beat and has row bytes r = h * 2^L + l covers
+// h + (o + l + 2^L - 1) / 2^L beats; the carry is 0, 1 or 2 and depends on the L low bits of
+// the start and of the row bytes only. vta_burst_gen needs it for every command's first burst;
+// the DMA parents work it out beside their byte-address registers, so that the choice among
+// the first burst's three variants is a register.
+module vta_part_beats #(
+  parameter int unsigned LogBusBytes = 3
+) (
+  input  logic [LogBusBytes-1:0] start_lo_i,  // the row's start, its low bits
+  input  logic [LogBusBytes-1:0] bytes_lo_i,  // the row's bytes, their low bits
+  output logic [1:0]             part_o
+);
+  localparam int unsigned L = LogBusBytes;
+  assign part_o = 2'(({2'b0, start_lo_i} + {2'b0, bytes_lo_i} + (L + 2)'((1 << L) - 1)) >> L);
+endmodule
