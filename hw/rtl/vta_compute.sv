@@ -662,21 +662,30 @@ module vta_compute
                 (dhi < my_slo));
   endfunction
   logic cw_run_q, cw_prev_q;
-  logic [1:0] cw_run [2];
-  logic [1:0] cw_prev [2];
+  logic [1:0] cw_run, cw_prev;  // per record (the one selected, the one being committed)
+  // The other unit's footprints are picked by D's unit (registers) in front of the comparisons,
+  // beside the bounds' OR: only the record's pick (fp_bsel) lies behind the carry chains.
+  logic                   o_src, o_psrc;
+  logic [LogAccDepth-1:0] o_dlo, o_dhi, o_slo, o_shi, o_pdlo, o_pdhi, o_pslo, o_pshi;
+  assign o_src  = run_src_q[!unit];
+  assign o_dlo  = run_dlo_q[!unit];
+  assign o_dhi  = run_dhi_q[!unit];
+  assign o_slo  = run_slo_q[!unit];
+  assign o_shi  = run_shi_q[!unit];
+  assign o_psrc = prev_src_q[!unit];
+  assign o_pdlo = prev_dlo_q[!unit];
+  assign o_pdhi = prev_dhi_q[!unit];
+  assign o_pslo = prev_slo_q[!unit];
+  assign o_pshi = prev_shi_q[!unit];
   always_comb begin
     for (int b = 0; b < 2; b++) begin
-      for (int k = 0; k < 2; k++) begin
-        cw_run[b][k]  = disjoint(1'(b), run_src_q[k], run_dlo_q[k], run_dhi_q[k], run_slo_q[k],
-                                 run_shi_q[k]);
-        cw_prev[b][k] = disjoint(1'(b), prev_src_q[k], prev_dlo_q[k], prev_dhi_q[k],
-                                 prev_slo_q[k], prev_shi_q[k]);
-      end
+      cw_run[b]  = disjoint(1'(b), o_src, o_dlo, o_dhi, o_slo, o_shi);
+      cw_prev[b] = disjoint(1'(b), o_psrc, o_pdlo, o_pdhi, o_pslo, o_pshi);
     end
   end
   always_ff @(posedge clk_i) begin
-    cw_run_q  <= cw_run[fp_bsel][!unit];
-    cw_prev_q <= cw_prev[fp_bsel][!unit];
+    cw_run_q  <= cw_run[fp_bsel];
+    cw_prev_q <= cw_prev[fp_bsel];
   end
   // Against the other unit's instruction and, while its micro-ops may still be in flight, the
   // one before it (without this an ALU instruction could start beside an empty GEMM and read
