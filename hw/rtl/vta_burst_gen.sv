@@ -68,11 +68,6 @@ module vta_burst_gen #(
   logic [HiW-1:0]   cmd_rb_hi;
   logic             fire;
 
-  // A row that starts at byte offset o of a beat and has row bytes r = h * 2^L + l covers
-  // h + (o + l + 2^L - 1) / 2^L beats; the carry is 0, 1 or 2 and depends on L bits only.
-  function automatic logic [1:0] part_beats(logic [L-1:0] o, logic [L-1:0] l);
-    part_beats = 2'(({2'b0, o} + {2'b0, l} + (L + 2)'((1 << L) - 1)) >> L);
-  endfunction
   // A burst's length, min(beats left in the row, MaxBeats, beats to the 4 KiB boundary), and
   // whether it is the row's last, from whether the beats left exceed MaxBeats (over) and their
   // low bits: no wide comparison or sum lies on the way to the length.
@@ -159,6 +154,18 @@ module vta_burst_gen #(
   vta_page_beats #(.LogBusBytes(L)) u_pg_cmd (.addr_i(cmd_base_i[11:0]), .beats_o(pg_cmd));
   vta_page_beats #(.LogBusBytes(L)) u_pg_nr_cmd (.addr_i(nr_cmd[11:0]), .beats_o(pg_nr_cmd));
   vta_page_beats #(.LogBusBytes(L)) u_pg_nr_row (.addr_i(nr_row[11:0]), .beats_o(pg_nr_row));
+  // The partial beats of a row (vta_part_beats): the command's first, the next row's after a
+  // command and after a row.
+  logic [1:0] pt_cmd, pt_nr_cmd, pt_nr_row;
+  vta_part_beats #(.LogBusBytes(L)) u_pt_cmd (
+    .start_lo_i(cmd_base_i[L-1:0]), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_cmd)
+  );
+  vta_part_beats #(.LogBusBytes(L)) u_pt_nr_cmd (
+    .start_lo_i(nr_cmd[L-1:0]), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_nr_cmd)
+  );
+  vta_part_beats #(.LogBusBytes(L)) u_pt_nr_row (
+    .start_lo_i(nr_row[L-1:0]), .bytes_lo_i(rb_lo_q), .part_o(pt_nr_row)
+  );
   burst_t            b_cmd_k [3];
   logic [PageW-1:0]  c_page;
   logic [LenW-1:0]   c_lo_m1 [3];  // the low bits of rb_hi - 1 + k, k = 0 .. 2
@@ -197,7 +204,7 @@ module vta_burst_gen #(
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
     logic [LenW-1:0]   left_m1;
-    c       = PageIn ? cmd_part_i : part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]);
+    c       = PageIn ? cmd_part_i : pt_cmd;
     b_cmd   = b_cmd_k[c];
     t4      = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
     left    = b_q.beats_left - BeatsW'(b_q.len);
@@ -250,14 +257,14 @@ module vta_burst_gen #(
       nr_q       <= nr_d;
       // The row after the next one's beats: its low address bits against the row's bytes,
       // worked out for the two new addresses nr_d can take (picked by a register, active_q) and
-      // kept otherwise (they are part_beats(nr_q, rb_lo_q) and nr_q's page beats already), so
+      // kept otherwise (they are nr_q's partial and page beats already), so
       // the address channel's answer (fire) is only an enable: yosys shares one adder between
       // operands picked by a late select, which put fire in front of a sum.
       if (!active_q) begin
-        nr_part_q <= part_beats(nr_cmd[L-1:0], cmd_row_bytes_i[L-1:0]);
+        nr_part_q <= pt_nr_cmd;
         nr_page_q <= pg_nr_cmd;
       end else if (fire && b_q.row_last) begin
-        nr_part_q <= part_beats(nr_row[L-1:0], rb_lo_q);
+        nr_part_q <= pt_nr_row;
         nr_page_q <= pg_nr_row;
       end
       if (!active_q) begin
@@ -288,8 +295,7 @@ module vta_burst_gen #(
                                                    : b_q.to_4k - PageW'(b_q.len);
   always_ff @(posedge clk_i) begin
     if (rst_ni && PageIn && cmd_valid_i && !active_q)
-      assert (cmd_page_i == pg_cmd &&
-              cmd_part_i == part_beats(cmd_base_i[L-1:0], cmd_row_bytes_i[L-1:0]))
+      assert (cmd_page_i == pg_cmd && cmd_part_i == pt_cmd)
       else $error("vta_burst_gen: the command's page or partial beats disagree");
   end
   initial begin

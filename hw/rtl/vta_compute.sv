@@ -184,16 +184,15 @@ module vta_compute
   // (known), one that moves nothing (empty: ISA.md, a sync no-op whatever the pads say; the DMA
   // agrees), a LOAD UOP or ACC that moves something, FINISH, and everything else (mem).
   logic dk_gemm_q, dk_alu_q, dk_load_q, dk_empty_q, dk_uld_q, dk_ald_q, dk_finish_q, dk_mem_q;
-  logic c_gemm, c_alu, c_load, c_empty, c_uld, c_ald;
-  assign c_gemm  = (cm.opcode == OpGemm);
-  assign c_alu   = (cm.opcode == OpAlu);
-  assign c_load  = (cm.opcode == OpLoad) && (cm.memory_type == MemUop ||
-                                             cm.memory_type == MemAcc ||
-                                             cm.memory_type == MemAcc8bit);
-  assign c_empty = (cm.x_size == '0) || c_y_none_q;
-  assign c_uld   = c_load && !c_empty && (cm.memory_type == MemUop);
-  assign c_ald   = c_load && !c_empty &&
-                   (cm.memory_type == MemAcc || cm.memory_type == MemAcc8bit);
+  logic c_gemm, c_alu, c_mt_uop, c_mt_acc, c_load, c_empty, c_uld, c_ald;
+  assign c_gemm   = (cm.opcode == OpGemm);
+  assign c_alu    = (cm.opcode == OpAlu);
+  assign c_mt_uop = (cm.memory_type == MemUop);
+  assign c_mt_acc = (cm.memory_type == MemAcc || cm.memory_type == MemAcc8bit);
+  assign c_load   = (cm.opcode == OpLoad) && (c_mt_uop || c_mt_acc);
+  assign c_empty  = (cm.x_size == '0) || c_y_none_q;
+  assign c_uld    = c_load && !c_empty && c_mt_uop;
+  assign c_ald    = c_load && !c_empty && c_mt_acc;
   always_ff @(posedge clk_i) begin
     if (d_take) begin
       dk_gemm_q   <= c_gemm;

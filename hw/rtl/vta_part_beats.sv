@@ -4,7 +4,7 @@
 // h + (o + l + 2^L - 1) / 2^L beats; the carry is 0, 1 or 2 and depends on the L low bits of
 // the start and of the row bytes only. vta_burst_gen needs it for every command's first burst;
 // the DMA parents work it out beside their byte-address registers, so that the choice among
-// the first burst's three variants is a register.
+// the first burst's three variants is a register; vta_row_beats for every row's beat count.
 module vta_part_beats #(
   parameter int unsigned LogBusBytes = 3
 ) (

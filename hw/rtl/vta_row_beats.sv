@@ -43,9 +43,21 @@ module vta_row_beats #(
   logic [HiW-1:0]    cmd_hi;
   logic [1:0]        cmd_part, row_part_q;
 
-  function automatic logic [1:0] part_beats(logic [L-1:0] o, logic [L-1:0] l);
-    part_beats = 2'(({2'b0, o} + {2'b0, l} + (L + 2)'((1 << L) - 1)) >> L);
-  endfunction
+  // The partial beats (vta_part_beats) of a command's first row, of the row after the next
+  // one, of a new command's second row, and (for the assertion) of the next row.
+  logic [1:0] after_part, cmd_next_part, next_part;
+  vta_part_beats #(.LogBusBytes(L)) u_cmd_part (
+    .start_lo_i(cmd_base_lo_i), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(cmd_part)
+  );
+  vta_part_beats #(.LogBusBytes(L)) u_after_part (
+    .start_lo_i(after_lo), .bytes_lo_i(rb_lo_q), .part_o(after_part)
+  );
+  vta_part_beats #(.LogBusBytes(L)) u_cmd_next_part (
+    .start_lo_i(cmd_next_lo), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(cmd_next_part)
+  );
+  vta_part_beats #(.LogBusBytes(L)) u_next_part (
+    .start_lo_i(next_lo_q), .bytes_lo_i(rb_lo_q), .part_o(next_part)
+  );
 
   logic [BeatsW-1:0] cmd_beats [3];  // a command's whole beats + 0, 1, 2
   for (genvar k = 0; k < 3; k++) begin : g_cmd_beats
@@ -58,7 +70,6 @@ module vta_row_beats #(
   assign after_lo    = next_lo_q + stride_lo_q;
   assign cmd_next_lo = cmd_base_lo_i + cmd_stride_lo_i;
   assign cmd_hi      = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
-  assign cmd_part    = part_beats(cmd_base_lo_i, cmd_row_bytes_i[L-1:0]);
   assign cmd_ready_o = !active_q || (step_i && last_o);
   assign valid_o     = active_q;
   assign lo_o        = first_q ? row_lo_q : '0;
@@ -88,7 +99,7 @@ module vta_row_beats #(
           last_row_q  <= (rows_left_q == RowsW'(2));
           row_lo_q    <= next_lo_q;
           next_lo_q   <= after_lo;
-          row_part_q  <= part_beats(after_lo, rb_lo_q);
+          row_part_q  <= after_part;
           first_q     <= 1'b1;
           left_q      <= rb_beats_q[row_part_q];
           last_q      <= rb_one_q[row_part_q];
@@ -104,7 +115,7 @@ module vta_row_beats #(
         last_row_q  <= (cmd_rows_i == RowsW'(1));
         row_lo_q    <= cmd_base_lo_i;
         next_lo_q   <= cmd_next_lo;
-        row_part_q  <= part_beats(cmd_next_lo, cmd_row_bytes_i[L-1:0]);
+        row_part_q  <= cmd_next_part;
         stride_lo_q <= cmd_stride_lo_i;
         rb_lo_q     <= cmd_row_bytes_i[L-1:0];
         first_q     <= 1'b1;
@@ -123,7 +134,7 @@ module vta_row_beats #(
     if (rst_ni && step_i) assert (active_q) else $error("vta_row_beats: step with no transfer");
     if (rst_ni && active_q)
       assert (next_lo_q == L'(row_lo_q + stride_lo_q) &&
-              row_part_q == part_beats(next_lo_q, rb_lo_q))
+              row_part_q == next_part)
       else $error("vta_row_beats: the next row's registers disagree with the current row's");
     if (rst_ni && cmd_valid_i && cmd_ready_o)
       assert ((cmd_row_bytes_i >> RowBytesW) == '0)

@@ -34,6 +34,10 @@ module vta_updown #(
 
   assign count_o = count_q;
 
+  logic inc_only, dec_only;  // one of the two alone (both leave the count as it is)
+  assign inc_only = inc_i && !dec_i;
+  assign dec_only = dec_i && !inc_i;
+
   always_comb begin
     count_d = count_q;
     cp1_d   = cp1_q;
@@ -42,11 +46,11 @@ module vta_updown #(
       count_d = '0;
       cp1_d   = Width'(1);
       cm1_d   = '1;
-    end else if (inc_i && !dec_i) begin
+    end else if (inc_only) begin
       count_d = cp1_q;
       cp1_d   = cp1_q + 1'b1;
       cm1_d   = count_q;
-    end else if (dec_i && !inc_i) begin
+    end else if (dec_only) begin
       count_d = cm1_q;
       cp1_d   = count_q;
       cm1_d   = cm1_q - 1'b1;
@@ -54,9 +58,6 @@ module vta_updown #(
   end
 
   // The flags: the late inc_i and dec_i pick among comparisons of count_q alone.
-  logic inc_only, dec_only;
-  assign inc_only = inc_i && !dec_i;
-  assign dec_only = dec_i && !inc_i;
   vta_count_flag #(.Width(Width), .Value(0)) u_zero (
     .clk_i, .rst_ni, .clear_i, .inc_only_i(inc_only), .dec_only_i(dec_only), .count_i(count_q),
     .eq_o(zero_o)
