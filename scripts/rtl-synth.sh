@@ -27,4 +27,10 @@ if grep -m1 'out of bounds' "$out/yosys.log" >&2; then
   echo "rtl-synth.sh: yosys read a select out of range (above; log: $out/yosys.log): the netlist would not be the RTL" >&2
   exit 1
 fi
+# It also reads an unpacked array of a packed struct as one bit per element and leaves the rest
+# undriven (`check` only warns of it).
+if grep -m1 'is used but has no driver' "$out/yosys.log" >&2; then
+  echo "rtl-synth.sh: yosys left a wire undriven (above; log: $out/yosys.log): the netlist would not be the RTL" >&2
+  exit 1
+fi
 echo "synth ok  $(basename "$dir")  ($config): $(grep -E 'Number of cells' "$out/stat.txt" | tail -1 | awk '{print $NF}') cells, no latches (report: $out/stat.txt)"

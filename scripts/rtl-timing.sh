@@ -66,6 +66,13 @@ for c in "$@"; do
     echo "rtl-timing.sh: yosys read a select out of range in $top for $c (above; log: $out/yosys.log)" >&2
     exit 1
   fi
+  # It also reads an unpacked array of a packed struct as one bit per element and leaves the
+  # rest of it undriven (found in the burst generators, November 2026): any wire used without a
+  # driver means the same.
+  if grep -m1 'is used but has no driver' "$out/yosys.log" >&2; then
+    echo "rtl-timing.sh: yosys left a wire undriven in $top for $c (above; log: $out/yosys.log): the netlist measured would not be the RTL" >&2
+    exit 1
+  fi
   mv "$out/stat.txt.tmp" "$out/stat.txt"
   mv "$out/sta.txt.tmp" "$out/sta.txt"
   secs=$(( $(date +%s) - t0 ))

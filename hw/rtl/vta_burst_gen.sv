@@ -144,11 +144,6 @@ module vta_burst_gen #(
   assign fire        = active_q && ax_ready_i;
   assign cmd_rb_hi   = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
 
-  // A new command's first burst, for each carry c (0, 1, 2) of its partial beats side by side,
-  // picked by c at the end: the command's fields come straight from the parent's registers, and
-  // burst_of after the row's beat count and the carry's sum was the design's longest path. The
-  // narrow sums rb_hi - 1 + k give both a length and the length less one without a subtraction
-  // behind the comparison with the beats to the 4 KiB boundary.
   // Beats to the 4 KiB boundary from the command's base and from the two next-row addresses.
   logic [PageW-1:0] pg_cmd, pg_nr_cmd, pg_nr_row;
   vta_page_beats #(.LogBusBytes(L)) u_pg_cmd (.addr_i(cmd_base_i[11:0]), .beats_o(pg_cmd));
@@ -166,31 +161,36 @@ module vta_burst_gen #(
   vta_part_beats #(.LogBusBytes(L)) u_pt_nr_row (
     .start_lo_i(nr_row[L-1:0]), .bytes_lo_i(rb_lo_q), .part_o(pt_nr_row)
   );
-  burst_t            b_cmd_k [3];
+  // A new command's first burst: its partial beats c (a register where PageIn) pick the row's
+  // beats, rb_hi + c, and their low bits less one first, so that only one comparison with the
+  // beats to the 4 KiB boundary is made: rb_hi + c > page, as the sign of rb_hi + c - page - 1
+  // = rb_lo + c + ~page in LenW + 2 bits (one carry chain behind a row of 3:2 compressors;
+  // rb_lo is rb_hi's low bits, all of it when the row is not over MaxBeats, the only case in
+  // which the comparison is read), true only for a page below 2^LenW. (Worked out for each c
+  // and picked behind the comparisons, the paths ran through six LUT levels after the chain.)
+  logic [1:0]        c_part;
   logic [PageW-1:0]  c_page;
-  logic [LenW-1:0]   c_lo_m1 [3];  // the low bits of rb_hi - 1 + k, k = 0 .. 2
-  // rb_hi + k > page, read only when rb_hi + k is at most MaxBeats (below 2^LenW): true only
-  // for a page below 2^LenW, then the narrow difference d = rb_hi - page (LenW + 2 bits)
-  // against -k, a constant, instead of a comparison chain behind the sum.
-  logic signed [LenW+1:0] c_d;
-  logic              c_pg_small;
-  logic [2:0]        c_lt;
+  logic [BeatsW-1:0] c_left;
+  logic [LenW-1:0]   c_left_m1;
+  logic              c_over, c_lt;
   always_comb begin
-    c_page = PageIn ? cmd_page_i : pg_cmd;
-    c_d    = $signed({2'b0, cmd_rb_hi[LenW-1:0]}) - $signed({2'b0, c_page[LenW-1:0]});
-    c_pg_small = (c_page >> LenW) == '0;
-    c_lt[0] = c_pg_small && (c_d > 0);
-    c_lt[1] = c_pg_small && (c_d >= 0);
-    c_lt[2] = c_pg_small && (c_d >= -1);
-    for (int k = 0; k < 3; k++) c_lo_m1[k] = LenW'(cmd_rb_hi) - 1'b1 + LenW'(k);
-    for (int k = 0; k < 3; k++) begin
-      b_cmd_k[k] = burst_of(BeatsW'(cmd_rb_hi) + BeatsW'(k), c_lo_m1[k],
-                            over_sum(BeatsW'(cmd_rb_hi), 2'(k)), c_page, c_lt[k]);
-    end
+    logic [LenW+1:0] x, y, z, sum, cy, d;
+    c_part    = PageIn ? cmd_part_i : pt_cmd;
+    c_page    = PageIn ? cmd_page_i : pg_cmd;
+    c_left    = BeatsW'(cmd_rb_hi) + BeatsW'(c_part);
+    c_left_m1 = LenW'(cmd_rb_hi) - 1'b1 + LenW'(c_part);
+    c_over    = over_sum(BeatsW'(cmd_rb_hi), c_part);
+    x   = {2'b0, cmd_rb_hi[LenW-1:0]};
+    y   = (LenW + 2)'(c_part);
+    z   = ~{2'b0, c_page[LenW-1:0]};
+    sum = x ^ y ^ z;
+    cy  = {(x[LenW:0] & y[LenW:0]) | (x[LenW:0] & z[LenW:0]) | (y[LenW:0] & z[LenW:0]), 1'b0};
+    d    = sum + cy;
+    c_lt = ((c_page >> LenW) == '0) && !d[LenW+1];
   end
   // The next row's first burst likewise for each of its partial beats (0, 1, 2), picked by
   // nr_part_q at the end rather than before the comparison with the beats to the boundary.
-  burst_t            b_row_k [3];
+  logic [BurstW-1:0] b_row_k [3];
   always_comb begin
     b_row_k[0] = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q,
                           PageW'(rb_beats_q[0][LenW-1:0]) > nr_page_q);
@@ -200,12 +200,10 @@ module vta_burst_gen #(
     end
   end
   always_comb begin
-    logic [1:0]        c;
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
     logic [LenW-1:0]   left_m1;
-    c       = PageIn ? cmd_part_i : pt_cmd;
-    b_cmd   = b_cmd_k[c];
+    b_cmd   = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
     t4      = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
     left    = b_q.beats_left - BeatsW'(b_q.len);
     left_m1 = b_q.beats_left[LenW-1:0] - b_q.len - 1'b1;
@@ -218,21 +216,23 @@ module vta_burst_gen #(
   vta_add_split #(.W(AddrW)) u_nr_cmd (.a_i(cmd_base_i), .b_i(cmd_stride_i), .sum_o(nr_cmd));
   vta_add_split #(.W(AddrW)) u_nr_row (.a_i(nr_q), .b_i(stride_q), .sum_o(nr_row));
   vta_add_split #(.W(AddrW)) u_cur (.a_i(cur_q), .b_i(AddrW'(b_q.len) << L), .sum_o(cur_same));
+  // What follows a burst (the same row's next, or the next row's first) is picked by the
+  // registered row_last beside the sums; the address channel's answer (fire, late: behind the
+  // read arbiter's grant) then picks between that and holding, in the last level.
+  burst_t           b_nx;
+  logic [AddrW-1:0] cur_nx, nr_nx;
   always_comb begin
-    b_d   = b_q;
-    cur_d = cur_q;
-    nr_d  = nr_q;
+    b_nx   = b_q.row_last ? b_row : b_same;
+    cur_nx = b_q.row_last ? (nr_q & ~BusMask) : cur_same;
+    nr_nx  = b_q.row_last ? nr_row : nr_q;
     if (!active_q) begin
       b_d   = b_cmd;
       cur_d = cmd_base_i & ~BusMask;
       nr_d  = nr_cmd;
-    end else if (fire && !b_q.row_last) begin
-      b_d   = b_same;
-      cur_d = cur_same;
-    end else if (fire) begin
-      b_d   = b_row;
-      cur_d = nr_q & ~BusMask;
-      nr_d  = nr_row;
+    end else begin
+      b_d   = fire ? b_nx : b_q;
+      cur_d = fire ? cur_nx : cur_q;
+      nr_d  = fire ? nr_nx : nr_q;
     end
   end
 
@@ -294,6 +294,9 @@ module vta_burst_gen #(
   assign chk_t4   = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats)
                                                    : b_q.to_4k - PageW'(b_q.len);
   always_ff @(posedge clk_i) begin
+    if (rst_ni && cmd_valid_i && !active_q)
+      assert (c_over || c_lt == (PageW'(c_left[LenW-1:0]) > c_page))
+      else $error("vta_burst_gen: the first burst's comparison with the page disagrees");
     if (rst_ni && PageIn && cmd_valid_i && !active_q)
       assert (cmd_page_i == pg_cmd && cmd_part_i == pt_cmd)
       else $error("vta_burst_gen: the command's page or partial beats disagree");

@@ -426,6 +426,7 @@ module vta_compute
     .clk_i,
     .rst_ni,
     .ld_start_i(ld_start && hm.memory_type == MemUop),
+    .ld_base_i (LogUopDepth'(hm.sram_base)),
     .we_i      (uop_we),
     .waddr_i   (uop_waddr),
     .wdata_i   (uop_wdata),

@@ -215,7 +215,15 @@ module vta_fetch
     end
   end
 
-  assign done_o = (remaining_q == '0);
+  // Done (no instruction left to route) is a register beside the count, set from comparisons
+  // of registers, so the control block's status read does not wait for a 32-bit zero test.
+  logic done_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) done_q <= 1'b1;
+    else if (start_i) done_q <= (insn_count_i == '0);
+    else if (route) done_q <= (remaining_q == 32'd1);
+  end
+  assign done_o = done_q;
 
 `ifndef SYNTHESIS
   // The room register against its definition, from a count of the beats in flight.
@@ -226,6 +234,7 @@ module vta_fetch
                          ((r_valid_i && r_ready_o) ? 1 : 0);
     if (rst_ni) begin
       assert (!(gb_valid && !buf_in_ready)) else $error("vta_fetch: instruction buffer overflow");
+      assert (done_q == (remaining_q == '0)) else $error("vta_fetch: the done flag disagrees");
       assert (roomb_q == room_q - (CredW + 1)'(PerBeat))
       else $error("vta_fetch: the room's copy less a beat disagrees");
       assert (int'(room_q) == int'(BufDepth) - int'(buf_count) - (inflight_sim + 2) * int'(PerBeat))

@@ -150,8 +150,9 @@ module vta_top
   // ---- fetch and the command queues ----
   logic [InsnW-1:0] fetch_insn, lq_data, cq_data, sq_data;
   logic f_load_valid, f_load_ready, f_comp_valid, f_comp_ready, f_store_valid, f_store_ready;
-  logic lq_valid, lq_ready, cq_valid, cq_ready, sq_valid, sq_ready, lq_next_load, cq_next_load;
-  logic [InsnW-1:0] lq_next, cq_next;
+  logic lq_valid, lq_ready, cq_valid, cq_ready, sq_valid, sq_ready;
+  logic lq_next_load, cq_next_load, sq_next_load;
+  logic [InsnW-1:0] lq_next, cq_next, sq_next;
   logic [$clog2(CmdQueueDepth+1)-1:0] lq_count, cq_count, sq_count;
 
   vta_fetch u_fetch (
@@ -192,11 +193,12 @@ module vta_top
     .out_valid_o(cq_valid), .out_ready_i(cq_ready), .out_data_o(cq_data), .count_o(cq_count),
     .head_load_o(cq_next_load), .head_next_o(cq_next)
   );
-  vta_fifo #(.Width(InsnW), .Depth(CmdQueueDepth)) u_store_q (
+  // And the store queue: vta_store keeps the first burst's page and partial beats beside the head.
+  vta_fifo #(.Width(InsnW), .Depth(CmdQueueDepth), .Prefetch(1'b1)) u_store_q (
     .clk_i, .rst_ni(rst_nq),
     .in_valid_i (f_store_valid), .in_ready_o (f_store_ready), .in_data_i (fetch_insn),
     .out_valid_o(sq_valid), .out_ready_i(sq_ready), .out_data_o(sq_data), .count_o(sq_count),
-    .head_load_o(), .head_next_o()
+    .head_load_o(sq_next_load), .head_next_o(sq_next)
   );
 
   // ---- token semaphores ----
@@ -318,6 +320,8 @@ module vta_top
     .cmd_valid_i       (sq_valid),
     .cmd_ready_o       (sq_ready),
     .cmd_data_i        (sq_data),
+    .cmd_next_load_i   (sq_next_load),
+    .cmd_next_i        (sq_next),
     .tok_from_compute_i(c2s_avail),
     .tok_pop_o         (c2s_pop),
     .tok_push_o        (s2c_push),
