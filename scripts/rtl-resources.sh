@@ -89,8 +89,9 @@ if ! yosys -q -q -l "$log" -p "
   echo "$me: yosys synth_xilinx -family $family of $key ($config) failed (log: $log)" >&2
   exit 1
 fi
-# yosys 0.23 reads an unpacked array of a packed struct as one bit per element and leaves the
-# rest undriven, and some selects out of range: the counts would not be the RTL's.
+# yosys 0.23 reads an unpacked array of a packed struct assigned in a loop as one element with
+# only a bit per element driven and the rest undriven, and some selects out of range: the
+# counts would not be the RTL's.
 if grep -m1 -e 'is used but has no driver' -e 'out of bounds' "$log" >&2; then
   echo "$me: yosys misread the RTL of $key ($config) (above; log: $log)" >&2
   exit 1

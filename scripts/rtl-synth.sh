@@ -27,8 +27,8 @@ if grep -m1 'out of bounds' "$out/yosys.log" >&2; then
   echo "rtl-synth.sh: yosys read a select out of range (above; log: $out/yosys.log): the netlist would not be the RTL" >&2
   exit 1
 fi
-# It also reads an unpacked array of a packed struct as one bit per element and leaves the rest
-# undriven (`check` only warns of it).
+# It also reads an unpacked array of a packed struct assigned in a loop as one element with only
+# a bit per element driven and the rest undriven (`check` only warns of it).
 if grep -m1 'is used but has no driver' "$out/yosys.log" >&2; then
   echo "rtl-synth.sh: yosys left a wire undriven (above; log: $out/yosys.log): the netlist would not be the RTL" >&2
   exit 1

@@ -66,9 +66,9 @@ for c in "$@"; do
     echo "rtl-timing.sh: yosys read a select out of range in $top for $c (above; log: $out/yosys.log)" >&2
     exit 1
   fi
-  # It also reads an unpacked array of a packed struct as one bit per element and leaves the
-  # rest of it undriven (found in the burst generators, November 2026): any wire used without a
-  # driver means the same.
+  # It also reads an unpacked array of a packed struct assigned in a loop as one element with
+  # only a bit per element driven, and leaves the rest undriven (found in the burst generators,
+  # November 2026): any wire used without a driver means the same.
   if grep -m1 'is used but has no driver' "$out/yosys.log" >&2; then
     echo "rtl-timing.sh: yosys left a wire undriven in $top for $c (above; log: $out/yosys.log): the netlist measured would not be the RTL" >&2
     exit 1

@@ -67,11 +67,9 @@ module vta_alu
       sh = b[ShW-1:0];
       unique case (op_i)
         AluAdd: o = a + b;
-        // A negative amount's magnitude -sh is ~sh + 1: the left shift takes ~sh's low bits and
-        // one more fixed place, so no negation (a carry chain) lies in front of the shifter.
         AluShr, AluShrclip: begin
-          if (!sh[ShW-1]) o = a >>> sh[ShW-2:0];
-          else o = (a <<< 1) <<< (~sh[ShW-2:0]);
+          if (sh >= 0) o = a >>> sh;
+          else o = a << (-sh);
         end
         default: o = a;  // MUL: its product comes from C2b; MIN, MAX: below
       endcase

@@ -122,7 +122,11 @@ module vta_burst_gen #(
     localparam int unsigned CW = (BeatsW > PageW) ? BeatsW + 1 : PageW + 1;
     logic            over, cap;
     logic [LenW-1:0] ln, ln_m1;
-    over  = over_diff(bl, len);
+    logic [LenW:0]   lm;  // len + MaxBeats, for 1 <= len <= MaxBeats: wiring, not a sum
+    // left - len > MaxBeats as bl > len + MaxBeats, one comparison of registers, rather than a
+    // comparison behind the difference.
+    lm    = {len[LenW-1], !len[LenW-1], len[LenW-2:0]};
+    over  = (CW'(bl) > CW'(lm));
     cap   = (to4k != PageW'(len)) &&
             (over ? ((to4k >> (LogMaxBeats + 1)) == '0) : (CW'(bl) > CW'(to4k)));
     ln    = over ? LenW'(MaxBeats) : left[LenW-1:0];
@@ -188,8 +192,10 @@ module vta_burst_gen #(
     d    = sum + cy;
     c_lt = ((c_page >> LenW) == '0) && !d[LenW+1];
   end
-  // The next row's first burst likewise for each of its partial beats (0, 1, 2), picked by
-  // nr_part_q at the end rather than before the comparison with the beats to the boundary.
+  // The next row's first burst for each of its partial beats (0, 1, 2), picked by nr_part_q
+  // at the end rather than before the comparison with the beats to the boundary. (A plain
+  // vector per candidate: yosys 0.23 reads an unpacked array of a packed struct assigned in a
+  // loop as one element with only a bit per element driven, the rest undriven.)
   logic [BurstW-1:0] b_row_k [3];
   always_comb begin
     b_row_k[0] = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q,

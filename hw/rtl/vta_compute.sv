@@ -277,9 +277,24 @@ module vta_compute
       ld_rbytes_q <= c_ld_rbytes;
     end
   end
-  assign ld_is_uop = (ld_q.memory_type == MemUop);
-  assign ld_is_acc = (ld_q.memory_type == MemAcc);
-  assign ld_is_a8  = (ld_q.memory_type == MemAcc8bit);
+  // The load's memory type decoded as it starts (beside ld_q), so the micro-op record's commit
+  // and the gearboxes' selects read flip-flops.
+  always_ff @(posedge clk_i) begin
+    if (ld_start) begin
+      ld_is_uop <= (hm.memory_type == MemUop);
+      ld_is_acc <= (hm.memory_type == MemAcc);
+      ld_is_a8  <= (hm.memory_type == MemAcc8bit);
+    end
+  end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && loading_q)
+      assert (ld_is_uop == (ld_q.memory_type == MemUop) &&
+              ld_is_acc == (ld_q.memory_type == MemAcc) &&
+              ld_is_a8 == (ld_q.memory_type == MemAcc8bit))
+      else $error("vta_compute: the load's decoded memory type disagrees with ld_q");
+  end
+`endif
 
   // One load at a time (a LOAD waits for the units to drain and the next instruction for the
   // load), so the DMA needs no queue and its instruction is ld_q throughout.
