@@ -238,11 +238,7 @@ module vta_compute
   logic beat_valid, beat_ready, elem_valid, elem_take, wr_valid, wr_is_elem;
   logic [LogBusBytes-1:0] beat_lo, beat_hi;
   logic [MemorySramBaseW-1:0] wr_addr;
-  logic uop_gb_ready, acc_gb_ready, a8_gb_ready, uop_gb_valid, acc_gb_valid, a8_gb_valid;
-  logic [UopBytes*8-1:0]       uop_elem;
-  logic [AccElemBytes*8-1:0]   acc_elem;
-  logic [Acc8bitElemBytes*8-1:0] a8_elem;
-  logic [AccW-1:0] a8_wide, ld_acc_data;
+  logic [AccW-1:0] ld_acc_data;
   logic ld_is_uop, ld_is_acc, ld_is_a8;
 
   // The element size of D's LOAD and its transfer in bytes (base, stride, row), worked out as
@@ -251,8 +247,8 @@ module vta_compute
   logic [3:0]              c_log_elem;
   logic [AxiAddrWidth-1:0] ld_base_q, ld_stride_q, ld_rbytes_q, c_ld_base;
   localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
-  logic [PageW-1:0]        ld_page_q, c_ld_page;  // ld_base_q's beats to the 4 KiB boundary
-  logic [1:0]              ld_part_q, c_ld_part;  // its rows' partial beats
+  logic [PageW-1:0]        ld_page_q;  // ld_base_q's beats to the 4 KiB boundary
+  logic [1:0]              ld_part_q;  // its rows' partial beats
   logic [AxiAddrWidth-1:0] c_ld_rbytes;
   always_comb begin
     c_log_elem = 4'(LogUopElemBytes);
@@ -261,18 +257,13 @@ module vta_compute
   end
   assign c_ld_base = AxiAddrWidth'(cm.dram_base) << c_log_elem;
   assign c_ld_rbytes = AxiAddrWidth'(cm.x_size) << c_log_elem;
-  vta_page_beats #(.LogBusBytes(LogBusBytes)) u_ld_page (
-    .addr_i(c_ld_base[11:0]), .beats_o(c_ld_page)
-  );
-  vta_part_beats #(.LogBusBytes(LogBusBytes)) u_ld_part (
-    .start_lo_i(c_ld_base[LogBusBytes-1:0]), .bytes_lo_i(c_ld_rbytes[LogBusBytes-1:0]),
-    .part_o(c_ld_part)
+  vta_burst_start #(.LogBusBytes(LogBusBytes)) u_ld_start (
+    .clk_i, .en_i(d_take), .addr_lo_i(c_ld_base[11:0]),
+    .bytes_lo_i(c_ld_rbytes[LogBusBytes-1:0]), .page_o(ld_page_q), .part_o(ld_part_q)
   );
   always_ff @(posedge clk_i) begin
     if (d_take) begin
       ld_base_q   <= c_ld_base;
-      ld_page_q   <= c_ld_page;
-      ld_part_q   <= c_ld_part;
       ld_stride_q <= AxiAddrWidth'(cm.x_stride) << c_log_elem;
       ld_rbytes_q <= c_ld_rbytes;
     end
@@ -334,60 +325,27 @@ module vta_compute
     .wr_insn_o       ()
   );
 
-  vta_rd_gearbox #(.ElemBytes(UopBytes), .BusBytes(BusBytes)) u_uop_gb (
+  vta_ld_elems u_ld_elems (
     .clk_i,
     .rst_ni,
-    .in_valid_i (beat_valid && ld_is_uop),
-    .in_ready_o (uop_gb_ready),
-    .in_data_i  (r_data_i),
-    .in_lo_i    (beat_lo),
-    .in_hi_i    (beat_hi),
-    .out_valid_o(uop_gb_valid),
-    .out_ready_i(elem_take && ld_is_uop),
-    .out_data_o (uop_elem)
+    .ld_is_uop_i (ld_is_uop),
+    .ld_is_acc_i (ld_is_acc),
+    .ld_is_a8_i  (ld_is_a8),
+    .r_data_i,
+    .beat_valid_i(beat_valid),
+    .beat_ready_o(beat_ready),
+    .beat_lo_i   (beat_lo),
+    .beat_hi_i   (beat_hi),
+    .elem_valid_o(elem_valid),
+    .elem_take_i (elem_take),
+    .is_elem_i   (wr_is_elem),
+    .uop_wdata_o (uop_wdata),
+    .acc_wdata_o (ld_acc_data)
   );
-
-  vta_rd_gearbox #(.ElemBytes(AccElemBytes), .BusBytes(BusBytes)) u_acc_gb (
-    .clk_i,
-    .rst_ni,
-    .in_valid_i (beat_valid && ld_is_acc),
-    .in_ready_o (acc_gb_ready),
-    .in_data_i  (r_data_i),
-    .in_lo_i    (beat_lo),
-    .in_hi_i    (beat_hi),
-    .out_valid_o(acc_gb_valid),
-    .out_ready_i(elem_take && ld_is_acc),
-    .out_data_o (acc_elem)
-  );
-
-  vta_rd_gearbox #(.ElemBytes(Acc8bitElemBytes), .BusBytes(BusBytes)) u_a8_gb (
-    .clk_i,
-    .rst_ni,
-    .in_valid_i (beat_valid && ld_is_a8),
-    .in_ready_o (a8_gb_ready),
-    .in_data_i  (r_data_i),
-    .in_lo_i    (beat_lo),
-    .in_hi_i    (beat_hi),
-    .out_valid_o(a8_gb_valid),
-    .out_ready_i(elem_take && ld_is_a8),
-    .out_data_o (a8_elem)
-  );
-
-  always_comb begin
-    beat_ready = ld_is_uop ? uop_gb_ready : (ld_is_acc ? acc_gb_ready : a8_gb_ready);
-    elem_valid = ld_is_uop ? uop_gb_valid : (ld_is_acc ? acc_gb_valid : a8_gb_valid);
-    // ACC_8BIT: each narrow lane is sign-extended to an ACC lane.
-    for (int l = 0; l < AccLanes; l++) begin
-      a8_wide[l*AccWidth+:AccWidth] = AccWidth'($signed(a8_elem[l*Acc8Width+:Acc8Width]));
-    end
-  end
 
   assign uop_we      = wr_valid && ld_is_uop;
   assign uop_waddr   = LogUopDepth'(wr_addr);
-  assign uop_wdata   = wr_is_elem ? uop_elem : '0;
   assign acc_ld_we   = wr_valid && !ld_is_uop;
-  assign ld_acc_data = !wr_is_elem ? '0 : (ld_is_acc ? acc_elem : a8_wide);
-
 
   // ---- footprints ----
   logic                fp_hit, fp_bsel;
@@ -1203,74 +1161,36 @@ module vta_compute
   assign {ar_reset, ar_use_imm, ar_op, ar_imm} = ar_tag_q;
   assign ar_imm_ext = AccWidth'($signed(ar_imm));
 
-  // ---- ACC: two banks by the index MSB, each two copies (a: destinations, b: ALU operand) ----
+  // ---- ACC: two banks by the index MSB, each two copies (vta_acc_banks) ----
   logic            g3_wr, a4_wr;
   logic [AccW-1:0] g_res_q, a_res;
   logic [LogAccDepth-1:0] ld_waddr;
-  logic [AccW-1:0] acc_a_rdata [2];
-  logic [AccW-1:0] acc_b_rdata [2];
+  logic [2*AccW-1:0] acc_a_rdata, acc_b_rdata;  // copy a, copy b; bank b at [b*AccW +: AccW]
 
   assign g3_wr    = g3_valid_q && g3_write_q;
   assign a4_wr    = a4_valid_q && a4_write_q;
   assign ld_waddr = LogAccDepth'(wr_addr);
 
-  for (genvar b = 0; b < 2; b++) begin : g_acc_bank
-    logic            rd_g, rd_a, rd_s, wr_g, wr_a, wr_l, we;
-    logic [BankW-1:0] raddr_a, waddr;
-    logic [AccW-1:0] wdata;
-    assign rd_g    = g_rd && (g_a1[BankW] == 1'(b));
-    assign rd_a    = a_rd && (a_a1[BankW] == 1'(b));
-    assign rd_s    = a_rd && (a_s1[BankW] == 1'(b));
-    assign raddr_a = rd_g ? g_a1[BankW-1:0] : a_a1[BankW-1:0];
-    assign wr_g    = g3_wr && (g3_a_q[BankW] == 1'(b));
-    assign wr_a    = a4_wr && (a4_a_q[BankW] == 1'(b));
-    assign wr_l    = acc_ld_we && (ld_waddr[BankW] == 1'(b));
-    assign we      = wr_g || wr_a || wr_l;
-    always_comb begin
-      waddr = ld_waddr[BankW-1:0];
-      wdata = ld_acc_data;
-      if (wr_a) begin
-        waddr = a4_a_q[BankW-1:0];
-        wdata = a_res;
-      end
-      if (wr_g) begin
-        waddr = g3_a_q[BankW-1:0];
-        wdata = g_res_q;
-      end
-    end
-
-    vta_sram #(.Width(AccW), .Depth(AccDepth / 2), .OutReg(1'b1)) u_copy_a (
-      .clk_i,
-      .we_i   (we),
-      .waddr_i(waddr),
-      .wdata_i(wdata),
-      .re_i   (rd_g || rd_a),
-      .oe_i   (1'b1),
-      .raddr_i(raddr_a),
-      .rdata_o(acc_a_rdata[b])
-    );
-
-    vta_sram #(.Width(AccW), .Depth(AccDepth / 2), .OutReg(1'b1)) u_copy_b (
-      .clk_i,
-      .we_i   (we),
-      .waddr_i(waddr),
-      .wdata_i(wdata),
-      .re_i   (rd_s),
-      .oe_i   (1'b1),
-      .raddr_i(a_s1[BankW-1:0]),
-      .rdata_o(acc_b_rdata[b])
-    );
-
-`ifndef SYNTHESIS
-    always_ff @(posedge clk_i) begin
-      if (rst_ni) begin
-        assert (!(rd_g && rd_a)) else $error("vta_compute: both units read ACC bank %0d", b);
-        assert (32'(wr_g) + 32'(wr_a) + 32'(wr_l) <= 1)
-        else $error("vta_compute: two writes to ACC bank %0d", b);
-      end
-    end
-`endif
-  end
+  vta_acc_banks u_acc (
+    .clk_i,
+    .rst_ni,
+    .g_rd_i   (g_rd),
+    .g_addr_i (g_a1),
+    .a_rd_i   (a_rd),
+    .a_addr_i (a_a1),
+    .s_addr_i (a_s1),
+    .a_rdata_o(acc_a_rdata),
+    .b_rdata_o(acc_b_rdata),
+    .g_we_i   (g3_wr),
+    .g_waddr_i(g3_a_q),
+    .g_wdata_i(g_res_q),
+    .a_we_i   (a4_wr),
+    .a_waddr_i(a4_a_q),
+    .a_wdata_i(a_res),
+    .l_we_i   (acc_ld_we),
+    .l_waddr_i(ld_waddr),
+    .l_wdata_i(ld_acc_data)
+  );
 
   // ---- forwarding ----
   // A micro-op reads ACC in C1 and writes it in C3; a read misses the writes of the three
@@ -1348,21 +1268,21 @@ module vta_compute
 
   always_comb begin
     unique case (g_sel_q)
-      2'd0: g_dst_val = acc_a_rdata[0];
-      2'd1: g_dst_val = acc_a_rdata[1];
+      2'd0: g_dst_val = acc_a_rdata[0+:AccW];
+      2'd1: g_dst_val = acc_a_rdata[AccW+:AccW];
       2'd2: g_dst_val = g_res_q;
       default: g_dst_val = g_old_q;
     endcase
     unique case (ad_sel_q)
-      3'd0: a_dst_val = acc_a_rdata[0];
-      3'd1: a_dst_val = acc_a_rdata[1];
+      3'd0: a_dst_val = acc_a_rdata[0+:AccW];
+      3'd1: a_dst_val = acc_a_rdata[AccW+:AccW];
       3'd2: a_dst_val = a_pre;
       3'd3: a_dst_val = a_res;
       default: a_dst_val = ad_old_q;
     endcase
     unique case (as_sel_q)
-      3'd0: a_src_val = acc_b_rdata[0];
-      3'd1: a_src_val = acc_b_rdata[1];
+      3'd0: a_src_val = acc_b_rdata[0+:AccW];
+      3'd1: a_src_val = acc_b_rdata[AccW+:AccW];
       3'd2: a_src_val = a_pre;
       3'd3: a_src_val = a_res;
       default: a_src_val = as_old_q;
@@ -1413,16 +1333,12 @@ module vta_compute
   assign out_a_we_o    = a4_wr;
   assign out_a_waddr_o = LogOutDepth'(a4_a_q);
 
-  // ---- retirement in program order ----
-  // Kinds: 0 the GEMM unit, 1 the ALU, 2 a no-op (complete when it starts), 3 a LOAD UOP or
-  // ACC. The queue is a vta_fifo of {kind, push_prev, push_next}: its head is a register (the
-  // retire decision read it through a distributed RAM's read multiplexers), and its empty and
-  // full tests are registers beside its count. The kind pushed comes from D's registered kind
-  // (the dispatch conditions are one per kind), not from the late decisions.
+  // ---- retirement in program order (vta_retire) ----
+  // The kind pushed comes from D's registered kind (the dispatch conditions are one per kind),
+  // not from the late decisions.
   logic [RqW:0]   g_done_q, a_done_q;
-  logic           g_done_zero, a_done_zero, l_done_zero;
-  logic           g_done, a_done, l_done, retire, rq_push, rq_valid, rq_ready, rq_in_ready;
-  logic [1:0]     head_kind, push_kind;
+  logic           g_done, a_done, l_done, retire, rq_push;
+  logic [1:0]     push_kind;
   logic           head_pp, head_pn;
 
   assign g_done    = g3_valid_q && g3_last_q;
@@ -1431,25 +1347,23 @@ module vta_compute
   assign rq_push   = can_uop || can_nop || can_uld || can_ald;
   assign push_kind = (dk_uld_q || dk_ald_q) ? 2'd3 :
                      ((dk_load_q && dk_empty_q) ? 2'd2 : {1'b0, dk_alu_q});
-  assign rq_ready  = (head_kind == 2'd2) ||
-                     (head_kind == 2'd0 && (!g_done_zero || g_done)) ||
-                     (head_kind == 2'd1 && (!a_done_zero || a_done)) ||
-                     (head_kind == 2'd3 && (!l_done_zero || l_done));
-  assign retire    = rq_valid && rq_ready;
-  assign rq_zero   = !rq_valid;
-  assign rq_full   = !rq_in_ready;
-  vta_fifo #(.Width(4), .Depth(RqDepth)) u_rq (
+  vta_retire #(.Depth(RqDepth)) u_retire (
     .clk_i,
     .rst_ni,
-    .in_valid_i (rq_push),
-    .in_ready_o (rq_in_ready),
-    .in_data_i  ({push_kind, hm.push_prev, hm.push_next}),
-    .out_valid_o(rq_valid),
-    .out_ready_i(rq_ready),
-    .out_data_o ({head_kind, head_pp, head_pn}),
-    .count_o    (),
-    .head_load_o(),
-    .head_next_o()
+    .push_i     (rq_push),
+    .push_kind_i(push_kind),
+    .push_pp_i  (hm.push_prev),
+    .push_pn_i  (hm.push_next),
+    .zero_o     (rq_zero),
+    .full_o     (rq_full),
+    .g_done_i   (g_done),
+    .a_done_i   (a_done),
+    .l_done_i   (l_done),
+    .retire_o   (retire),
+    .head_pp_o  (head_pp),
+    .head_pn_o  (head_pn),
+    .g_done_o   (g_done_q),
+    .a_done_o   (a_done_q)
   );
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
@@ -1459,21 +1373,6 @@ module vta_compute
     end
   end
 `endif
-  // The completion counts as up/down counters: the late completions and retire only pick their
-  // next values. LOAD UOPs complete in order (one at a time), possibly before older
-  // instructions.
-  vta_updown #(.Width(RqW + 1)) u_l_done (
-    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(l_done), .dec_i(retire && head_kind == 2'd3),
-    .count_o(), .zero_o(l_done_zero), .one_o(), .two_o(), .top_o()
-  );
-  vta_updown #(.Width(RqW + 1)) u_g_done (
-    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(g_done), .dec_i(retire && head_kind == 2'd0),
-    .count_o(g_done_q), .zero_o(g_done_zero), .one_o(), .two_o(), .top_o()
-  );
-  vta_updown #(.Width(RqW + 1)) u_a_done (
-    .clk_i, .rst_ni, .clear_i(1'b0), .inc_i(a_done), .dec_i(retire && head_kind == 2'd1),
-    .count_o(a_done_q), .zero_o(a_done_zero), .one_o(), .two_o(), .top_o()
-  );
 
   // ---- completion, tokens, status ----
   // FINISH and opcodes that do not belong here complete when they leave D, loads when done.

@@ -66,20 +66,12 @@ module vta_fetch
   // The program's beats to its first 4 KiB boundary, registered every cycle from the address
   // register (written by an earlier register write than start, so it has settled by then).
   localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
-  logic [PageW-1:0] page_nx, page_q;
-  logic [1:0]       part_nx, part_q;
-  vta_page_beats #(.LogBusBytes(LogBusBytes)) u_page (
-    .addr_i(insn_addr_i[11:0]), .beats_o(page_nx)
+  logic [PageW-1:0] page_q;
+  logic [1:0]       part_q;
+  vta_burst_start #(.LogBusBytes(LogBusBytes)) u_start (
+    .clk_i, .en_i(1'b1), .addr_lo_i(insn_addr_i[11:0]),
+    .bytes_lo_i(LogBusBytes'(insn_count_i << LogInsnBytes)), .page_o(page_q), .part_o(part_q)
   );
-  vta_part_beats #(.LogBusBytes(LogBusBytes)) u_part (
-    .start_lo_i(insn_addr_i[LogBusBytes-1:0]),
-    .bytes_lo_i(LogBusBytes'(insn_count_i << LogInsnBytes)),
-    .part_o    (part_nx)
-  );
-  always_ff @(posedge clk_i) begin
-    page_q <= page_nx;
-    part_q <= part_nx;
-  end
 
   vta_burst_gen #(
     .AddrW      (A),

@@ -75,8 +75,8 @@ module vta_load
   logic       nx_known, nx_inp, known_q;
   logic [A-1:0] nx_base, nx_stride, nx_row_bytes, base_q, stride_q, row_bytes_q;
   localparam int unsigned PageW = $clog2((4096 >> LogBusBytes) + 1);
-  logic [PageW-1:0] nx_page, page_q;  // base's beats to the 4 KiB boundary
-  logic [1:0]       nx_part, part_q;  // the rows' partial beats
+  logic [PageW-1:0] page_q;  // base's beats to the 4 KiB boundary
+  logic [1:0]       part_q;  // the rows' partial beats
 
   assign head       = cmd_data_i;
   assign start      = cmd_valid_i && (!head.pop_next || tok_from_compute_i) && l2d_ready;
@@ -98,17 +98,14 @@ module vta_load
                                  A'(nx.x_stride) << LogWgtElemBytes;
   assign nx_row_bytes = nx_inp ? A'(nx.x_size) << LogInpElemBytes :
                                  A'(nx.x_size) << LogWgtElemBytes;
-  vta_page_beats #(.LogBusBytes(LogBusBytes)) u_nx_page (.addr_i(nx_base[11:0]), .beats_o(nx_page));
-  vta_part_beats #(.LogBusBytes(LogBusBytes)) u_nx_part (
-    .start_lo_i(nx_base[LogBusBytes-1:0]), .bytes_lo_i(nx_row_bytes[LogBusBytes-1:0]),
-    .part_o(nx_part)
+  vta_burst_start #(.LogBusBytes(LogBusBytes)) u_nx_start (
+    .clk_i, .en_i(cmd_next_load_i), .addr_lo_i(nx_base[11:0]),
+    .bytes_lo_i(nx_row_bytes[LogBusBytes-1:0]), .page_o(page_q), .part_o(part_q)
   );
   always_ff @(posedge clk_i) begin
     if (cmd_next_load_i) begin
       known_q     <= nx_known;
       base_q      <= nx_base;
-      page_q      <= nx_page;
-      part_q      <= nx_part;
       stride_q    <= nx_stride;
       row_bytes_q <= nx_row_bytes;
     end

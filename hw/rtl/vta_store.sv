@@ -91,22 +91,15 @@ module vta_store
   memory_insn_t     nx;  // only its address and size are read
   logic [A-1:0]     nx_base, nx_row_bytes;  // only their low bits are read
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [PageW-1:0] nx_page, page_q;
-  logic [1:0]       nx_part, part_q;
+  logic [PageW-1:0] page_q;
+  logic [1:0]       part_q;
   assign nx           = cmd_next_i;
   assign nx_base      = A'(nx.dram_base) << LogOutElemBytes;
   assign nx_row_bytes = A'(nx.x_size) << LogOutElemBytes;
-  vta_page_beats #(.LogBusBytes(LogBusBytes)) u_nx_page (.addr_i(nx_base[11:0]), .beats_o(nx_page));
-  vta_part_beats #(.LogBusBytes(LogBusBytes)) u_nx_part (
-    .start_lo_i(nx_base[LogBusBytes-1:0]), .bytes_lo_i(nx_row_bytes[LogBusBytes-1:0]),
-    .part_o(nx_part)
+  vta_burst_start #(.LogBusBytes(LogBusBytes)) u_nx_start (
+    .clk_i, .en_i(cmd_next_load_i), .addr_lo_i(nx_base[11:0]),
+    .bytes_lo_i(nx_row_bytes[LogBusBytes-1:0]), .page_o(page_q), .part_o(part_q)
   );
-  always_ff @(posedge clk_i) begin
-    if (cmd_next_load_i) begin
-      page_q <= nx_page;
-      part_q <= nx_part;
-    end
-  end
 
   vta_burst_gen #(
     .AddrW      (A),

@@ -230,11 +230,11 @@ module vta_uop_fp
   // default). It is worked out whenever either changes: from the element becoming the head
   // when one does (a take or a push into an empty queue), else from the head and the range as
   // a write leaves it.
-  logic bh_q;
+  logic bh_q, b_in_head;  // b_in_head: the range as it stands holds the element becoming head
+  assign b_in_head = b_lo_q <= AW'(hbgn_i) && hend_i <= b_hi_q;
   always_ff @(posedge clk_i) begin
     if (take_i || head_load_i)
-      bh_q <= we_i ? (b_lo_w <= AW'(hbgn_i) && hend_i <= b_hi_w) :
-                     (b_lo_q <= AW'(hbgn_i) && hend_i <= b_hi_q);
+      bh_q <= we_i ? (b_lo_w <= AW'(hbgn_i) && hend_i <= b_hi_w) : b_in_head;
     else if (we_i) bh_q <= b_in_taken_w;
   end
   assign b_in_taken = bh_q;
@@ -270,8 +270,6 @@ module vta_uop_fp
   // range being built) when one does, so the take reads flags, not 2 NRec comparisons behind
   // the head register (4.1-4.3 ns on the default).
   logic [NRec-1:0] hm_q;
-  logic            b_in_head;
-  assign b_in_head = b_lo_q <= AW'(hbgn_i) && hend_i <= b_hi_q;
   // (The take, late, picks last: with it the head always takes the next element's flags; a
   // head load without a take is a push into an empty queue.)
   logic [NRec-1:0] hm_nx, hm_keep;
