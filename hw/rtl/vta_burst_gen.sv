@@ -118,7 +118,10 @@ module vta_burst_gen #(
                                                    logic [LenW-1:0] len,
                                                    logic [BeatsW-1:0] left,
                                                    logic [LenW-1:0] left_m1,
-                                                   logic [PageW-1:0] t4);
+                                                   logic [PageW-1:0] t4,
+                                                   /* verilator lint_off UNUSEDSIGNAL */
+                                                   logic [PageW-1:0] t4_m1);  // low 8 bits
+                                                   /* verilator lint_on UNUSEDSIGNAL */
     localparam int unsigned CW = (BeatsW > PageW) ? BeatsW + 1 : PageW + 1;
     logic            over, cap;
     logic [LenW-1:0] ln, ln_m1;
@@ -131,7 +134,7 @@ module vta_burst_gen #(
             (over ? ((to4k >> (LogMaxBeats + 1)) == '0) : (CW'(bl) > CW'(to4k)));
     ln    = over ? LenW'(MaxBeats) : left[LenW-1:0];
     ln_m1 = over ? LenW'(MaxBeats - 1) : left_m1;
-    burst_same = {left, t4, cap ? LenW'(t4) : ln, cap ? 8'(t4) - 8'd1 : 8'(ln_m1), !over && !cap};
+    burst_same = {left, t4, cap ? LenW'(t4) : ln, cap ? 8'(t4_m1) : 8'(ln_m1), !over && !cap};
   endfunction
 
   // Every register of the next burst is worked out from registers before the address
@@ -209,11 +212,16 @@ module vta_burst_gen #(
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
     logic [LenW-1:0]   left_m1;
+    logic [PageW-1:0]  t4_m1;
     b_cmd   = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
     t4      = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
+    // a - b - 1 as a + ~b: one carry chain of registers each (written as a difference less
+    // one, synthesis chains a decrement behind the difference). t4 - 1, read only when the
+    // next burst is capped at the boundary, so not when this one ends there (to_4k > len).
+    t4_m1   = b_q.to_4k + ~(PageW'(b_q.len));
     left    = b_q.beats_left - BeatsW'(b_q.len);
-    left_m1 = b_q.beats_left[LenW-1:0] - b_q.len - 1'b1;
-    b_same  = burst_same(b_q.beats_left, b_q.to_4k, b_q.len, left, left_m1, t4);
+    left_m1 = b_q.beats_left[LenW-1:0] + ~b_q.len;
+    b_same  = burst_same(b_q.beats_left, b_q.to_4k, b_q.len, left, left_m1, t4, t4_m1);
     b_row   = b_row_k[nr_part_q];
   end
 

@@ -5,10 +5,13 @@
 // cycle when the compute module runs a GEMM and an ALU instruction together; it admits such a
 // pair only when their destinations lie in different banks, so each bank keeps one write port
 // (block RAM) and no arbitration is needed. Writes of both ports to one bank in one cycle are an
-// error (assertion). Port 0 wins such a collision in synthesis. Read timing is vta_sram's.
+// error (assertion). Port 0 wins such a collision in synthesis. Read timing is vta_sram's:
+// with OutReg the data come through the block RAM's output register, two cycles after the
+// address (the register loads every cycle).
 module vta_sram_2w #(
   parameter int unsigned Width = 8,
-  parameter int unsigned Depth = 16
+  parameter int unsigned Depth = 16,
+  parameter bit          OutReg = 1'b0
 ) (
   input  logic                     clk_i,
   input  logic                     we0_i,
@@ -25,7 +28,7 @@ module vta_sram_2w #(
   localparam int unsigned BW = AW - 1;  // index bits within a bank
 
   logic [Width-1:0] bank_rdata [2];
-  logic             rbank_q;
+  logic             rbank_q, rbank;
 
   for (genvar b = 0; b < 2; b++) begin : g_bank
     logic          w0, w1;
@@ -33,7 +36,7 @@ module vta_sram_2w #(
     assign w0    = we0_i && (waddr0_i[AW-1] == 1'(b));
     assign w1    = we1_i && (waddr1_i[AW-1] == 1'(b));
     assign waddr = w0 ? waddr0_i[BW-1:0] : waddr1_i[BW-1:0];
-    vta_sram #(.Width(Width), .Depth(Depth / 2)) u_bank (
+    vta_sram #(.Width(Width), .Depth(Depth / 2), .OutReg(OutReg)) u_bank (
       .clk_i,
       .we_i   (w0 || w1),
       .waddr_i(waddr),
@@ -53,5 +56,12 @@ module vta_sram_2w #(
   always_ff @(posedge clk_i) begin
     if (re_i) rbank_q <= raddr_i[AW-1];
   end
-  assign rdata_o = bank_rdata[rbank_q];
+  if (OutReg) begin : g_rbank_reg
+    logic rbank_q2;
+    always_ff @(posedge clk_i) rbank_q2 <= rbank_q;
+    assign rbank = rbank_q2;
+  end else begin : g_rbank
+    assign rbank = rbank_q;
+  end
+  assign rdata_o = bank_rdata[rbank];
 endmodule

@@ -147,31 +147,40 @@ module vta_store
     .last_o         ()
   );
 
-  // ---- OUT reader: one element per cycle while the FIFO has room for it ----
+  // ---- OUT reader: one element per cycle while the FIFO has room for it (the data arrive
+  // two cycles after the read: OUT's output register) ----
   // Elements left to read, as rows and columns: no x_size * y_size multiply when a store starts.
   logic [MemoryXSizeW-1:0] x_left_d, x_left_q, x_size_q;
   logic [MemoryYSizeW-1:0] y_left_d, y_left_q;
   logic [LogOutDepth-1:0] raddr_d, raddr_q;
-  logic inflight_q, rd, fifo_in_ready, fifo_out_valid, gb_in_ready;
-  logic [$clog2(FifoDepth+1)-1:0] fifo_count;
+  logic [1:0] inflight_q;  // reads one and two cycles ago
+  logic rd, fifo_in_ready, fifo_out_valid, gb_in_ready, y_nz_d, y_nz_q;
+  localparam int unsigned CredW = $clog2(FifoDepth + 1);
+  logic [CredW-1:0] fifo_count, credit_q;
   logic [ElemW-1:0] fifo_data;
 
-  assign rd          = (y_left_q != '0) && (32'(fifo_count) + 32'(inflight_q) < FifoDepth);
+  // Reads go by two registers: whether elements are left (y_nz_q, y_left_q != 0) and the FIFO
+  // entries neither taken nor claimed by a read in flight (credit_q, FifoDepth - fifo_count -
+  // the reads in flight), not by a sum and comparison in front of OUT's read enable.
+  assign rd          = y_nz_q && (credit_q != '0);
   assign out_re_o    = rd;
   assign out_raddr_o = raddr_q;
 
   always_comb begin
     x_left_d = x_left_q;
     y_left_d = y_left_q;
+    y_nz_d   = y_nz_q;
     raddr_d  = raddr_q;
     if (start && !empty_insn) begin
       x_left_d = head.x_size;
       y_left_d = head.y_size;
+      y_nz_d   = 1'b1;  // a non-empty STORE
       raddr_d  = LogOutDepth'(head.sram_base);
     end else if (rd) begin
       if (x_left_q == MemoryXSizeW'(1)) begin
         x_left_d = x_size_q;
         y_left_d = y_left_q - 1'b1;
+        y_nz_d   = (y_left_q != MemoryYSizeW'(1));
       end else begin
         x_left_d = x_left_q - 1'b1;
       end
@@ -184,14 +193,28 @@ module vta_store
       x_left_q   <= '0;
       y_left_q   <= '0;
       raddr_q    <= '0;
-      inflight_q <= 1'b0;
+      inflight_q <= '0;
+      y_nz_q     <= 1'b0;
+      credit_q   <= CredW'(FifoDepth);
     end else begin
       x_left_q   <= x_left_d;
       y_left_q   <= y_left_d;
+      y_nz_q     <= y_nz_d;
       raddr_q    <= raddr_d;
-      inflight_q <= rd;
+      inflight_q <= {inflight_q[0], rd};
+      credit_q   <= credit_q - CredW'(rd) + CredW'(fifo_out_valid && gb_in_ready);
     end
   end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (y_nz_q == (y_left_q != '0)) else $error("vta_store: y_nz_q disagrees with y_left_q");
+      assert (32'(credit_q) + 32'(fifo_count) + 32'(inflight_q[0]) + 32'(inflight_q[1]) ==
+              FifoDepth)
+      else $error("vta_store: the reader's credit disagrees with the FIFO and the reads");
+    end
+  end
+`endif
   always_ff @(posedge clk_i) begin
     if (start && !empty_insn) x_size_q <= head.x_size;
   end
@@ -199,7 +222,7 @@ module vta_store
   vta_fifo #(.Width(ElemW), .Depth(FifoDepth)) u_elems (
     .clk_i,
     .rst_ni,
-    .in_valid_i (inflight_q),
+    .in_valid_i (inflight_q[1]),
     .in_ready_o (fifo_in_ready),
     .in_data_i  (out_rdata_i),
     .out_valid_o(fifo_out_valid),
@@ -340,14 +363,14 @@ module vta_store
     if (rst_ni) begin
       assert (!(start && !empty_insn && !(bg_ready && rb_ready)))
       else $error("vta_store: start while busy");
-      assert (!(inflight_q && !fifo_in_ready)) else $error("vta_store: element FIFO overflow");
+      assert (!(inflight_q[1] && !fifo_in_ready)) else $error("vta_store: element FIFO overflow");
       assert (!(b_valid_i && outstanding == '0)) else $error("vta_store: response with no burst");
       assert (!(aw_fire && outstanding == '1)) else $error("vta_store: burst count overflow");
       // The head's target lies among the bursts announced and not answered (never passed).
       assert (!(tail_valid && head_left > outstanding))
       else $error("vta_store: completion target passed");
       // The data side ends with the reader, the element FIFO and the gearbox empty.
-      assert (!(data_end && (y_left_q != '0 || inflight_q || fifo_out_valid || gb_valid ||
+      assert (!(data_end && (y_left_q != '0 || inflight_q != 2'b00 || fifo_out_valid || gb_valid ||
                              rb_valid)))
       else $error("vta_store: data side ends with elements left");
       // With no STORE on the data side, no burst is left to announce nor beat to send.

@@ -50,7 +50,8 @@ const cyc kArb = 1;       // a client's read address to the DRAM (the arbiter's 
 const cyc kGearbox = 1;   // a beat to the element a gearbox assembles from it
 const cyc kRoute = 2;     // an instruction's last beat to its command queue's output
 const cyc kDone = 0;      // the last module finishing to ap_done
-const cyc kStoreData = 3; // a STORE accepted to its first data beat (OUT read, FIFO, gearbox)
+const cyc kStoreData = 4; // a STORE accepted to its first data beat (OUT read, its output
+                          // register, FIFO, gearbox)
 
 // ---- the memory model's transaction: bursts and their timing ----
 
