@@ -198,22 +198,28 @@ module vta_burst_gen #(
   // The next row's first burst for each of its partial beats (0, 1, 2), picked by nr_part_q
   // at the end rather than before the comparison with the beats to the boundary. (A plain
   // vector per candidate: yosys 0.23 reads an unpacked array of a packed struct assigned in a
-  // loop as one element with only a bit per element driven, the rest undriven.)
-  logic [BurstW-1:0] b_row_k [3];
-  always_comb begin
-    b_row_k[0] = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q,
-                          PageW'(rb_beats_q[0][LenW-1:0]) > nr_page_q);
-    for (int k = 1; k < 3; k++) begin
-      b_row_k[k] = burst_of(rb_beats_q[k], rb_beats_q[k-1][LenW-1:0], rb_over_q[k], nr_page_q,
-                            PageW'(rb_beats_q[k][LenW-1:0]) > nr_page_q);
-    end
-  end
+  // loop as one element with only a bit per element driven, the rest undriven.) The three and
+  // the pick are kept (* keep *), so that synthesis maps each candidate's bits as one LUT
+  // behind its comparison's carry chain (the cap picks the page or the length) and the pick
+  // and the next state behind them, instead of folding the chains' outputs into the first of
+  // five LUT levels (abc takes a carry chain's output as arriving at time zero).
+  (* keep *) logic [BurstW-1:0] b_row0, b_row1, b_row2, b_row_w;
+  assign b_row0 = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q,
+                           PageW'(rb_beats_q[0][LenW-1:0]) > nr_page_q);
+  assign b_row1 = burst_of(rb_beats_q[1], rb_beats_q[0][LenW-1:0], rb_over_q[1], nr_page_q,
+                           PageW'(rb_beats_q[1][LenW-1:0]) > nr_page_q);
+  assign b_row2 = burst_of(rb_beats_q[2], rb_beats_q[1][LenW-1:0], rb_over_q[2], nr_page_q,
+                           PageW'(rb_beats_q[2][LenW-1:0]) > nr_page_q);
+  assign b_row_w = (nr_part_q == 2'd0) ? b_row0 : (nr_part_q == 2'd1) ? b_row1 : b_row2;
+  // The command's first burst, kept for the same reason (its comparison's chain, c_lt).
+  (* keep *) logic [BurstW-1:0] b_cmd_w;
+  assign b_cmd_w = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
   always_comb begin
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
     logic [LenW-1:0]   left_m1;
     logic [PageW-1:0]  t4_m1;
-    b_cmd   = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
+    b_cmd   = b_cmd_w;
     t4      = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
     // a - b - 1 as a + ~b: one carry chain of registers each (written as a difference less
     // one, synthesis chains a decrement behind the difference). t4 - 1, read only when the
@@ -222,7 +228,7 @@ module vta_burst_gen #(
     left    = b_q.beats_left - BeatsW'(b_q.len);
     left_m1 = b_q.beats_left[LenW-1:0] + ~b_q.len;
     b_same  = burst_same(b_q.beats_left, b_q.to_4k, b_q.len, left, left_m1, t4, t4_m1);
-    b_row   = b_row_k[nr_part_q];
+    b_row   = b_row_w;
   end
 
   // The 64-bit address sums split in two (vta_add_split).
