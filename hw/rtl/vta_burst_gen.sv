@@ -62,7 +62,7 @@ module vta_burst_gen #(
   logic [2:0]       rb_over_q;                    // each of them exceeds MaxBeats
   logic [1:0]       nr_part_q;                    // the next row's partial beats (0, 1, 2)
   logic [PageW-1:0] nr_page_q;                    // its beats to the 4 KiB boundary
-  burst_t           b_q, b_cmd, b_same, b_row, b_d;
+  burst_t           b_q, b_same, b_d;
   logic [AddrW-1:0] cur_d, nr_d;
   logic [AddrW-1:0] nr_cmd, nr_row;  // the next row's address after a new command, a row
   logic [HiW-1:0]   cmd_rb_hi;
@@ -203,23 +203,22 @@ module vta_burst_gen #(
   // behind its comparison's carry chain (the cap picks the page or the length) and the pick
   // and the next state behind them, instead of folding the chains' outputs into the first of
   // five LUT levels (abc takes a carry chain's output as arriving at time zero).
-  (* keep *) logic [BurstW-1:0] b_row0, b_row1, b_row2, b_row_w;
+  (* keep *) logic [BurstW-1:0] b_row0, b_row1, b_row2, b_row;
   assign b_row0 = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q,
                            PageW'(rb_beats_q[0][LenW-1:0]) > nr_page_q);
   assign b_row1 = burst_of(rb_beats_q[1], rb_beats_q[0][LenW-1:0], rb_over_q[1], nr_page_q,
                            PageW'(rb_beats_q[1][LenW-1:0]) > nr_page_q);
   assign b_row2 = burst_of(rb_beats_q[2], rb_beats_q[1][LenW-1:0], rb_over_q[2], nr_page_q,
                            PageW'(rb_beats_q[2][LenW-1:0]) > nr_page_q);
-  assign b_row_w = (nr_part_q == 2'd0) ? b_row0 : (nr_part_q == 2'd1) ? b_row1 : b_row2;
+  assign b_row = (nr_part_q == 2'd0) ? b_row0 : (nr_part_q == 2'd1) ? b_row1 : b_row2;
   // The command's first burst, kept for the same reason (its comparison's chain, c_lt).
-  (* keep *) logic [BurstW-1:0] b_cmd_w;
-  assign b_cmd_w = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
+  (* keep *) logic [BurstW-1:0] b_cmd;
+  assign b_cmd = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
   always_comb begin
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
     logic [LenW-1:0]   left_m1;
     logic [PageW-1:0]  t4_m1;
-    b_cmd   = b_cmd_w;
     t4      = (b_q.to_4k == PageW'(b_q.len)) ? PageW'(PageBeats) : b_q.to_4k - PageW'(b_q.len);
     // a - b - 1 as a + ~b: one carry chain of registers each (written as a difference less
     // one, synthesis chains a decrement behind the difference). t4 - 1, read only when the
@@ -228,7 +227,6 @@ module vta_burst_gen #(
     left    = b_q.beats_left - BeatsW'(b_q.len);
     left_m1 = b_q.beats_left[LenW-1:0] + ~b_q.len;
     b_same  = burst_same(b_q.beats_left, b_q.to_4k, b_q.len, left, left_m1, t4, t4_m1);
-    b_row   = b_row_w;
   end
 
   // The 64-bit address sums split in two (vta_add_split).

@@ -1204,35 +1204,21 @@ module vta_compute
   // source of every operand is chosen in R, one cycle ahead, so that C2 only has a four-way
   // multiplexer in front of its arithmetic:
   //   0, 1: the block RAM of bank 0 or 1; 2: h1; 3: old_q (h2 or h3, picked in R).
-  // The ALU writes in C4, so a read misses the writes of the four micro-ops ahead of it. When
-  // it reaches C2a they are: the one in C2b, whose result (if not a product: the MUL stall
-  // keeps a reader of a product out of this distance) is vta_alu's pre_o; the one in C4, in
-  // vta_alu's res_o; and the two written in the two cycles before (h2, h3), one of which R
-  // picks into old_q. So the ALU's operands have a five-way multiplexer:
-  //   0, 1: the block RAM of bank 0 or 1; 2: pre_o; 3: res_o; 4: old_q.
+  // The ALU writes in C4 and forwards four writes the same way (vta_alu_fwd).
   // The other unit's writes need no forwarding: a unit starts an instruction that may touch
   // the other's elements only once the other's last micro-op has written (dispatch, above).
-  logic                   g_h2_v_q, a_h2_v_q;
-  logic [LogAccDepth-1:0] g_h2_a_q, a_h2_a_q;
-  logic [AccW-1:0]        g_h2_d_q, a_h2_d_q;
+  logic                   g_h2_v_q;
+  logic [LogAccDepth-1:0] g_h2_a_q;
+  logic [AccW-1:0]        g_h2_d_q, g_old_q;
   logic [1:0]             g_sel_q;
-  logic [2:0]             ad_sel_q, as_sel_q;
-  logic [AccW-1:0]        g_old_q, ad_old_q, as_old_q, a_pre;
 
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      g_h2_v_q <= 1'b0;
-      a_h2_v_q <= 1'b0;
-    end else begin
-      g_h2_v_q <= g3_wr;
-      a_h2_v_q <= a4_wr;
-    end
+    if (!rst_ni) g_h2_v_q <= 1'b0;
+    else g_h2_v_q <= g3_wr;
   end
   always_ff @(posedge clk_i) begin
     g_h2_a_q <= g3_a_q;
     g_h2_d_q <= g_res_q;
-    a_h2_a_q <= a4_a_q;
-    a_h2_d_q <= a_res;
   end
 
   // In R, for an operand at addr: the micro-op now in C2 becomes h1, the one in C3 h2 and the
@@ -1245,30 +1231,37 @@ module vta_compute
     else if ((v3 && a3 == addr) || (vh && ah == addr)) fwd_sel = 2'd3;
     else fwd_sel = {1'b0, addr[BankW]};
   endfunction
-  // The ALU's, in R: the micro-op now in C2a will be in C2b (pre_o), the one in C2b in C4
-  // (res_o); the one in C4 and the one in h2 are picked into old_q now.
-  function automatic logic [2:0] fwd_sel_alu(logic [LogAccDepth-1:0] addr);
-    if (a2_valid_q && a2_write_q && a2_a_q == addr) fwd_sel_alu = 3'd2;
-    else if (a3_valid_q && a3_write_q && a3_a_q == addr) fwd_sel_alu = 3'd3;
-    else if ((a4_wr && a4_a_q == addr) || (a_h2_v_q && a_h2_a_q == addr)) fwd_sel_alu = 3'd4;
-    else fwd_sel_alu = {2'b0, addr[BankW]};
-  endfunction
-
   always_ff @(posedge clk_i) begin
-    g_sel_q  <= fwd_sel(gr_a_q, g2_valid_q && g2_write_q, g2_a_q, g3_wr, g3_a_q, g_h2_v_q,
-                        g_h2_a_q);
-    g_old_q  <= (g3_wr && g3_a_q == gr_a_q) ? g_res_q : g_h2_d_q;
-    ad_sel_q <= fwd_sel_alu(ar_a_q);
-    ad_old_q <= (a4_wr && a4_a_q == ar_a_q) ? a_res : a_h2_d_q;
-    // An immediate second operand takes the place of the forwarded value (select 4).
-    as_sel_q <= ar_use_imm ? 3'd4 : fwd_sel_alu(ar_s_q);
-    as_old_q <= ar_use_imm ? {AccLanes{ar_imm_ext}} :
-                ((a4_wr && a4_a_q == ar_s_q) ? a_res : a_h2_d_q);
+    g_sel_q <= fwd_sel(gr_a_q, g2_valid_q && g2_write_q, g2_a_q, g3_wr, g3_a_q, g_h2_v_q,
+                       g_h2_a_q);
+    g_old_q <= (g3_wr && g3_a_q == gr_a_q) ? g_res_q : g_h2_d_q;
   end
+
+  logic [AccW-1:0] a_dst_val, a_src_val, a_pre;
+  vta_alu_fwd u_alu_fwd (
+    .clk_i,
+    .rst_ni,
+    .r_dst_i    (ar_a_q),
+    .r_src_i    (ar_s_q),
+    .r_use_imm_i(ar_use_imm),
+    .r_imm_i    (ar_imm_ext),
+    .c2a_wr_i   (a2_valid_q && a2_write_q),
+    .c2a_a_i    (a2_a_q),
+    .c2b_wr_i   (a3_valid_q && a3_write_q),
+    .c2b_a_i    (a3_a_q),
+    .c4_wr_i    (a4_wr),
+    .c4_a_i     (a4_a_q),
+    .a_rdata_i  (acc_a_rdata),
+    .b_rdata_i  (acc_b_rdata),
+    .pre_i      (a_pre),
+    .res_i      (a_res),
+    .dst_o      (a_dst_val),
+    .src_o      (a_src_val)
+  );
 
   // ---- C2: the operands and the arithmetic; C3: the result registers (the ALU: C2a, C2b,
   // C4) ----
-  logic [AccW-1:0] g_dst_val, a_dst_val, a_src_val, gemm_res, gemm_dot;
+  logic [AccW-1:0] g_dst_val, gemm_res, gemm_dot;
 
   always_comb begin
     unique case (g_sel_q)
@@ -1276,20 +1269,6 @@ module vta_compute
       2'd1: g_dst_val = acc_a_rdata[AccW+:AccW];
       2'd2: g_dst_val = g_res_q;
       default: g_dst_val = g_old_q;
-    endcase
-    unique case (ad_sel_q)
-      3'd0: a_dst_val = acc_a_rdata[0+:AccW];
-      3'd1: a_dst_val = acc_a_rdata[AccW+:AccW];
-      3'd2: a_dst_val = a_pre;
-      3'd3: a_dst_val = a_res;
-      default: a_dst_val = ad_old_q;
-    endcase
-    unique case (as_sel_q)
-      3'd0: a_src_val = acc_b_rdata[0+:AccW];
-      3'd1: a_src_val = acc_b_rdata[AccW+:AccW];
-      3'd2: a_src_val = a_pre;
-      3'd3: a_src_val = a_res;
-      default: a_src_val = as_old_q;
     endcase
   end
 
