@@ -182,6 +182,9 @@ static int derive(vta_config *cfg, const char *origin, vta_error *err) {
    * ALU computes in two stages (C2a, C2b) and writes in C4. */
   cfg->compute_c3 = cfg->compute_c1 + 3;
   cfg->compute_c4 = cfg->compute_c1 + 4;
+  /* The ALU reads ACC a cycle earlier (its operands get a register stage, O, of their own
+   * between R and C2a) and still writes in C4. */
+  cfg->compute_alu_c1 = cfg->compute_c1 - 1;
   return vta_isa_layout(cfg, origin, err);
 }
 

@@ -205,6 +205,8 @@ int vta_svgen_package(const vta_config *cfg, FILE *out, vta_error *err) {
            "bits per lane of an ACC_8BIT element in DRAM");
   emit_int(out, "GemmTreeLevels", cfg->gemm_tree_levels, "ceil(log2 BLOCK_IN) adder-tree levels");
   emit_int(out, "ComputeC1", cfg->compute_c1, "cycles from a micro-op's issue to its ACC read");
+  emit_int(out, "ComputeAluC1", cfg->compute_alu_c1,
+           "the same for the ALU (its operands have a stage of their own)");
 
   fprintf(out, "\n  // ---- opcodes and enumerations ----\n");
   unsigned opw = cfg->layout[VTA_FMT_MEM].pos[VTA_F_OPCODE].width;

@@ -414,14 +414,16 @@ static int cs_sync(void *ctx, vta_error *err) {
    * writes ACC in compute_c3 (C3 of the compute pipeline, docs/hw.md; the ALU's in compute_c4),
    * two of which the constants above already count (they date from the three-stage pipeline).
    * An instruction that may touch the other unit's elements starts handoff cycles after the
-   * other's last micro-op issued, so that its first ACC read follows that write (the read in
-   * C1, the write in C3 or C4: compute_c3 - compute_c1 or compute_c4 - compute_c1 cycles;
-   * hw/rtl/vta_compute.sv, other_free). The ALU's MUL stall (a micro-op that reads what the
-   * MUL just before it wrote) is not modelled: the compiler's epilogues do not make one. */
+   * other's last micro-op issued, so that its first ACC read follows that write (the GEMM
+   * unit's read in C1 and the ALU's in compute_alu_c1, the write in C3 or C4: compute_c3 -
+   * compute_alu_c1 or compute_c4 - compute_c1 cycles; hw/rtl/vta_compute.sv, other_free).
+   * The ALU's stall (a micro-op that reads what the one just before it wrote, or a product or
+   * clip two before) is not modelled: the compiler's programs avoid it (a classifier head's
+   * average sums its blocks in the inner loop) but for an average over a single block. */
   const uint64_t pipe[2] = {(uint64_t)s->cfg->compute_c1 + 1,
                             (uint64_t)s->cfg->compute_c1 + 1 + (s->cfg->compute_c4 -
                                                                 s->cfg->compute_c3)};
-  const uint64_t handoff[2] = {(uint64_t)s->cfg->compute_c3 - s->cfg->compute_c1,
+  const uint64_t handoff[2] = {(uint64_t)s->cfg->compute_c3 - s->cfg->compute_alu_c1,
                                (uint64_t)s->cfg->compute_c4 - s->cfg->compute_c1};
   uint32_t ubgn[2] = {0, 0}, uend[2] = {0, 0}; /* micro-op entries each unit reads */
   uint64_t ustart[2] = {0, 0};                   /* when each unit's instruction started */

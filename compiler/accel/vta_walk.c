@@ -63,7 +63,7 @@ typedef enum kkind {
  * entries G (one per block, after the tile), on the ALU: */
 typedef enum gap_step {
   GS_CLEAR, /* G = 0 (MUL 0) */
-  GS_SUM,   /* G += T[p], p < P: one micro-op, the inner loop over the positions */
+  GS_SUM,   /* G += T[p], p < P: one micro-op, the outer loop over the positions */
   GS_ROUND, /* G += P/2 - P C' (C' the epilogue's offset): the first vector of a row beside the
              * biases (the same for every block, so one kernel per slot) */
   GS_MUL,   /* G *= M = ceil(2^k / P) */
@@ -198,8 +198,16 @@ static int build(walker *w, const kkey *key, vta_prog_kernel *k, vta_error *err)
     if (want) w->uops[0] = (vta_uop){key->a, key->c, 0};
     k->use_imm = key->b != GS_SUM && key->b != GS_ROUND;
     k->imm = key->imm;
-    k->loop[0] = (vta_prog_loop){key->co_n, 1, key->b == GS_SUM ? P : 0, 0}; /* ROUND: one value */
-    k->loop[1] = (vta_prog_loop){key->b == GS_SUM ? P : 1, 0, key->b == GS_SUM ? 1 : 0, 0};
+    if (key->b == GS_SUM) {
+      /* The positions outside, the blocks inside: consecutive micro-ops add into different
+       * entries (one that reads the entry the micro-op just before it wrote waits a cycle in
+       * the ALU, docs/hw.md "Compute pipeline"); the wrapping sum is the same in any order. */
+      k->loop[0] = (vta_prog_loop){P, 0, 1, 0};
+      k->loop[1] = (vta_prog_loop){key->co_n, 1, P, 0};
+    } else {
+      k->loop[0] = (vta_prog_loop){key->co_n, 1, 0, 0}; /* ROUND: one value */
+      k->loop[1] = (vta_prog_loop){1, 0, 0, 0};
+    }
   } else if (key->kind == KK_POOL) {
     /* a: destination, c: source (absolute entries); ho_n x wo_n x co_n: the unit's tile; ci_n:
      * K, the second destination of PS_CLEAR and PS_COPY when R = 2 */

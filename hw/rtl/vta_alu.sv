@@ -5,10 +5,11 @@
 //        registers; SHRCLIP's bounds (and whether the lower is below the upper) into registers;
 //   C2b: the parts' sum (MUL without reset), SHRCLIP's clip of pre_o, or pre_o, into res_o,
 //        which the compute module writes to ACC and OUT in the next cycle (C4).
-// So every result but a product's and a clip's is ready after C2a, and a dependent micro-op in
-// the next cycle takes it from pre_o (the compute module's forwarding); those two are ready only
-// after C2b, and the ALU's sequencer keeps a micro-op that reads them out of the next cycle (a
-// stall).
+// The operands arrive registered (the compute module's stage O, vta_alu_fwd), so C2a's
+// operations start at flip-flops. Every result but a product's and a clip's is ready after C2a
+// (pre_o), which O takes for a dependent micro-op two cycles behind; those two are ready only
+// after C2b (res_o), three cycles behind; the ALU's sequencer keeps dependent micro-ops out of
+// the nearer distances (a stall).
 //
 // MIN and MAX compare signed values, ADD and MUL wrap to AccWidth bits. SHR takes its amount
 // from the sign-extended low LogAccWidth+1 bits of the operand: a non-negative amount shifts
@@ -17,7 +18,7 @@
 // then clips to [the immediate, the operand's upper 16 bits], both signed: min(max(.,lo),hi),
 // so hi wins when lo > hi. The second operand is either
 // the lanes of a second ACC element or the immediate, sign-extended into every lane; the
-// compute module selects it a stage earlier (with the operand forwarding).
+// compute module selects it in O (with the operand forwarding).
 // The registers load only for valid writing micro-ops (en2_i in C2a, en3_i in C2b), so pre_o and
 // res_o keep the unit's last result of each stage for the forwarding.
 module vta_alu
@@ -29,7 +30,7 @@ module vta_alu
   input  logic [AluAluOpcodeW-1:0]     op_i,
   input  logic                         reset_i,
   input  logic [AluImmW-1:0]           imm_i,  // SHRCLIP's lower bound
-  input  logic [AccLanes*AccWidth-1:0] dst_i,
+  input  logic [AccLanes*AccWidth-1:0] dst_i,  // registered in O
   input  logic [AccLanes*AccWidth-1:0] src_i,
   output logic [AccLanes*AccWidth-1:0] pre_o,
   // C2b
@@ -61,15 +62,19 @@ module vta_alu
     for (int l = 0; l < AccLanes; l++) begin
       logic signed [AccWidth-1:0] a, b, o;
       logic signed [ShW-1:0] sh;
+      logic [ShW-2:0] shl_m1;
       logic take_a;
       a = dst_i[l*AccWidth+:AccWidth];
       b = src_i[l*AccWidth+:AccWidth];
       sh = b[ShW-1:0];
+      shl_m1 = ~sh[ShW-2:0];
       unique case (op_i)
         AluAdd: o = a + b;
+        // A negative amount shifts left by -sh = ~sh + 1: a << 1, then by ~sh's low bits (no
+        // negation's carry chain in front of the shifter).
         AluShr, AluShrclip: begin
-          if (sh >= 0) o = a >>> sh;
-          else o = a << (-sh);
+          if (!sh[ShW-1]) o = a >>> sh[ShW-2:0];
+          else o = (a << 1) << shl_m1;
         end
         default: o = a;  // MUL: its product comes from C2b; MIN, MAX: below
       endcase

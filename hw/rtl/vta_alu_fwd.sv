@@ -1,13 +1,15 @@
-// vta_alu_fwd - the ALU's operand forwarding in the compute pipeline (docs/hw.md, "Compute
-// pipeline"): the destination and vector operand of the micro-op reaching C2a, from ACC or
-// from the ALU's own results ahead of it.
+// vta_alu_fwd - the ALU's operand stage O (docs/hw.md, "Compute pipeline"): the destination and
+// vector operand of the micro-op in O, from ACC or from the ALU's own results ahead of it,
+// multiplexed and registered, so that vta_alu's operations in C2a start at flip-flops.
 //
-// The ALU reads ACC in C1 and writes it in C4, so a read misses the writes of the four
-// micro-ops ahead of it. When it reaches C2a they are: the one in C2b, whose result (if not a
-// product: the MUL stall keeps a reader of a product out of this distance) is vta_alu's pre_o;
-// the one in C4, in vta_alu's res_o; and the two written in the two cycles before (h2, h3),
-// one of which R picks into old_q. So each operand has a five-way multiplexer, its source
-// chosen in R, one cycle ahead, and registered:
+// The ALU reads ACC in C1 (a cycle before the GEMM unit's C1), registers its operands in O and
+// writes in C4, so a read misses the writes of the five micro-ops ahead of it. The nearest (in
+// C2a when this one is in O) has no result yet: the ALU's sequencer keeps a micro-op that reads
+// it out of that distance (a stall), and a reader of a product or a clip out of the next one
+// too. When this one is in O the others are: the one in C2b, whose result is vta_alu's pre_o;
+// the one in C4, in res_o; and the two written in the two cycles before (h2, h3), one of which
+// R picks into old_q. So each operand has a five-way multiplexer, its source chosen in R, one
+// cycle ahead, and registered:
 //   0, 1: the block RAM of bank 0 or 1; 2: pre_o; 3: res_o; 4: old_q.
 // An immediate second operand takes old_q's place (select 4).
 module vta_alu_fwd
@@ -15,20 +17,20 @@ module vta_alu_fwd
 (
   input  logic                   clk_i,
   input  logic                   rst_ni,
-  // R: the micro-op whose operands are chosen
+  // R: the micro-op whose operands are chosen (in O next cycle)
   input  logic [LogAccDepth-1:0] r_dst_i,
   input  logic [LogAccDepth-1:0] r_src_i,
   input  logic                   r_use_imm_i,
   input  logic [AccWidth-1:0]    r_imm_i,   // the immediate, sign-extended to a lane
-  // the writing micro-ops in C2a, C2b and C4 (writing ACC now)
+  // the writing micro-ops in C2a, C2b and C4 (writing ACC now), while that one is in R
   input  logic                   c2a_wr_i,
   input  logic [LogAccDepth-1:0] c2a_a_i,
   input  logic                   c2b_wr_i,
   input  logic [LogAccDepth-1:0] c2b_a_i,
   input  logic                   c4_wr_i,
   input  logic [LogAccDepth-1:0] c4_a_i,
-  // C2a: ACC's copies a (destination) and b (vector operand), bank b at [b*AccW +: AccW], and
-  // the ALU's results
+  // O: ACC's copies a (destination) and b (vector operand), bank b at [b*AccW +: AccW], and
+  // the ALU's results; the operands registered (C2a)
   input  logic [2*AccLanes*AccWidth-1:0] a_rdata_i,
   input  logic [2*AccLanes*AccWidth-1:0] b_rdata_i,
   input  logic [AccLanes*AccWidth-1:0] pre_i,
@@ -43,6 +45,7 @@ module vta_alu_fwd
   logic [LogAccDepth-1:0] h2_a_q;
   logic [AccW-1:0]        h2_d_q, d_old_q, s_old_q;
   logic [2:0]             d_sel_q, s_sel_q;
+  logic [AccW-1:0]        dst, src;
 
   // h2: the write of the cycle before.
   always_ff @(posedge clk_i) begin
@@ -54,8 +57,9 @@ module vta_alu_fwd
     h2_d_q <= res_i;
   end
 
-  // In R: the micro-op now in C2a will be in C2b (pre_o), the one in C2b in C4 (res_o); the
-  // one in C4 and the one in h2 are picked into old_q now.
+  // In R: the micro-op now in C2a will be in C2b (pre_o) when this one is in O, the one in C2b
+  // in C4 (res_o); the one in C4 and the one in h2 are picked into old_q now. (The one now in
+  // O is never read: the stall.)
   function automatic logic [2:0] sel(logic [LogAccDepth-1:0] addr);
     if (c2a_wr_i && c2a_a_i == addr) sel = 3'd2;
     else if (c2b_wr_i && c2b_a_i == addr) sel = 3'd3;
@@ -73,18 +77,22 @@ module vta_alu_fwd
 
   always_comb begin
     unique case (d_sel_q)
-      3'd0: dst_o = a_rdata_i[0+:AccW];
-      3'd1: dst_o = a_rdata_i[AccW+:AccW];
-      3'd2: dst_o = pre_i;
-      3'd3: dst_o = res_i;
-      default: dst_o = d_old_q;
+      3'd0: dst = a_rdata_i[0+:AccW];
+      3'd1: dst = a_rdata_i[AccW+:AccW];
+      3'd2: dst = pre_i;
+      3'd3: dst = res_i;
+      default: dst = d_old_q;
     endcase
     unique case (s_sel_q)
-      3'd0: src_o = b_rdata_i[0+:AccW];
-      3'd1: src_o = b_rdata_i[AccW+:AccW];
-      3'd2: src_o = pre_i;
-      3'd3: src_o = res_i;
-      default: src_o = s_old_q;
+      3'd0: src = b_rdata_i[0+:AccW];
+      3'd1: src = b_rdata_i[AccW+:AccW];
+      3'd2: src = pre_i;
+      3'd3: src = res_i;
+      default: src = s_old_q;
     endcase
+  end
+  always_ff @(posedge clk_i) begin
+    dst_o <= dst;
+    src_o <= src;
   end
 endmodule

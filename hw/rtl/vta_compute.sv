@@ -9,9 +9,10 @@
 //   X:         (ComputeC1 - 4 cycles before C1) the GEMM unit reads INP and WGT; the dot
 //              products go through vta_gemm's multipliers and adder tree, while each unit's
 //              control (indices, flags, ALU tag) waits in a delay line (vta_delay);
-//   C1:        ACC is read (ComputeC1 cycles after C0; the same depth for both units);
+//   C1:        ACC is read (ComputeC1 cycles after C0; the ALU's a cycle earlier);
 //   C2 result: GEMM accumulate (ACC + dot product), written to ACC and the narrowed OUT
-//              element in C3; the ALU takes two stages (C2a, C2b: vta_alu) and writes in C4.
+//              element in C3; the ALU registers its operands in O (vta_alu_fwd, between R and
+//              C2a), takes two stages (C2a, C2b: vta_alu) and writes in C4.
 //
 // Instructions are decoded in program order from a one-entry decode register (D). An
 // instruction's footprint, the range of ACC indices its destinations can take (and of its
@@ -32,13 +33,15 @@
 // compute no-op) enters a retire queue when it starts and leaves it, firing its pushes, once it
 // and everything before it have completed; so a consumer never sees a token of an instruction
 // before an earlier one has finished. A micro-op reads ACC (C1) before the three micro-ops of
-// its unit ahead of it have written (C3; four for the ALU, which writes in C4); the unit keeps
-// their results and forwards them (a reduction loop accumulates into one element every
-// cycle). A product is ready a cycle later than the ALU's other results, so the ALU's
-// sequencer holds a micro-op that reads the destination of the MUL just ahead of it for one
-// cycle (a stall of its front, C0 to X). An instruction that may touch the other unit's
-// elements starts three cycles after the GEMM unit's last micro-op issued, or four after the
-// ALU's (stall cycles not counted), so it reads that unit's writes from ACC itself. A LOAD UOP starts while the units run
+// its unit ahead of it have written (C3; five for the ALU, which reads a cycle earlier and
+// writes in C4); the unit keeps their results and forwards them (a GEMM reduction loop
+// accumulates into one element every cycle). The ALU's operands are registered in O, before
+// the micro-op just ahead has a result, so the ALU's sequencer holds a micro-op that reads
+// the destination of the one just ahead of it (a stall of its front, C0 to X), and one that
+// reads a product's or a clip's (ready a stage later) until it is three cycles behind. An
+// instruction that may touch the other unit's elements starts four cycles after that unit's
+// last micro-op issued (stall cycles not counted), so it reads that unit's writes from ACC
+// itself. A LOAD UOP starts while the units run
 // instructions whose micro-ops it does not overwrite (the JIT puts new kernels beside the
 // resident ones), so fetching a kernel overlaps the instructions before it; it completes
 // through the retire queue. A LOAD ACC or ACC_8BIT without pads inside one bank starts beside a
@@ -671,13 +674,11 @@ module vta_compute
                   (!prev_live_q[!unit][0] ||
                    (fp_ok_q && prev_ok_q[!unit] && (fp_nop_q || prev_nop_q[!unit] || cw_prev_q)));
   // An instruction that may touch the other unit's elements starts only once the other unit's
-  // last micro-op has written ACC (C3, the ALU's C4) before its own first read (C1): three
-  // cycles after that last micro-op issued (four after the ALU's), so no forwarding between
-  // the units is needed.
-  // The tail bits that count: two after the GEMM unit (C3 - C1), three after the ALU (C4 - C1).
-  assign other_free   = (!run_issue[!unit] &&
-                         ((run_tail_q[!unit] & (unit ? 3'b011 : 3'b111)) == 3'b000)) ||
-                        compat;
+  // last micro-op has written ACC (C3, the ALU's C4) before its own first read (C1, the ALU's
+  // a cycle earlier): four cycles after that last micro-op issued either way, so no forwarding
+  // between the units is needed. The tail bits that count: all three (C3 - (C1 - 1) after the
+  // GEMM unit, C4 - C1 after the ALU).
+  assign other_free   = (!run_issue[!unit] && (run_tail_q[!unit] == 3'b000)) || compat;
   assign units_idle   = g_idle && a_idle;
   assign drained      = units_idle && rq_zero && !loading_q;
   assign rq_room      = !rq_full;
@@ -835,8 +836,8 @@ module vta_compute
     end
   end
   // The footprint a unit's new instruction replaces stays live for the cycles in which the
-  // replaced one's micro-ops may still be before C3 (the ALU's C4): its last issued this cycle
-  // or the one before (or the one before that, for the ALU). Should it replace a footprint
+  // replaced one's micro-ops may still be before C3 (the ALU's C4) with the other unit's read
+  // after it: its last issued this cycle or in the two before. Should it replace a footprint
   // that is itself still live next cycle (two instructions taken within two cycles), the two
   // are not merged: the kept one is marked unknown, so the other unit waits those cycles out
   // (sim/sc mirrors this rule). The ALU's windows stand still while its front stalls.
@@ -850,11 +851,11 @@ module vta_compute
       for (int p = 0; p < 2; p++) begin
         if (can_uop && unit == 1'(p)) begin
           // Live k cycles ahead (bit k-1) if the last issue was at most TailLen - k cycles ago.
+          // Three cycles for either unit (the interlock above).
           prev_live_q[p] <= {1'b0, prev_live_q[p][2:1]} |
-                            ((p == 1) ? {run_last[p],
-                                         run_last[p] | run_tail_q[p][0],
-                                         run_last[p] | run_tail_q[p][0] | run_tail_q[p][1]}
-                                      : {1'b0, run_last[p], run_last[p] | run_tail_q[p][0]});
+                            {run_last[p],
+                             run_last[p] | run_tail_q[p][0],
+                             run_last[p] | run_tail_q[p][0] | run_tail_q[p][1]};
           prev_ok_q[p]   <= run_ok_q[p] && !prev_live_q[p][1];
         end else if (p == 0 || !a_stall) begin
           prev_live_q[p] <= {1'b0, prev_live_q[p][2:1]};
@@ -898,12 +899,12 @@ module vta_compute
   logic [AluTagW-1:0] a_x_tag;
   logic               g_seq_busy, a_seq_busy, g_dly_busy, a_dly_busy;
   logic               g_seq_busy_nx, a_seq_busy_nx, g_dly_any_nx, a_dly_any_nx;
-  logic               g_adv, a_adv, a_u2_valid, a_u2_write, hz_q, x_slow, u2_reads;
+  logic               g_adv, a_adv, a_u2_valid, a_u2_write, x_slow, u2_reads;
   // Only the index bits of ACC and the tag's reset, use_imm and opcode are compared.
   /* verilator lint_off UNUSEDSIGNAL */
   logic [AluTagW-1:0] a_u2_tag;
-  logic [DstW-1:0]    a_u2_dst, a_u2_doff;
-  logic [SrcW-1:0]    a_u2_src, a_u2_soff;
+  logic [DstW-1:0]    a_u2_dst, a_hz_xd, a_hz_ed;
+  logic [SrcW-1:0]    a_u2_src, a_hz_xs, a_hz_es;
   /* verilator lint_on UNUSEDSIGNAL */
 
   vta_uop_seq #(.TagW(1)) u_gemm_seq (
@@ -945,8 +946,10 @@ module vta_compute
     .u2_tag_o   (),
     .u2_dst_o   (),
     .u2_src_o   (),
-    .u2_doff_o  (),
-    .u2_soff_o  ()
+    .hz_xd_o    (),
+    .hz_xs_o    (),
+    .hz_ed_o    (),
+    .hz_es_o    ()
   );
 
   vta_uop_seq #(.TagW(AluTagW), .KeepWgt(1'b0)) u_alu_seq (
@@ -988,37 +991,50 @@ module vta_compute
     .u2_tag_o   (a_u2_tag),
     .u2_dst_o   (a_u2_dst),
     .u2_src_o   (a_u2_src),
-    .u2_doff_o  (a_u2_doff),
-    .u2_soff_o  (a_u2_soff)
+    .hz_xd_o    (a_hz_xd),
+    .hz_xs_o    (a_hz_xs),
+    .hz_ed_o    (a_hz_ed),
+    .hz_es_o    (a_hz_es)
   );
 
-  // ---- the ALU's MUL stall ----
-  // A product (and SHRCLIP's clip) is written a cycle later than the ALU's other results can be
-  // forwarded (vta_alu), so a micro-op that reads (as destination or vector operand) the
-  // destination of a MUL or SHRCLIP just ahead of it must not follow it in the next cycle. The comparison is made one cycle ahead,
-  // between the micro-op in U2 and the one in X, and registered: the stall then holds the
-  // ALU's front (C0 to X) for the cycle in which the two would have been adjacent, and a
-  // bubble enters the delay line between them. A micro-op with the reset flag writes zero in
-  // C2a and counts as neither.
-  logic                     u2_use_imm, x_reset;
+  // ---- the ALU's stall ----
+  // The ALU's operands are registered in O (vta_alu_fwd) while the micro-op just ahead is in
+  // C2a, before it has a result; a product and a clip are ready a stage later still (vta_alu).
+  // So a micro-op that reads (as destination or vector operand) the destination of a writing
+  // micro-op must leave X at least two cycles after it, three after a MUL or SHRCLIP (a micro-op
+  // with the reset flag writes zero in C2a and counts as the former). The comparisons are made
+  // one cycle ahead, between the micro-op in U2 and the ones in X (leaving now) and e1 (the
+  // one that left X in the cycle before), and registered as a count of stall cycles (hz_q): the
+  // stall holds the ALU's front (C0 to X) for that many cycles, and as many bubbles enter the
+  // delay line. While the front stalls nothing leaves X and nothing is compared.
+  logic                     u2_use_imm, x_reset, x_wr, e1_slow_q, u2_reads_e1;
   logic [AluAluOpcodeW-1:0] x_op;
+  logic [1:0]               hz_q;
   assign u2_use_imm = a_u2_tag[AluTagW-2];
   assign x_reset    = a_x_tag[AluTagW-1];
   assign x_op       = a_x_tag[AluImmW+:AluAluOpcodeW];
-  assign x_slow   = a_x_valid && a_x_write && ((x_op == AluMul) || (x_op == AluShrclip)) &&
-                    !x_reset;
-  // The U2 micro-op's fields against X's index less the offsets X will add to them (differences
-  // of registers, made while the micro-op buffer is read): equal in the index bits exactly when
-  // the sums are, and no adder lies behind the buffer's output.
-  assign u2_reads = a_u2_valid && a_u2_write &&
-                    ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_x_dst - a_u2_doff)) ||
-                     (!u2_use_imm &&
-                      (LogAccDepth'(a_u2_src) == LogAccDepth'(SrcW'(a_x_dst) - a_u2_soff))));
+  assign x_wr       = a_x_valid && a_x_write;  // a_x_valid is low in a stall
+  assign x_slow     = x_wr && ((x_op == AluMul) || (x_op == AluShrclip)) && !x_reset;
+  // The U2 micro-op's fields against X's (e1's) index less the offsets X will add to them
+  // (vta_uop_seq's hz_* registers): equal in the index bits exactly when the sums are.
+  assign u2_reads    = a_u2_valid && a_u2_write &&
+                       ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_xd)) ||
+                        (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_xs))));
+  assign u2_reads_e1 = a_u2_valid && a_u2_write &&
+                       ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_ed)) ||
+                        (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_es))));
   always_ff @(posedge clk_i) begin
-    if (!rst_ni) hz_q <= 1'b0;
-    else hz_q <= x_slow && u2_reads;  // x_slow is low in a stall: nothing leaves X then
+    if (!rst_ni) begin
+      hz_q      <= 2'd0;
+      e1_slow_q <= 1'b0;
+    end else begin
+      e1_slow_q <= x_slow;
+      if (hz_q != 2'd0) hz_q <= hz_q - 2'd1;
+      else if (x_wr && u2_reads) hz_q <= x_slow ? 2'd2 : 2'd1;
+      else if (e1_slow_q && u2_reads_e1) hz_q <= 2'd1;
+    end
   end
-  assign a_stall = hz_q;
+  assign a_stall = (hz_q != 2'd0);
 
   // ---- X to C1: the delay lines (the GEMM unit's operands meanwhile go through vta_gemm) ----
   localparam int unsigned XToC1 = ComputeC1 - 3;
@@ -1033,7 +1049,10 @@ module vta_compute
     .any_o  (g_dly_busy),
     .any_next_o(g_dly_any_nx)
   );
-  vta_delay #(.Width(2 + AluTagW + DstW + SrcW), .Stages(XToC1)) u_a_dly (
+  // The ALU reads ACC a cycle earlier than the GEMM unit (its delay line is a stage shorter):
+  // its operands are multiplexed in a stage of their own (O) and registered, and it writes in
+  // the same cycle after its issue as it would without O.
+  vta_delay #(.Width(2 + AluTagW + DstW + SrcW), .Stages(ComputeAluC1 - 3)) u_a_dly (
     .clk_i,
     .rst_ni,
     .valid_i(a_x_valid),
@@ -1061,13 +1080,17 @@ module vta_compute
   assign wgt_raddr_o = LogWgtDepth'(g_wgt);
 
   // ---- the stages after C1: R (ACC's array read), C2 (its output register; the result), C3
-  // (the result register; ACC and OUT are written). The ALU: R, C2a and C2b (vta_alu), C4
-  // (its result register; ACC and OUT are written) ----
+  // (the result register; ACC and OUT are written). The ALU: R, O (its operands registered,
+  // vta_alu_fwd), C2a and C2b (vta_alu), C4 (its result register; ACC and OUT are written) ----
   logic                   gr_valid_q, gr_write_q, gr_last_q, gr_reset_q;
   logic                   ar_valid_q, ar_write_q, ar_last_q;
   logic [LogAccDepth-1:0] gr_a_q, ar_a_q, ar_s_q;
   logic [AluTagW-1:0]     ar_tag_q;
   logic                   g2_write_q, g2_last_q, g2_reset_q, a2_write_q, a2_last_q;
+  logic                   ao_valid_q, ao_write_q, ao_last_q, ao_reset_q;
+  logic [AluAluOpcodeW-1:0] ao_op_q;
+  logic [AluImmW-1:0]     ao_imm_q;
+  logic [LogAccDepth-1:0] ao_a_q;
   logic [LogAccDepth-1:0] g2_a_q, a2_a_q;
   logic                   a2_reset_q, ar_reset, ar_use_imm;
   logic [AluAluOpcodeW-1:0] a2_op_q, ar_op;
@@ -1083,6 +1106,9 @@ module vta_compute
     if (!rst_ni) begin
       gr_valid_q <= 1'b0;
       ar_valid_q <= 1'b0;
+      ao_valid_q <= 1'b0;
+      ao_reset_q <= 1'b0;
+      ao_op_q    <= '0;
       g2_valid_q <= 1'b0;
       a2_valid_q <= 1'b0;
       a2_reset_q <= 1'b0;
@@ -1096,12 +1122,15 @@ module vta_compute
       gr_valid_q <= g_c1_valid;
       ar_valid_q <= a_c1_valid;
       g2_valid_q <= gr_valid_q;
-      a2_valid_q <= ar_valid_q;
+      ao_valid_q <= ar_valid_q;
+      a2_valid_q <= ao_valid_q;
       // The ALU's operation and immediate, reset so that synthesis keeps them in flip-flops:
       // as the end of a shift-register chain (an SRL16E) their clock-to-output delay (1.5 ns
       // of cell delay against 0.4 ns) would open the operations' path in C2a.
-      a2_reset_q <= ar_reset;
-      a2_op_q    <= ar_op;
+      ao_reset_q <= ar_reset;
+      ao_op_q    <= ar_op;
+      a2_reset_q <= ao_reset_q;
+      a2_op_q    <= ao_op_q;
       g3_valid_q <= g2_valid_q;
       a3_valid_q <= a2_valid_q;
       a4_valid_q <= a3_valid_q;
@@ -1120,16 +1149,16 @@ module vta_compute
       a_tail_q <= 1'b0;
     end else begin
       g_tail_q <= g_seq_busy_nx || g_dly_any_nx || g_c1_valid || gr_valid_q || g2_valid_q;
-      a_tail_q <= a_seq_busy_nx || a_dly_any_nx || a_c1_valid || ar_valid_q || a2_valid_q ||
-                  a3_valid_q;
+      a_tail_q <= a_seq_busy_nx || a_dly_any_nx || a_c1_valid || ar_valid_q || ao_valid_q ||
+                  a2_valid_q || a3_valid_q;
     end
   end
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (g_tail_q == (g_seq_busy || g_dly_busy || gr_valid_q || g2_valid_q || g3_valid_q) &&
-              a_tail_q == (a_seq_busy || a_dly_busy || ar_valid_q || a2_valid_q || a3_valid_q ||
-                           a4_valid_q))
+              a_tail_q == (a_seq_busy || a_dly_busy || ar_valid_q || ao_valid_q || a2_valid_q ||
+                           a3_valid_q || a4_valid_q))
       else $error("vta_compute: a unit's busy register disagrees with its stages");
     end
   end
@@ -1148,10 +1177,14 @@ module vta_compute
     g2_last_q  <= gr_last_q;
     g2_reset_q <= gr_reset_q;
     g2_a_q     <= gr_a_q;
-    a2_write_q <= ar_write_q;
-    a2_last_q  <= ar_last_q;
-    a2_a_q     <= ar_a_q;
-    a2_imm_q   <= ar_imm;  // SHRCLIP's lower bound (its operand is a vector)
+    ao_write_q <= ar_write_q;
+    ao_last_q  <= ar_last_q;
+    ao_a_q     <= ar_a_q;
+    ao_imm_q   <= ar_imm;
+    a2_write_q <= ao_write_q;
+    a2_last_q  <= ao_last_q;
+    a2_a_q     <= ao_a_q;
+    a2_imm_q   <= ao_imm_q;  // SHRCLIP's lower bound (its operand is a vector)
     g3_write_q <= g2_write_q;
     g3_reset_q <= g2_reset_q;
     g3_a_q     <= g2_a_q;
@@ -1204,7 +1237,8 @@ module vta_compute
   // source of every operand is chosen in R, one cycle ahead, so that C2 only has a four-way
   // multiplexer in front of its arithmetic:
   //   0, 1: the block RAM of bank 0 or 1; 2: h1; 3: old_q (h2 or h3, picked in R).
-  // The ALU writes in C4 and forwards four writes the same way (vta_alu_fwd).
+  // The ALU reads a cycle earlier and writes in C4; it forwards four of the five writes it
+  // misses in its operand stage O (vta_alu_fwd) and stalls the fifth away.
   // The other unit's writes need no forwarding: a unit starts an instruction that may touch
   // the other's elements only once the other's last micro-op has written (dispatch, above).
   logic                   g_h2_v_q;
@@ -1455,11 +1489,16 @@ module vta_compute
                             (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit],
                                                 run_dhi_q[!unit])))))
       else $error("vta_compute: the registered footprint comparison disagrees");
-      // The MUL stall keeps a reader of a product out of the cycle after it.
+      // The stall keeps a reader out of the cycle after its writer, and a reader of a product
+      // or a clip out of the two cycles after it (in R: the writer in O, or in C2a).
+      assert (!(ar_valid_q && ar_write_q && ao_valid_q && ao_write_q &&
+                (ao_a_q == ar_a_q || (!ar_use_imm && ao_a_q == ar_s_q))))
+      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the one just ahead of it",
+                  ao_a_q);
       assert (!(ar_valid_q && ar_write_q && a2_valid_q && a2_write_q &&
                 ((a2_op_q == AluMul) || (a2_op_q == AluShrclip)) && !a2_reset_q &&
                 (a2_a_q == ar_a_q || (!ar_use_imm && a2_a_q == ar_s_q))))
-      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL just ahead of it",
+      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL two ahead of it",
                   a2_a_q);
       // An ACC load runs alone, or beside a GEMM that neither reads nor writes its bank.
       assert (!(acc_ld_we && !a_idle)) else $error("vta_compute: ACC load while the ALU runs");

@@ -13,11 +13,13 @@
 //   X:        registers, the outputs (x_*), three cycles after the issue.
 // A new instruction is accepted in the cycle the previous one issues its last micro-op (last_o),
 // so back-to-back instructions of one unit issue one micro-op per cycle.
-// With stall_i (the ALU's: a micro-op in X that reads the destination of the MUL ahead of it,
+// With stall_i (the ALU's: a micro-op that reads the destination of one just ahead of it,
 // docs/hw.md "Compute pipeline") every stage from C0 to X keeps its micro-op for the cycle and
 // nothing leaves X (x_valid_o low); an instruction may still start into an empty C0. The u2_*
-// outputs are the micro-op in U2, its fields and the offsets X will add to them, for that
-// comparison. An instruction without
+// outputs are the micro-op in U2 and its fields, and hz_* the indices of the micro-op in X and
+// of the one that left X before it (e1), each less the offset X will add to U2's field: U2's
+// field equals one exactly when the sums are equal, so the comparison behind them has no adder
+// (registers, worked out a cycle ahead from the offsets' differences). An instruction without
 // micro-ops (no iterations, or uop_end <= uop_bgn) issues one bubble with write_o low.
 // The tag is whatever the parent needs in its result stage (reset flag, ALU opcode and
 // immediate); it rides along with every micro-op.
@@ -73,8 +75,11 @@ module vta_uop_seq
   output logic [TagW-1:0]          u2_tag_o,
   output logic [UopDstW-1:0]       u2_dst_o,     // the micro-op's dst field (from the buffer)
   output logic [UopSrcW-1:0]       u2_src_o,     // and src field
-  output logic [UopDstW-1:0]       u2_doff_o,    // the loop offsets X adds to them
-  output logic [UopSrcW-1:0]       u2_soff_o
+  // X's index less U2's dst offset, and less its src offset; the same for e1's
+  output logic [UopDstW-1:0]       hz_xd_o,
+  output logic [UopSrcW-1:0]       hz_xs_o,
+  output logic [UopDstW-1:0]       hz_ed_o,
+  output logic [UopSrcW-1:0]       hz_es_o
 );
   localparam int unsigned DstW = UopDstW;
   localparam int unsigned SrcW = UopSrcW;
@@ -264,6 +269,10 @@ module vta_uop_seq
   logic [DstW-1:0] x_dst_q;
   logic [SrcW-1:0] x_src_q;
   logic [WgtIdxW-1:0] x_wgt_q;
+  // U2's offsets less U1's (dd_q: dst; sd_q: U2's dst offset less U1's src offset), and the
+  // hz_* registers
+  logic [DstW-1:0] dd_q, hxd_q, hed_q;
+  logic [SrcW-1:0] sd_q, hxs_q, hes_q;
   uop_word_t u;
 
   always_ff @(posedge clk_i) begin
@@ -298,6 +307,13 @@ module vta_uop_seq
       x_dst_q     <= u2_dst;
       x_src_q     <= u2_src;
       x_wgt_q     <= u.wgt + u_woff_q[1];
+      // After this edge: U2 holds U1's micro-op, X U2's (index u2_dst), e1 X's.
+      dd_q        <= u_doff_q[0] - doff_q;
+      sd_q        <= SrcW'(u_doff_q[0]) - soff_q;
+      hxd_q       <= u.dst + dd_q;               // u2_dst - U1's dst offset
+      hxs_q       <= SrcW'(u.dst) + sd_q;        // (SrcW'(u2_dst) - U1's src offset)
+      hed_q       <= x_dst_q - u_doff_q[0];
+      hes_q       <= SrcW'(x_dst_q) - u_soff_q[0];
     end
   end
 
@@ -315,8 +331,10 @@ module vta_uop_seq
   assign u2_tag_o   = u_tag_q[1];
   assign u2_dst_o   = u.dst;
   assign u2_src_o   = u.src;
-  assign u2_doff_o  = u_doff_q[1];
-  assign u2_soff_o  = u_soff_q[1];
+  assign hz_xd_o    = hxd_q;
+  assign hz_xs_o    = hxs_q;
+  assign hz_ed_o    = hed_q;
+  assign hz_es_o    = hes_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -392,8 +392,9 @@ static int decode(vta_sc *s, uint64_t insn_phys, uint32_t count) {
 /* The compute pipeline of hw/rtl/vta_compute.sv (docs/hw.md, "Compute pipeline"): a GEMM
  * micro-op issued in C0 writes its result in C3 = compute_c3 of the configuration, an ALU
  * micro-op in C4 = compute_c4, and an instruction that may interfere with the other unit's
- * leaves decode that unit's write stage - compute_c1 cycles after that unit issued its last
- * micro-op, so that its first ACC read (C1) follows that write. */
+ * leaves decode that unit's write stage less its own read stage (C1 = compute_c1, the ALU's
+ * compute_alu_c1) cycles after that unit issued its last micro-op, so that its first ACC read
+ * follows that write. */
 #define SC_GEMM_STAGES(c) ((c)->compute_c3)
 #define SC_ALU_STAGES(c) ((c)->compute_c4)
 
@@ -446,9 +447,9 @@ int vta_sc_run(vta_sc *s, uint64_t insn_phys, uint32_t count, uint64_t timeout, 
       .alu_uop_cycles = s->opt.alu_uop_cycles,
       .gemm_stages = SC_GEMM_STAGES(&s->cfg),
       .alu_stages = SC_ALU_STAGES(&s->cfg),
-      .gemm_interlock = SC_GEMM_STAGES(&s->cfg) - s->cfg.compute_c1,
+      .gemm_interlock = SC_GEMM_STAGES(&s->cfg) - s->cfg.compute_alu_c1,
       .alu_interlock = SC_ALU_STAGES(&s->cfg) - s->cfg.compute_c1,
-      .mul_stall = 1,
+      .alu_stall = 1,
       .load_ahead = 2,
   };
   vta_sc_recorder rec = {.ctx = s->tl, .busy = tl_busy, .route = tl_route, .counter = tl_counter};

@@ -887,9 +887,14 @@ struct Unit : Footprint {  // the footprint of the instruction the unit issues
   // while its last micro-ops may still be on their way to ACC (vta_compute's prev_*_q).
   Footprint prev;
   cyc prev_until = 0;
-  // The ALU: whether its last micro-op was a product (MUL without reset) and its destination.
-  bool slow_last = false;
-  uint64_t last_dst = 0;
+  // The ALU: its last two writes (w[0] the later): the cycle each left X (in the unit's issue
+  // clock), its destination, and whether it was a product or a clip (MUL or SHRCLIP without
+  // reset, ready a stage late).
+  struct Write {
+    bool any = false, slow = false;
+    cyc at = 0;
+    uint64_t dst = 0;
+  } w[2];
 };
 
 struct Compute : Mod {
@@ -989,39 +994,35 @@ struct Compute : Mod {
            (!f.src || apart(f.slo, f.shi, o.dlo, o.dhi));
   }
 
-  // The ALU's stall cycles for an instruction of n micro-ops (vta_compute, "the ALU's MUL
-  // stall"): one for every micro-op that reads (as destination, or as vector operand) the ACC
-  // index the micro-op just before it wrote with a product or a SHRCLIP (both ready a stage
-  // late). adjacent: its first micro-op
-  // follows the unit's previous one in the next cycle. Updates the unit's last product.
-  uint64_t mul_stalls(const vta_sc_insn &in, uint64_t n, bool adjacent, Unit &un) {
+  // The ALU's stall cycles for an instruction of n micro-ops (vta_compute, "the ALU's stall"):
+  // a micro-op that reads (as destination, or as vector operand) the ACC index a micro-op
+  // wrote leaves X at least two cycles after it, three after a product or a SHRCLIP (both ready
+  // a stage late; with the reset flag neither). first: the cycle its first micro-op issues
+  // without stalls; per: cycles per micro-op. Updates the unit's last writes.
+  uint64_t alu_stalls(const vta_sc_insn &in, uint64_t n, cyc first, cyc per, Unit &un) {
     Ctx &c = *ctx;
     vta_sc_state &st = *c.st;
     const uint64_t mask = c.cfg->depth[VTA_MEM_ACC] - 1, udepth = c.cfg->depth[VTA_MEM_UOP];
-    bool slow = adjacent && un.slow_last;
-    uint64_t prev = un.last_dst, stalls = 0;
-    bool mul = (in.alu_op == VTA_ALU_MUL || in.alu_op == VTA_ALU_SHRCLIP) && !in.reset;
-    if (n == 0) {
-      un.slow_last = false;  // a bubble without a write
-      return 0;
-    }
-    for (uint64_t i = 0; i < in.iter_out && (mul || slow); i++)
-      for (uint64_t j = 0; j < in.iter_in && (mul || slow); j++)
-        for (uint64_t k = in.uop_bgn; k < in.uop_end && (mul || slow); k++) {
+    const bool slow = (in.alu_op == VTA_ALU_MUL || in.alu_op == VTA_ALU_SHRCLIP) && !in.reset;
+    uint64_t stalls = 0;
+    cyc t = first;
+    if (n == 0) return 0;
+    for (uint64_t i = 0; i < in.iter_out; i++)
+      for (uint64_t j = 0; j < in.iter_in; j++)
+        for (uint64_t k = in.uop_bgn; k < in.uop_end; k++) {
           vta_uop uo;
           vta_uop_decode(c.cfg, st.uop[k % udepth], &uo);
           uint64_t dst = (uo.dst + i * in.dfo + j * in.dfi) & mask;
           uint64_t src = (uo.src + i * in.sfo + j * in.sfi) & mask;
-          if (slow && (dst == prev || (!in.use_imm && src == prev))) stalls++;
-          slow = mul;
-          prev = dst;
+          cyc at = t;
+          for (const Unit::Write &wr : un.w)
+            if (wr.any && (dst == wr.dst || (!in.use_imm && src == wr.dst)))
+              at = std::max<cyc>(at, wr.at + (wr.slow ? 3 : 2));
+          stalls += at - t;
+          un.w[1] = un.w[0];
+          un.w[0] = {true, slow, at, dst};
+          t = at + per;
         }
-    if (mul) {
-      un.slow_last = true;
-      un.last_dst = prev;
-    } else {
-      un.slow_last = false;
-    }
     return stalls;
   }
 
@@ -1129,7 +1130,7 @@ struct Compute : Mod {
                            : uint64_t(in.uop_end - in.uop_bgn) * in.iter_out * in.iter_in;
         cyc span = n ? n * per_uop[u] : 1;
         Unit &un = unit[u];
-        if (u == 1 && par.mul_stall) span += mul_stalls(in, n, un.any && fire <= un.last, un);
+        if (u == 1 && par.alu_stall) span += alu_stalls(in, n, fire + 1, per_uop[u], un);
         if (un.any) {
           // The footprint this instruction replaces stays live while the replaced one's last
           // micro-op, issued at un.last (<= fire), is within interlock - 1 cycles; one still

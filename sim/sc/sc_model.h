@@ -42,8 +42,8 @@ typedef struct vta_sc_params {
   uint32_t gemm_interlock, alu_interlock; /* cycles after a unit's last issue before an
                                            instruction of the other that may interfere with it
                                            starts */
-  uint32_t mul_stall;                   /* 1: an ALU micro-op that reads the destination of the
-                                           MUL just ahead of it waits a cycle (the RTL's) */
+  uint32_t alu_stall;                   /* 1: an ALU micro-op that reads the destination of one
+                                           just ahead of it waits (the RTL's operand stage) */
   uint32_t load_ahead;                  /* load module: instructions accepted beyond the one
                                            being written */
 } vta_sc_params;
