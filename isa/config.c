@@ -179,12 +179,12 @@ static int derive(vta_config *cfg, const char *origin, vta_error *err) {
    * read (C1) two cycles before the dot product is there (C2). */
   cfg->compute_c1 = 6 + cfg->gemm_tree_levels;
   /* R (ACC's array read), C2 (its output register; the result register), C3 (the write). The
-   * ALU computes in two stages (C2a, C2b) and writes in C4. */
+   * ALU computes in three stages (C2a, C2b, C2c) and writes in C4. */
   cfg->compute_c3 = cfg->compute_c1 + 3;
   cfg->compute_c4 = cfg->compute_c1 + 4;
-  /* The ALU reads ACC a cycle earlier (its operands get a register stage, O, of their own
-   * between R and C2a) and still writes in C4. */
-  cfg->compute_alu_c1 = cfg->compute_c1 - 1;
+  /* The ALU reads ACC two cycles earlier (its operands get a register stage, O, of their own
+   * between R and C2a, and its operations three, C2a to C2c) and still writes in C4. */
+  cfg->compute_alu_c1 = cfg->compute_c1 - 2;
   return vta_isa_layout(cfg, origin, err);
 }
 

@@ -1,15 +1,16 @@
 // vta_alu - the vector ALU: one operation over the BATCH*BLOCK_OUT lanes of an ACC element, in
-// two stages (docs/hw.md, "Compute pipeline"):
+// three stages (docs/hw.md, "Compute pipeline"):
 //   C2a: every operation but MUL, and a micro-op with the reset flag (zero), into pre_o (for
-//        SHRCLIP its shift); the product's three 16 x 16-bit parts into the DSP slices'
+//        SHRCLIP its shift); the product's three 16 x 16-bit parts into the DSP slices' M
 //        registers; SHRCLIP's bounds (and whether the lower is below the upper) into registers;
-//   C2b: the parts' sum (MUL without reset), SHRCLIP's clip of pre_o, or pre_o, into res_o,
-//        which the compute module writes to ACC and OUT in the next cycle (C4).
+//   C2b: SHRCLIP's clip of pre_o, or pre_o, into mid_o; the parts into the slices' P registers;
+//   C2c: the parts' sum (MUL without reset), or mid_o, into res_o, which the compute module
+//        writes to ACC and OUT in the next cycle (C4).
 // The operands arrive registered (the compute module's stage O, vta_alu_fwd), so C2a's
-// operations start at flip-flops. Every result but a product's and a clip's is ready after C2a
-// (pre_o), which O takes for a dependent micro-op two cycles behind; those two are ready only
-// after C2b (res_o), three cycles behind; the ALU's sequencer keeps dependent micro-ops out of
-// the nearer distances (a stall).
+// operations start at flip-flops, and every stage starts at flip-flops or the slices' P
+// registers. A result is ready after C2a (pre_o), which O takes for a dependent micro-op two
+// cycles behind; a clip after C2b (mid_o), three behind; a product after C2c (res_o), four
+// behind; the ALU's sequencer keeps dependent micro-ops out of the nearer distances (a stall).
 //
 // MIN and MAX compare signed values, ADD and MUL wrap to AccWidth bits. SHR takes its amount
 // from the sign-extended low LogAccWidth+1 bits of the operand: a non-negative amount shifts
@@ -19,8 +20,8 @@
 // so hi wins when lo > hi. The second operand is either
 // the lanes of a second ACC element or the immediate, sign-extended into every lane; the
 // compute module selects it in O (with the operand forwarding).
-// The registers load only for valid writing micro-ops (en2_i in C2a, en3_i in C2b), so pre_o and
-// res_o keep the unit's last result of each stage for the forwarding.
+// The registers load only for valid writing micro-ops (en2_i in C2a, en3_i in C2b, en4_i in
+// C2c), so pre_o, mid_o and res_o keep the unit's last result of each stage for the forwarding.
 module vta_alu
   import vta_pkg::*;
 (
@@ -35,58 +36,74 @@ module vta_alu
   output logic [AccLanes*AccWidth-1:0] pre_o,
   // C2b
   input  logic                         en3_i,
+  output logic [AccLanes*AccWidth-1:0] mid_o,
+  // C2c
+  input  logic                         en4_i,
   output logic [AccLanes*AccWidth-1:0] res_o
 );
   localparam int unsigned ShW = LogAccWidth + 1;
   localparam int unsigned AccW = AccLanes * AccWidth;
 
   localparam int unsigned HW = AccWidth / 2;
-  logic [AccW-1:0]        pre, pre_q, prod, res_q, p0_q;
-  logic [AccLanes*HW-1:0] p1_q, p2_q;
-  logic                   mul_q, clip_q;
+  logic [AccW-1:0]        pre, pre_q, clip, mid_q, prod, res_q, m0_q, p0_q;
+  logic [AccLanes*HW-1:0] m1_q, m2_q, p1_q, p2_q;
+  logic                   mul_q, clip_q, mul2_q;
   // SHRCLIP's bounds: the lower (the immediate) once, the upper per lane, and per lane whether
   // the lower is below the upper (worked out in C2a, beside the shift).
   logic [AluImmW-1:0]     lo_q;
   logic [AccLanes*HW-1:0] hi_q;
   logic [AccLanes-1:0]    lolt_q;
 
-  // MIN and MAX share one comparison, a < b, whose result enters only the last level of the
-  // result multiplexer (MIN takes a when it holds, MAX when it does not: on a tie a and b are
-  // equal); every other operation, and a reset micro-op's zero, is multiplexed beside it from
-  // the registered operation alone, so nothing waits for the comparison but that last level.
-  logic minmax, is_max;
+  // C2a's result is one LUT behind the two carry chains (ADD's sum and MIN/MAX's comparison
+  // a < b) and two candidates worked out beside them from the operands and the registered
+  // operation (pa, pb: a and b for MIN and MAX, otherwise both the shift, the destination
+  // passed through, or a reset micro-op's zero):
+  //   pre = add ? sum : ((lt ^ max) ? pa : pb)
+  // (MIN takes a when a < b, MAX when not: on a tie a and b are equal). The chains' outputs and
+  // the candidates are kept signals, so that synthesis maps that one LUT behind the chains
+  // rather than folding them into a deeper cone.
+  logic minmax, is_max, is_add;
   assign minmax = ((op_i == AluMin) || (op_i == AluMax)) && !reset_i;
   assign is_max = (op_i == AluMax);
+  assign is_add = (op_i == AluAdd) && !reset_i;
+  (* keep *) logic [AccW-1:0]     sum_k, pa_k, pb_k;
+  (* keep *) logic [AccLanes-1:0] lt_k;
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
       logic signed [AccWidth-1:0] a, b, o;
       logic signed [ShW-1:0] sh;
       logic [ShW-2:0] shl_m1;
-      logic take_a;
       a = dst_i[l*AccWidth+:AccWidth];
       b = src_i[l*AccWidth+:AccWidth];
       sh = b[ShW-1:0];
       shl_m1 = ~sh[ShW-2:0];
-      unique case (op_i)
-        AluAdd: o = a + b;
-        // A negative amount shifts left by -sh = ~sh + 1: a << 1, then by ~sh's low bits (no
-        // negation's carry chain in front of the shifter).
-        AluShr, AluShrclip: begin
-          if (!sh[ShW-1]) o = a >>> sh[ShW-2:0];
-          else o = (a << 1) << shl_m1;
-        end
-        default: o = a;  // MUL: its product comes from C2b; MIN, MAX: below
-      endcase
+      sum_k[l*AccWidth+:AccWidth] = a + b;
+      lt_k[l] = (a < b);
+      // A negative amount shifts left by -sh = ~sh + 1: a << 1, then by ~sh's low bits (no
+      // negation's carry chain in front of the shifter).
+      if ((op_i == AluShr) || (op_i == AluShrclip)) begin
+        if (!sh[ShW-1]) o = a >>> sh[ShW-2:0];
+        else o = (a << 1) << shl_m1;
+      end else begin
+        o = a;  // MUL: its product comes from C2b; ADD, MIN, MAX: below
+      end
       if (reset_i) o = '0;
-      take_a = (a < b) ^ is_max;
-      pre[l*AccWidth+:AccWidth] = minmax ? (take_a ? a : b) : o;
+      pa_k[l*AccWidth+:AccWidth] = minmax ? a : o;
+      pb_k[l*AccWidth+:AccWidth] = minmax ? b : o;
+    end
+  end
+  always_comb begin
+    for (int l = 0; l < AccLanes; l++) begin
+      pre[l*AccWidth+:AccWidth] = is_add ? sum_k[l*AccWidth+:AccWidth] :
+                                  ((lt_k[l] ^ is_max) ? pa_k[l*AccWidth+:AccWidth]
+                                                      : pb_k[l*AccWidth+:AccWidth]);
     end
   end
 
   // The product's three 16 x 16-bit parts, one DSP slice each, registered at the end of C2a
-  // (the slices' M registers): the low 32 bits of a * b are al * bl + ((ah * bl + al * bh) mod
-  // 2^16) * 2^16.
+  // (the slices' M registers) and of C2b (their P registers): the low 32 bits of a * b are
+  // al * bl + ((ah * bl + al * bh) mod 2^16) * 2^16.
   always_ff @(posedge clk_i) begin
     if (en2_i) begin
       pre_q <= pre;
@@ -97,49 +114,66 @@ module vta_alu
         logic [HW-1:0] al, ah, bl, bh;
         {ah, al} = dst_i[l*AccWidth+:AccWidth];
         {bh, bl} = src_i[l*AccWidth+:AccWidth];
-        p0_q[l*AccWidth+:AccWidth] <= AccWidth'(al) * AccWidth'(bl);
-        p1_q[l*HW+:HW] <= HW'(ah * bl);
-        p2_q[l*HW+:HW] <= HW'(al * bh);
+        m0_q[l*AccWidth+:AccWidth] <= AccWidth'(al) * AccWidth'(bl);
+        m1_q[l*HW+:HW] <= HW'(ah * bl);
+        m2_q[l*HW+:HW] <= HW'(al * bh);
         hi_q[l*HW+:HW] <= bh;
         lolt_q[l] <= $signed(imm_i) < $signed(bh);
       end
     end
   end
 
-  // C2b: the sum, with the choice of pre_q (not a product) folded into its operands, so that
-  // the adders read multiplexers, not the slices' outputs (synthesis would otherwise chain the
-  // sum through the slices' post-adders and cascade ports). SHRCLIP's clip is chosen behind the
-  // adder (one multiplexer level on the product's path), so its two comparisons and the adder's
-  // carry chain lie side by side, not one behind the other: pre_q against both bounds at once,
-  // min(max(p, lo), hi) = p > lo ? (p < hi ? p : hi) : (lo < hi ? lo : hi).
+  // C2b: SHRCLIP's clip of pre_q against both bounds at once, min(max(p, lo), hi) =
+  // p > lo ? (p < hi ? p : hi) : (lo < hi ? lo : hi); another operation's pre_q passes as if
+  // both comparisons held (one LUT per bit behind the two carry chains).
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      logic [AccWidth-1:0]        lo;
-      logic [HW-1:0]              m1, m2, hs;
-      logic [HW-2:0]              hc;  // the carries out of bits 0 .. HW-2 (the top's: none)
-      logic signed [AccWidth-1:0] p, cl, ch, c;
+      logic signed [AccWidth-1:0] p, cl, ch;
+      logic gt, lt;
       p  = pre_q[l*AccWidth+:AccWidth];
       cl = AccWidth'($signed(lo_q));
       ch = AccWidth'($signed(hi_q[l*HW+:HW]));
-      if (p > cl) c = (p < ch) ? p : ch;
-      else c = lolt_q[l] ? cl : ch;
-      lo = mul_q ? p0_q[l*AccWidth+:AccWidth] : p;
-      m1 = mul_q ? p1_q[l*HW+:HW] : '0;
-      m2 = mul_q ? p2_q[l*HW+:HW] : '0;
-      // The high half, lo's + m1 + m2, as one carry chain behind a row of 3:2 compressors
-      // (the slices' outputs leave late without their P registers: two chains one behind the
-      // other were the ALU's longest path).
-      hs = lo[AccWidth-1:HW] ^ m1 ^ m2;
-      hc = (lo[AccWidth-2:HW] & m1[HW-2:0]) | (lo[AccWidth-2:HW] & m2[HW-2:0]) |
-           (m1[HW-2:0] & m2[HW-2:0]);
-      prod[l*AccWidth+:AccWidth] = clip_q ? c : {hs + {hc, 1'b0}, lo[HW-1:0]};
+      gt = !clip_q || (p > cl);
+      lt = !clip_q || (p < ch);
+      if (gt) clip[l*AccWidth+:AccWidth] = lt ? p : ch;
+      else clip[l*AccWidth+:AccWidth] = lolt_q[l] ? cl : ch;
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (en3_i) res_q <= prod;
+    if (en3_i) begin
+      mid_q  <= clip;
+      mul2_q <= mul_q;
+      p0_q   <= m0_q;
+      p1_q   <= m1_q;
+      p2_q   <= m2_q;
+    end
+  end
+
+  // C2c: the sum, with the choice of mid_q (not a product) folded into its operands, so that
+  // the adders read multiplexers, not the slices' outputs (synthesis would otherwise chain the
+  // sum through the slices' post-adders and cascade ports).
+  always_comb begin
+    for (int l = 0; l < AccLanes; l++) begin
+      logic [AccWidth-1:0] lo;
+      logic [HW-1:0]       m1, m2, hs;
+      logic [HW-2:0]       hc;  // the carries out of bits 0 .. HW-2 (the top's: none)
+      lo = mul2_q ? p0_q[l*AccWidth+:AccWidth] : mid_q[l*AccWidth+:AccWidth];
+      m1 = mul2_q ? p1_q[l*HW+:HW] : '0;
+      m2 = mul2_q ? p2_q[l*HW+:HW] : '0;
+      // The high half, lo's + m1 + m2, as one carry chain behind a row of 3:2 compressors.
+      hs = lo[AccWidth-1:HW] ^ m1 ^ m2;
+      hc = (lo[AccWidth-2:HW] & m1[HW-2:0]) | (lo[AccWidth-2:HW] & m2[HW-2:0]) |
+           (m1[HW-2:0] & m2[HW-2:0]);
+      prod[l*AccWidth+:AccWidth] = {hs + {hc, 1'b0}, lo[HW-1:0]};
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (en4_i) res_q <= prod;
   end
 
   assign pre_o = pre_q;
+  assign mid_o = mid_q;
   assign res_o = res_q;
 endmodule

@@ -9,10 +9,10 @@
 //   X:         (ComputeC1 - 4 cycles before C1) the GEMM unit reads INP and WGT; the dot
 //              products go through vta_gemm's multipliers and adder tree, while each unit's
 //              control (indices, flags, ALU tag) waits in a delay line (vta_delay);
-//   C1:        ACC is read (ComputeC1 cycles after C0; the ALU's a cycle earlier);
+//   C1:        ACC is read (ComputeC1 cycles after C0; the ALU's two cycles earlier);
 //   C2 result: GEMM accumulate (ACC + dot product), written to ACC and the narrowed OUT
 //              element in C3; the ALU registers its operands in O (vta_alu_fwd, between R and
-//              C2a), takes two stages (C2a, C2b: vta_alu) and writes in C4.
+//              C2a), takes three stages (C2a, C2b, C2c: vta_alu) and writes in C4.
 //
 // Instructions are decoded in program order from a one-entry decode register (D). An
 // instruction's footprint, the range of ACC indices its destinations can take (and of its
@@ -33,15 +33,15 @@
 // compute no-op) enters a retire queue when it starts and leaves it, firing its pushes, once it
 // and everything before it have completed; so a consumer never sees a token of an instruction
 // before an earlier one has finished. A micro-op reads ACC (C1) before the three micro-ops of
-// its unit ahead of it have written (C3; five for the ALU, which reads a cycle earlier and
+// its unit ahead of it have written (C3; six for the ALU, which reads two cycles earlier and
 // writes in C4); the unit keeps their results and forwards them (a GEMM reduction loop
 // accumulates into one element every cycle). The ALU's operands are registered in O, before
 // the micro-op just ahead has a result, so the ALU's sequencer holds a micro-op that reads
-// the destination of the one just ahead of it (a stall of its front, C0 to X), and one that
-// reads a product's or a clip's (ready a stage later) until it is three cycles behind. An
-// instruction that may touch the other unit's elements starts four cycles after that unit's
-// last micro-op issued (stall cycles not counted), so it reads that unit's writes from ACC
-// itself. A LOAD UOP starts while the units run
+// the destination of the one just ahead of it (a stall of its front, C0 to X), one that reads
+// a clip's (ready a stage later) until it is three cycles behind, and one that reads a
+// product's (two stages later) until it is four behind. An instruction that may touch the
+// other unit's elements starts five cycles after the GEMM unit's last micro-op issued, four
+// after the ALU's (stall cycles not counted), so it reads that unit's writes from ACC itself. A LOAD UOP starts while the units run
 // instructions whose micro-ops it does not overwrite (the JIT puts new kernels beside the
 // resident ones), so fetching a kernel overlaps the instructions before it; it completes
 // through the retire queue. A LOAD ACC or ACC_8BIT without pads inside one bank starts beside a
@@ -374,9 +374,9 @@ module vta_compute
   logic [LogAccDepth-1:0] run_shi_q [2];
   // Of the instruction each unit issued before that one, while its last micro-ops may still be
   // on their way to ACC (prev_live_q[p][k]: k cycles from now): a unit takes its next
-  // instruction in the cycle it issues the last micro-op of the one before, so for two more
-  // cycles (three for the ALU) the run_* footprint no longer covers every micro-op the unit
-  // has in flight.
+  // instruction in the cycle it issues the last micro-op of the one before, so for four more
+  // cycles (three for the ALU) the run_* footprint no longer covers every micro-op the other
+  // unit must wait for (the interlock of other_free, below).
   logic                prev_ok_q [2];
   logic                prev_nop_q [2];
   logic                prev_src_q [2];
@@ -384,7 +384,7 @@ module vta_compute
   logic [LogAccDepth-1:0] prev_dhi_q [2];
   logic [LogAccDepth-1:0] prev_slo_q [2];
   logic [LogAccDepth-1:0] prev_shi_q [2];
-  logic [2:0]          prev_live_q [2];
+  logic [3:0]          prev_live_q [2];
 
   // The instruction at the queue's head, which D takes when d_take is set.
   gemm_insn_t ng;
@@ -586,7 +586,7 @@ module vta_compute
   logic         rq_zero, rq_full;  // the retire queue's count is 0, RqDepth
   logic       run_issue [2];
   logic       run_last [2];
-  logic [2:0] run_tail_q [2];  // each unit issued its last micro-op one, two, three cycles ago
+  logic [3:0] run_tail_q [2];  // each unit issued its last micro-op one .. four cycles ago
   logic       a_stall;         // the ALU's front holds (its cycles do not count in the tails)
 
   assign run_issue[0] = g_issue;
@@ -675,10 +675,12 @@ module vta_compute
                    (fp_ok_q && prev_ok_q[!unit] && (fp_nop_q || prev_nop_q[!unit] || cw_prev_q)));
   // An instruction that may touch the other unit's elements starts only once the other unit's
   // last micro-op has written ACC (C3, the ALU's C4) before its own first read (C1, the ALU's
-  // a cycle earlier): four cycles after that last micro-op issued either way, so no forwarding
-  // between the units is needed. The tail bits that count: all three (C3 - (C1 - 1) after the
-  // GEMM unit, C4 - C1 after the ALU).
-  assign other_free   = (!run_issue[!unit] && (run_tail_q[!unit] == 3'b000)) || compat;
+  // two cycles earlier): five cycles after the GEMM unit's last micro-op issued, four after the
+  // ALU's, so no forwarding between the units is needed. The tail bits that count: four after
+  // the GEMM unit (C3 - (C1 - 2) - 1), three after the ALU (C4 - C1 - 1).
+  assign other_free   = (!run_issue[!unit] &&
+                         ((run_tail_q[!unit] & (unit ? 4'b1111 : 4'b0111)) == 4'b0000)) ||
+                        compat;
   assign units_idle   = g_idle && a_idle;
   assign drained      = units_idle && rq_zero && !loading_q;
   assign rq_room      = !rq_full;
@@ -823,7 +825,7 @@ module vta_compute
       for (int p = 0; p < 2; p++) run_tail_q[p] <= '0;
     end else begin
       for (int p = 0; p < 2; p++) begin
-        if (p == 0 || !a_stall) run_tail_q[p] <= {run_tail_q[p][1:0], run_last[p]};
+        if (p == 0 || !a_stall) run_tail_q[p] <= {run_tail_q[p][2:0], run_last[p]};
       end
     end
   end
@@ -837,7 +839,8 @@ module vta_compute
   end
   // The footprint a unit's new instruction replaces stays live for the cycles in which the
   // replaced one's micro-ops may still be before C3 (the ALU's C4) with the other unit's read
-  // after it: its last issued this cycle or in the two before. Should it replace a footprint
+  // after it: its last issued this cycle or in the three before (the two before, for the
+  // ALU). Should it replace a footprint
   // that is itself still live next cycle (two instructions taken within two cycles), the two
   // are not merged: the kept one is marked unknown, so the other unit waits those cycles out
   // (sim/sc mirrors this rule). The ALU's windows stand still while its front stalls.
@@ -850,15 +853,20 @@ module vta_compute
     end else begin
       for (int p = 0; p < 2; p++) begin
         if (can_uop && unit == 1'(p)) begin
-          // Live k cycles ahead (bit k-1) if the last issue was at most TailLen - k cycles ago.
-          // Three cycles for either unit (the interlock above).
-          prev_live_q[p] <= {1'b0, prev_live_q[p][2:1]} |
-                            {run_last[p],
-                             run_last[p] | run_tail_q[p][0],
-                             run_last[p] | run_tail_q[p][0] | run_tail_q[p][1]};
+          // Live k cycles ahead (bit k-1) if the last issue was at most TailLen - k cycles ago:
+          // four cycles for the GEMM unit, three for the ALU (the interlock above).
+          prev_live_q[p] <= {1'b0, prev_live_q[p][3:1]} |
+                            ((p == 0) ? {run_last[p],
+                                         run_last[p] | run_tail_q[p][0],
+                                         run_last[p] | run_tail_q[p][0] | run_tail_q[p][1],
+                                         run_last[p] | run_tail_q[p][0] | run_tail_q[p][1] |
+                                         run_tail_q[p][2]}
+                                      : {1'b0, run_last[p],
+                                         run_last[p] | run_tail_q[p][0],
+                                         run_last[p] | run_tail_q[p][0] | run_tail_q[p][1]});
           prev_ok_q[p]   <= run_ok_q[p] && !prev_live_q[p][1];
         end else if (p == 0 || !a_stall) begin
-          prev_live_q[p] <= {1'b0, prev_live_q[p][2:1]};
+          prev_live_q[p] <= {1'b0, prev_live_q[p][3:1]};
         end
       end
     end
@@ -899,12 +907,12 @@ module vta_compute
   logic [AluTagW-1:0] a_x_tag;
   logic               g_seq_busy, a_seq_busy, g_dly_busy, a_dly_busy;
   logic               g_seq_busy_nx, a_seq_busy_nx, g_dly_any_nx, a_dly_any_nx;
-  logic               g_adv, a_adv, a_u2_valid, a_u2_write, x_slow, u2_reads;
+  logic               g_adv, a_adv, a_u2_valid, a_u2_write, u2_reads;
   // Only the index bits of ACC and the tag's reset, use_imm and opcode are compared.
   /* verilator lint_off UNUSEDSIGNAL */
   logic [AluTagW-1:0] a_u2_tag;
-  logic [DstW-1:0]    a_u2_dst, a_hz_xd, a_hz_ed;
-  logic [SrcW-1:0]    a_u2_src, a_hz_xs, a_hz_es;
+  logic [DstW-1:0]    a_u2_dst, a_hz_xd, a_hz_ed, a_hz_fd;
+  logic [SrcW-1:0]    a_u2_src, a_hz_xs, a_hz_es, a_hz_fs;
   /* verilator lint_on UNUSEDSIGNAL */
 
   vta_uop_seq #(.TagW(1)) u_gemm_seq (
@@ -949,7 +957,9 @@ module vta_compute
     .hz_xd_o    (),
     .hz_xs_o    (),
     .hz_ed_o    (),
-    .hz_es_o    ()
+    .hz_es_o    (),
+    .hz_fd_o    (),
+    .hz_fs_o    ()
   );
 
   vta_uop_seq #(.TagW(AluTagW), .KeepWgt(1'b0)) u_alu_seq (
@@ -994,44 +1004,62 @@ module vta_compute
     .hz_xd_o    (a_hz_xd),
     .hz_xs_o    (a_hz_xs),
     .hz_ed_o    (a_hz_ed),
-    .hz_es_o    (a_hz_es)
+    .hz_es_o    (a_hz_es),
+    .hz_fd_o    (a_hz_fd),
+    .hz_fs_o    (a_hz_fs)
   );
 
   // ---- the ALU's stall ----
   // The ALU's operands are registered in O (vta_alu_fwd) while the micro-op just ahead is in
-  // C2a, before it has a result; a product and a clip are ready a stage later still (vta_alu).
-  // So a micro-op that reads (as destination or vector operand) the destination of a writing
-  // micro-op must leave X at least two cycles after it, three after a MUL or SHRCLIP (a micro-op
-  // with the reset flag writes zero in C2a and counts as the former). The comparisons are made
-  // one cycle ahead, between the micro-op in U2 and the ones in X (leaving now) and e1 (the
-  // one that left X in the cycle before), and registered as a count of stall cycles (hz_q): the
-  // stall holds the ALU's front (C0 to X) for that many cycles, and as many bubbles enter the
-  // delay line. While the front stalls nothing leaves X and nothing is compared.
-  logic                     u2_use_imm, x_reset, x_wr, e1_slow_q, u2_reads_e1;
+  // C2a, before it has a result; a clip is ready a stage later, a product two (vta_alu). So a
+  // micro-op that reads (as destination or vector operand) the destination of a writing
+  // micro-op must leave X at least two cycles after it, three after a SHRCLIP and four after a
+  // MUL (a micro-op with the reset flag writes zero in C2a and counts as neither). The
+  // comparisons are made one cycle ahead, between the micro-op in U2 and the ones in X
+  // (leaving now), e1 and e2 (those that left X one and two cycles before), and registered as
+  // a count of stall cycles (hz_q): the stall holds the ALU's front (C0 to X) for that many
+  // cycles, and as many bubbles enter the delay line. While the front stalls nothing leaves X
+  // and nothing is compared.
+  logic                     u2_use_imm, x_reset, x_wr, x_clip, x_mul, u2_reads_e1, u2_reads_e2;
+  logic                     e1_clip_q, e1_mul_q, e2_mul_q;
   logic [AluAluOpcodeW-1:0] x_op;
-  logic [1:0]               hz_q;
+  logic [1:0]               hz_q, n_x, n_e1;
   assign u2_use_imm = a_u2_tag[AluTagW-2];
   assign x_reset    = a_x_tag[AluTagW-1];
   assign x_op       = a_x_tag[AluImmW+:AluAluOpcodeW];
   assign x_wr       = a_x_valid && a_x_write;  // a_x_valid is low in a stall
-  assign x_slow     = x_wr && ((x_op == AluMul) || (x_op == AluShrclip)) && !x_reset;
-  // The U2 micro-op's fields against X's (e1's) index less the offsets X will add to them
-  // (vta_uop_seq's hz_* registers): equal in the index bits exactly when the sums are.
+  assign x_clip     = x_wr && (x_op == AluShrclip) && !x_reset;
+  assign x_mul      = x_wr && (x_op == AluMul) && !x_reset;
+  // The U2 micro-op's fields against X's (e1's, e2's) index less the offsets X will add to
+  // them (vta_uop_seq's hz_* registers): equal in the index bits exactly when the sums are.
   assign u2_reads    = a_u2_valid && a_u2_write &&
                        ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_xd)) ||
                         (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_xs))));
   assign u2_reads_e1 = a_u2_valid && a_u2_write &&
                        ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_ed)) ||
                         (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_es))));
+  assign u2_reads_e2 = a_u2_valid && a_u2_write &&
+                       ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_fd)) ||
+                        (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_fs))));
+  // The cycles each one needs: X's 1 (3 after a MUL, 2 after a SHRCLIP), e1's 2 after a MUL
+  // and 1 after a SHRCLIP, e2's 1 after a MUL.
+  assign n_x  = (x_wr && u2_reads) ? (x_mul ? 2'd3 : (x_clip ? 2'd2 : 2'd1)) : 2'd0;
+  assign n_e1 = u2_reads_e1 ? (e1_mul_q ? 2'd2 : (e1_clip_q ? 2'd1 : 2'd0)) : 2'd0;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       hz_q      <= 2'd0;
-      e1_slow_q <= 1'b0;
+      e1_clip_q <= 1'b0;
+      e1_mul_q  <= 1'b0;
+      e2_mul_q  <= 1'b0;
     end else begin
-      e1_slow_q <= x_slow;
+      e1_clip_q <= x_clip;
+      e1_mul_q  <= x_mul;
+      e2_mul_q  <= e1_mul_q;
       if (hz_q != 2'd0) hz_q <= hz_q - 2'd1;
-      else if (x_wr && u2_reads) hz_q <= x_slow ? 2'd2 : 2'd1;
-      else if (e1_slow_q && u2_reads_e1) hz_q <= 2'd1;
+      else if (n_x >= n_e1 && n_x != 2'd0) hz_q <= n_x;
+      else if (n_e1 != 2'd0) hz_q <= n_e1;
+      else if (e2_mul_q && u2_reads_e2) hz_q <= 2'd1;
+      else hz_q <= 2'd0;
     end
   end
   assign a_stall = (hz_q != 2'd0);
@@ -1049,9 +1077,10 @@ module vta_compute
     .any_o  (g_dly_busy),
     .any_next_o(g_dly_any_nx)
   );
-  // The ALU reads ACC a cycle earlier than the GEMM unit (its delay line is a stage shorter):
-  // its operands are multiplexed in a stage of their own (O) and registered, and it writes in
-  // the same cycle after its issue as it would without O.
+  // The ALU reads ACC two cycles earlier than the GEMM unit (its delay line is two stages
+  // shorter): its operands are multiplexed in a stage of their own (O) and registered, and its
+  // operations take three stages (C2a, C2b, C2c), so it writes in C4, the cycle after the
+  // GEMM unit's write stage C3.
   vta_delay #(.Width(2 + AluTagW + DstW + SrcW), .Stages(ComputeAluC1 - 3)) u_a_dly (
     .clk_i,
     .rst_ni,
@@ -1081,7 +1110,8 @@ module vta_compute
 
   // ---- the stages after C1: R (ACC's array read), C2 (its output register; the result), C3
   // (the result register; ACC and OUT are written). The ALU: R, O (its operands registered,
-  // vta_alu_fwd), C2a and C2b (vta_alu), C4 (its result register; ACC and OUT are written) ----
+  // vta_alu_fwd), C2a, C2b and C2c (vta_alu), C4 (its result register; ACC and OUT are
+  // written) ----
   logic                   gr_valid_q, gr_write_q, gr_last_q, gr_reset_q;
   logic                   ar_valid_q, ar_write_q, ar_last_q;
   logic [LogAccDepth-1:0] gr_a_q, ar_a_q, ar_s_q;
@@ -1099,6 +1129,8 @@ module vta_compute
   logic                   g3_valid_q, g3_write_q, g3_last_q, g3_reset_q;
   logic                   a3_valid_q, a3_write_q, a3_last_q;
   logic [LogAccDepth-1:0] g3_a_q, a3_a_q;
+  logic                   ac_valid_q, ac_write_q, ac_last_q;
+  logic [LogAccDepth-1:0] ac_a_q;
   logic                   a4_valid_q, a4_write_q, a4_last_q;
   logic [LogAccDepth-1:0] a4_a_q;
 
@@ -1115,6 +1147,7 @@ module vta_compute
       a2_op_q    <= '0;
       g3_valid_q <= 1'b0;
       a3_valid_q <= 1'b0;
+      ac_valid_q <= 1'b0;
       a4_valid_q <= 1'b0;
       g3_last_q  <= 1'b0;
       a4_last_q  <= 1'b0;
@@ -1133,10 +1166,11 @@ module vta_compute
       a2_op_q    <= ao_op_q;
       g3_valid_q <= g2_valid_q;
       a3_valid_q <= a2_valid_q;
-      a4_valid_q <= a3_valid_q;
+      ac_valid_q <= a3_valid_q;
+      a4_valid_q <= ac_valid_q;
       // The same for the last-micro-op flags that open retirement (g_done, a_done).
       g3_last_q  <= g2_last_q;
-      a4_last_q  <= a3_last_q;
+      a4_last_q  <= ac_last_q;
     end
   end
   // Whether a unit has a micro-op anywhere from U1 to its last stage, a register each (g_tail_q,
@@ -1150,15 +1184,17 @@ module vta_compute
     end else begin
       g_tail_q <= g_seq_busy_nx || g_dly_any_nx || g_c1_valid || gr_valid_q || g2_valid_q;
       a_tail_q <= a_seq_busy_nx || a_dly_any_nx || a_c1_valid || ar_valid_q || ao_valid_q ||
-                  a2_valid_q || a3_valid_q;
+                  a2_valid_q || a3_valid_q || ac_valid_q;
     end
   end
 `ifndef SYNTHESIS
+  logic a3_mul_q;  // for the stall's assertion (below)
+  always_ff @(posedge clk_i) a3_mul_q <= (a2_op_q == AluMul) && !a2_reset_q;
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (g_tail_q == (g_seq_busy || g_dly_busy || gr_valid_q || g2_valid_q || g3_valid_q) &&
               a_tail_q == (a_seq_busy || a_dly_busy || ar_valid_q || ao_valid_q || a2_valid_q ||
-                           a3_valid_q || a4_valid_q))
+                           a3_valid_q || ac_valid_q || a4_valid_q))
       else $error("vta_compute: a unit's busy register disagrees with its stages");
     end
   end
@@ -1191,8 +1227,11 @@ module vta_compute
     a3_write_q <= a2_write_q;
     a3_last_q  <= a2_last_q;
     a3_a_q     <= a2_a_q;
-    a4_write_q <= a3_write_q;
-    a4_a_q     <= a3_a_q;
+    ac_write_q <= a3_write_q;
+    ac_last_q  <= a3_last_q;
+    ac_a_q     <= a3_a_q;
+    a4_write_q <= ac_write_q;
+    a4_a_q     <= ac_a_q;
   end
   // The immediate goes into the second operand's register in R (below); C2 needs the rest.
   assign {ar_reset, ar_use_imm, ar_op, ar_imm} = ar_tag_q;
@@ -1237,8 +1276,8 @@ module vta_compute
   // source of every operand is chosen in R, one cycle ahead, so that C2 only has a four-way
   // multiplexer in front of its arithmetic:
   //   0, 1: the block RAM of bank 0 or 1; 2: h1; 3: old_q (h2 or h3, picked in R).
-  // The ALU reads a cycle earlier and writes in C4; it forwards four of the five writes it
-  // misses in its operand stage O (vta_alu_fwd) and stalls the fifth away.
+  // The ALU reads two cycles earlier and writes in C4; it forwards the writes it misses in its
+  // operand stage O (vta_alu_fwd), those whose results are not ready yet stalled away.
   // The other unit's writes need no forwarding: a unit starts an instruction that may touch
   // the other's elements only once the other's last micro-op has written (dispatch, above).
   logic                   g_h2_v_q;
@@ -1271,7 +1310,7 @@ module vta_compute
     g_old_q <= (g3_wr && g3_a_q == gr_a_q) ? g_res_q : g_h2_d_q;
   end
 
-  logic [AccW-1:0] a_dst_val, a_src_val, a_pre;
+  logic [AccW-1:0] a_dst_val, a_src_val, a_pre, a_mid;
   vta_alu_fwd u_alu_fwd (
     .clk_i,
     .rst_ni,
@@ -1283,11 +1322,14 @@ module vta_compute
     .c2a_a_i    (a2_a_q),
     .c2b_wr_i   (a3_valid_q && a3_write_q),
     .c2b_a_i    (a3_a_q),
+    .c2c_wr_i   (ac_valid_q && ac_write_q),
+    .c2c_a_i    (ac_a_q),
     .c4_wr_i    (a4_wr),
     .c4_a_i     (a4_a_q),
     .a_rdata_i  (acc_a_rdata),
     .b_rdata_i  (acc_b_rdata),
     .pre_i      (a_pre),
+    .mid_i      (a_mid),
     .res_i      (a_res),
     .dst_o      (a_dst_val),
     .src_o      (a_src_val)
@@ -1330,6 +1372,8 @@ module vta_compute
     .src_i    (a_src_val),
     .pre_o    (a_pre),
     .en3_i    (a3_valid_q && a3_write_q),
+    .mid_o    (a_mid),
+    .en4_i    (ac_valid_q && ac_write_q),
     .res_o    (a_res)
   );
 
@@ -1489,8 +1533,9 @@ module vta_compute
                             (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit],
                                                 run_dhi_q[!unit])))))
       else $error("vta_compute: the registered footprint comparison disagrees");
-      // The stall keeps a reader out of the cycle after its writer, and a reader of a product
-      // or a clip out of the two cycles after it (in R: the writer in O, or in C2a).
+      // The stall keeps a reader out of the cycle after its writer, a reader of a clip out of
+      // the two cycles after it and one of a product out of the three (in R: the writer in O,
+      // in C2a, or in C2b).
       assert (!(ar_valid_q && ar_write_q && ao_valid_q && ao_write_q &&
                 (ao_a_q == ar_a_q || (!ar_use_imm && ao_a_q == ar_s_q))))
       else $error("vta_compute: ALU micro-op reads ACC entry %0d of the one just ahead of it",
@@ -1498,8 +1543,12 @@ module vta_compute
       assert (!(ar_valid_q && ar_write_q && a2_valid_q && a2_write_q &&
                 ((a2_op_q == AluMul) || (a2_op_q == AluShrclip)) && !a2_reset_q &&
                 (a2_a_q == ar_a_q || (!ar_use_imm && a2_a_q == ar_s_q))))
-      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL two ahead of it",
+      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL or SHRCLIP two ahead",
                   a2_a_q);
+      assert (!(ar_valid_q && ar_write_q && a3_valid_q && a3_write_q && a3_mul_q &&
+                (a3_a_q == ar_a_q || (!ar_use_imm && a3_a_q == ar_s_q))))
+      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL three ahead of it",
+                  a3_a_q);
       // An ACC load runs alone, or beside a GEMM that neither reads nor writes its bank.
       assert (!(acc_ld_we && !a_idle)) else $error("vta_compute: ACC load while the ALU runs");
       assert (!(loading_q && !ld_is_uop && ((g3_wr && g3_a_q[BankW] == ld_q.sram_base[BankW]) ||

@@ -17,7 +17,8 @@
 // docs/hw.md "Compute pipeline") every stage from C0 to X keeps its micro-op for the cycle and
 // nothing leaves X (x_valid_o low); an instruction may still start into an empty C0. The u2_*
 // outputs are the micro-op in U2 and its fields, and hz_* the indices of the micro-op in X and
-// of the one that left X before it (e1), each less the offset X will add to U2's field: U2's
+// of those that left X one and two cycles before (e1, e2; hz_f*), each less the offset X will
+// add to U2's field: U2's
 // field equals one exactly when the sums are equal, so the comparison behind them has no adder
 // (registers, worked out a cycle ahead from the offsets' differences). An instruction without
 // micro-ops (no iterations, or uop_end <= uop_bgn) issues one bubble with write_o low.
@@ -79,7 +80,9 @@ module vta_uop_seq
   output logic [UopDstW-1:0]       hz_xd_o,
   output logic [UopSrcW-1:0]       hz_xs_o,
   output logic [UopDstW-1:0]       hz_ed_o,
-  output logic [UopSrcW-1:0]       hz_es_o
+  output logic [UopSrcW-1:0]       hz_es_o,
+  output logic [UopDstW-1:0]       hz_fd_o,
+  output logic [UopSrcW-1:0]       hz_fs_o
 );
   localparam int unsigned DstW = UopDstW;
   localparam int unsigned SrcW = UopSrcW;
@@ -271,8 +274,8 @@ module vta_uop_seq
   logic [WgtIdxW-1:0] x_wgt_q;
   // U2's offsets less U1's (dd_q: dst; sd_q: U2's dst offset less U1's src offset), and the
   // hz_* registers
-  logic [DstW-1:0] dd_q, hxd_q, hed_q;
-  logic [SrcW-1:0] sd_q, hxs_q, hes_q;
+  logic [DstW-1:0] dd_q, hxd_q, hed_q, hfd_q, xd1_q;
+  logic [SrcW-1:0] sd_q, hxs_q, hes_q, hfs_q;
   uop_word_t u;
 
   always_ff @(posedge clk_i) begin
@@ -316,6 +319,14 @@ module vta_uop_seq
       hes_q       <= SrcW'(x_dst_q) - u_soff_q[0];
     end
   end
+  // e2: X's index of the cycle before (xd1_q, every cycle: e2 is the micro-op that left X two
+  // cycles before, whether or not the front stalled since) less the offset U2 will hold next
+  // cycle (U1's if the front moves, its own if it stalls).
+  always_ff @(posedge clk_i) begin
+    xd1_q <= x_dst_q;
+    hfd_q <= xd1_q - (stall_i ? u_doff_q[1] : u_doff_q[0]);
+    hfs_q <= SrcW'(xd1_q) - (stall_i ? u_soff_q[1] : u_soff_q[0]);
+  end
 
   assign x_valid_o = x_valid_q && !stall_i;
   assign x_write_o = x_write_q;
@@ -335,6 +346,8 @@ module vta_uop_seq
   assign hz_xs_o    = hxs_q;
   assign hz_ed_o    = hed_q;
   assign hz_es_o    = hes_q;
+  assign hz_fd_o    = hfd_q;
+  assign hz_fs_o    = hfs_q;
 
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin

@@ -64,11 +64,12 @@ typedef struct vta_config {
    * the RTL both take them from here. compute_c3 is the cycle of the ACC write (compute_c1 +
    * 3): the timing models take a unit's result latency from it, and the hand-over between the
    * units (an interfering instruction's first read after the other unit's last write) from
-   * compute_c3 - compute_c1. The ALU writes a cycle later, in compute_c4 (compute_c1 + 4: its
-   * operation takes C2a and C2b), so its result latency is one cycle longer. It reads ACC a
-   * cycle earlier, in compute_alu_c1 (compute_c1 - 1: its operands are multiplexed in a stage
-   * of their own), so the hand-over from the GEMM unit to it is compute_c3 - compute_alu_c1
-   * cycles, the same as from it to the GEMM unit (compute_c4 - compute_c1). */
+   * compute_c3 - compute_c1. The ALU writes a cycle later, in compute_c4 (compute_c1 + 4),
+   * so its result latency is one cycle longer. It reads ACC two cycles earlier, in
+   * compute_alu_c1 (compute_c1 - 2: its operands are multiplexed in a stage of their own and
+   * its operations take C2a, C2b and C2c), so the hand-over from the GEMM unit to it is
+   * compute_c3 - compute_alu_c1 = 5 cycles, from it to the GEMM unit compute_c4 - compute_c1 =
+   * 4. */
   uint32_t gemm_tree_levels;
   uint32_t compute_c1;
   uint32_t compute_alu_c1;

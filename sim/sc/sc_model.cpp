@@ -887,14 +887,14 @@ struct Unit : Footprint {  // the footprint of the instruction the unit issues
   // while its last micro-ops may still be on their way to ACC (vta_compute's prev_*_q).
   Footprint prev;
   cyc prev_until = 0;
-  // The ALU: its last two writes (w[0] the later): the cycle each left X (in the unit's issue
-  // clock), its destination, and whether it was a product or a clip (MUL or SHRCLIP without
-  // reset, ready a stage late).
+  // The ALU: its last three writes (w[0] the latest): the cycle each left X (in the unit's
+  // issue clock), its destination, and the distance a reader keeps from it (2; 3 for a
+  // SHRCLIP, 4 for a MUL, without reset: their results are ready one or two stages late).
   struct Write {
-    bool any = false, slow = false;
-    cyc at = 0;
+    bool any = false;
+    cyc at = 0, gap = 0;
     uint64_t dst = 0;
-  } w[2];
+  } w[3];
 };
 
 struct Compute : Mod {
@@ -996,14 +996,14 @@ struct Compute : Mod {
 
   // The ALU's stall cycles for an instruction of n micro-ops (vta_compute, "the ALU's stall"):
   // a micro-op that reads (as destination, or as vector operand) the ACC index a micro-op
-  // wrote leaves X at least two cycles after it, three after a product or a SHRCLIP (both ready
-  // a stage late; with the reset flag neither). first: the cycle its first micro-op issues
-  // without stalls; per: cycles per micro-op. Updates the unit's last writes.
+  // wrote leaves X at least two cycles after it, three after a SHRCLIP and four after a
+  // product (with the reset flag neither). first: the cycle its first micro-op issues without
+  // stalls; per: cycles per micro-op. Updates the unit's last writes.
   uint64_t alu_stalls(const vta_sc_insn &in, uint64_t n, cyc first, cyc per, Unit &un) {
     Ctx &c = *ctx;
     vta_sc_state &st = *c.st;
     const uint64_t mask = c.cfg->depth[VTA_MEM_ACC] - 1, udepth = c.cfg->depth[VTA_MEM_UOP];
-    const bool slow = (in.alu_op == VTA_ALU_MUL || in.alu_op == VTA_ALU_SHRCLIP) && !in.reset;
+    const cyc gap = in.reset ? 2 : in.alu_op == VTA_ALU_MUL ? 4 : in.alu_op == VTA_ALU_SHRCLIP ? 3 : 2;
     uint64_t stalls = 0;
     cyc t = first;
     if (n == 0) return 0;
@@ -1017,10 +1017,11 @@ struct Compute : Mod {
           cyc at = t;
           for (const Unit::Write &wr : un.w)
             if (wr.any && (dst == wr.dst || (!in.use_imm && src == wr.dst)))
-              at = std::max<cyc>(at, wr.at + (wr.slow ? 3 : 2));
+              at = std::max<cyc>(at, wr.at + wr.gap);
           stalls += at - t;
+          un.w[2] = un.w[1];
           un.w[1] = un.w[0];
-          un.w[0] = {true, slow, at, dst};
+          un.w[0] = {true, at, gap, dst};
           t = at + per;
         }
     return stalls;
