@@ -4,9 +4,14 @@
  * arrive as int8 in INP. So each tile of input rows is loaded into INP (the load's zero padding
  * is the pooling's padding: the input is never negative), copied into an ACC region by one
  * GEMM micro-op per input entry against an identity weight tile (after a reset of the region),
- * and the output tile - reset to 0 - takes one ALU MAX instruction whose two loops walk the
- * output rows and columns (the input region advancing by the strides) and whose kh * kw
- * micro-ops are the window's taps. The output is stored from OUT, which the ALU's results
+ * and the output tile - reset to 0 - takes one ALU MAX instruction over its outputs and the
+ * window's taps: its micro-ops are a row of outputs for each column of the window (kw x cn),
+ * its loops the output rows and the window's rows (the input region advancing by the strides),
+ * so consecutive micro-ops write different outputs (the ALU stalls a micro-op that reads the
+ * output the one just before it wrote; docs/hw.md, "Compute pipeline"); a tile one output
+ * wide takes a column of outputs per row of the window instead, and a single output the taps
+ * as micro-ops (the stall then costs a cycle a tap). The output is stored from OUT, which the
+ * ALU's results
  * narrow into. Tiles (rows by columns of outputs, the most that fit half of ACC and of INP)
  * alternate between the two ACC banks and two INP slots (two virtual
  * threads with the usual tokens), so the next tile's copy (GEMM unit) runs beside this tile's
@@ -151,7 +156,15 @@ static int lower_shape(const vta_config *cfg, const vta_pool_desc *d, uint32_t R
                      .x_size = 1, .y_size = 1, .x_stride = 1};
   if (!b.rc) b.rc = vta_program_add_load(out->prog, &x, err);
   uint64_t T = (uint64_t)nb * cb * ntr * ntc, t = 0;
-  vta_uop taps[256];
+  /* The MAX's micro-ops: at most a quarter of the micro-op buffer (vta_pool_check keeps the
+   * window's taps within it). */
+  uint32_t ulimit = cfg->depth[VTA_MEM_UOP] / 4;
+  if (ulimit < d->kh * d->kw) ulimit = d->kh * d->kw;
+  vta_uop *taps = calloc(ulimit, sizeof *taps);
+  if (!taps) {
+    vta_lowered_free(out);
+    return vta_error_set(err, VTA_ERR_NOMEM, "out of memory");
+  }
   for (uint32_t n = 0; n < nb && !b.rc; n++)
     for (uint32_t c = 0; c < cb && !b.rc; c++)
       for (uint32_t tr = 0; tr < ntr && !b.rc; tr++)
@@ -194,11 +207,30 @@ static int lower_shape(const vta_config *cfg, const vta_pool_desc *d, uint32_t R
                                 .uops = &uo};
           if (d->negative) kernel(&b, &k, &kn);
           uint32_t nu = 0;
-          for (uint32_t i = 0; i < d->kh; i++)
-            for (uint32_t j = 0; j < d->kw; j++) taps[nu++] = (vta_uop){ob, ab + i * cols + j, 0};
-          k = (vta_prog_kernel){.mode = VTA_JIT_ALU, .alu_op = VTA_ALU_MAX, .use_imm = 0, .nloops = 2,
-                                .loop = {{rn, cn, d->stride_h * cols, 0}, {cn, 1, d->stride_w, 0}},
-                                .nuops = nu, .uops = taps};
+          k = (vta_prog_kernel){.mode = VTA_JIT_ALU, .alu_op = VTA_ALU_MAX, .use_imm = 0, .nloops = 2};
+          if (cn >= 2 && (uint64_t)cn * d->kw <= ulimit) {
+            /* a row of outputs per window column; loops: output rows, window rows */
+            for (uint32_t j = 0; j < d->kw; j++)
+              for (uint32_t c = 0; c < cn; c++)
+                taps[nu++] = (vta_uop){ob + c, ab + j + c * d->stride_w, 0};
+            k.loop[0] = (vta_prog_loop){rn, cn, d->stride_h * cols, 0};
+            k.loop[1] = (vta_prog_loop){d->kh, 0, cols, 0};
+          } else if (rn >= 2 && (uint64_t)rn * d->kh <= ulimit) {
+            /* a column of outputs per window row; loops: output columns, window columns */
+            for (uint32_t i = 0; i < d->kh; i++)
+              for (uint32_t r = 0; r < rn; r++)
+                taps[nu++] = (vta_uop){ob + r * cn, ab + i * cols + r * d->stride_h * cols, 0};
+            k.loop[0] = (vta_prog_loop){cn, 1, d->stride_w, 0};
+            k.loop[1] = (vta_prog_loop){d->kw, 0, 1, 0};
+          } else {
+            /* the window's taps; loops: output rows, columns */
+            for (uint32_t i = 0; i < d->kh; i++)
+              for (uint32_t j = 0; j < d->kw; j++) taps[nu++] = (vta_uop){ob, ab + i * cols + j, 0};
+            k.loop[0] = (vta_prog_loop){rn, cn, d->stride_h * cols, 0};
+            k.loop[1] = (vta_prog_loop){cn, 1, d->stride_w, 0};
+          }
+          k.nuops = nu;
+          k.uops = taps;
           kernel(&b, &k, &km);
           run(&b, ka);
           run(&b, kc);
@@ -215,6 +247,7 @@ static int lower_shape(const vta_config *cfg, const vta_pool_desc *d, uint32_t R
           if (!b.rc) b.rc = vta_program_add_store(out->prog, &x, err);
           if (t + 2 < T) dep(&b, 1, S, C);
         }
+  free(taps);
   if (!b.rc) b.rc = vta_program_add_sync(out->prog, err);
   if (b.rc) {
     vta_error_prefix(err, "lowering max pooling");

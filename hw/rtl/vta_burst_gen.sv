@@ -60,7 +60,11 @@ module vta_burst_gen #(
   logic [BeatsW-1:0] rb_beats_q [3];              // whole beats of a row + 0, 1, 2
   logic [LenW-1:0]  rb_m1_q;                      // the low bits of the whole beats - 1
   logic [2:0]       rb_over_q;                    // each of them exceeds MaxBeats
-  logic [1:0]       nr_part_q;                    // the next row's partial beats (0, 1, 2)
+  // The next row's beats (whole + its partial ones), their low bits less one and whether they
+  // exceed MaxBeats: rb_*_q picked by its partial beats as the row's address is worked out.
+  logic [BeatsW-1:0] nb_beats_q;
+  logic [LenW-1:0]  nb_m1_q;
+  logic             nb_over_q;
   logic [PageW-1:0] nr_page_q;                    // its beats to the 4 KiB boundary
   burst_t           b_q, b_same, b_d;
   logic [AddrW-1:0] cur_d, nr_d;
@@ -158,15 +162,25 @@ module vta_burst_gen #(
   vta_page_beats #(.LogBusBytes(L)) u_pg_nr_row (.addr_i(nr_row[11:0]), .beats_o(pg_nr_row));
   // The partial beats of a row (vta_part_beats): the command's first, the next row's after a
   // command and after a row.
-  logic [1:0] pt_cmd, pt_nr_cmd, pt_nr_row;
+  logic [1:0] pt_cmd, pt_nr_cmd, pt_a_cmd, pt_a_row;
   vta_part_beats #(.LogBusBytes(L)) u_pt_cmd (
     .start_lo_i(cmd_base_i[L-1:0]), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_cmd)
   );
   vta_part_beats #(.LogBusBytes(L)) u_pt_nr_cmd (
     .start_lo_i(nr_cmd[L-1:0]), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_nr_cmd)
   );
-  vta_part_beats #(.LogBusBytes(L)) u_pt_nr_row (
-    .start_lo_i(nr_row[L-1:0]), .bytes_lo_i(rb_lo_q), .part_o(pt_nr_row)
+  // And the partial beats of the row after the next one (pt_a_q), worked out a row ahead
+  // from the low address bits alone (start + 2 stride), after a command and after a row: when
+  // a row starts, the next row's beats are a pick of registers by a register.
+  logic [L-1:0] a_cmd_lo, a_row_lo;
+  logic [1:0]   pt_a_q;
+  assign a_cmd_lo = cmd_base_i[L-1:0] + (cmd_stride_i[L-1:0] << 1);
+  assign a_row_lo = nr_q[L-1:0] + (stride_q[L-1:0] << 1);
+  vta_part_beats #(.LogBusBytes(L)) u_pt_a_cmd (
+    .start_lo_i(a_cmd_lo), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_a_cmd)
+  );
+  vta_part_beats #(.LogBusBytes(L)) u_pt_a_row (
+    .start_lo_i(a_row_lo), .bytes_lo_i(rb_lo_q), .part_o(pt_a_row)
   );
   // A new command's first burst: its partial beats c (a register where PageIn) pick the row's
   // beats, rb_hi + c, and their low bits less one first, so that only one comparison with the
@@ -195,22 +209,27 @@ module vta_burst_gen #(
     d    = sum + cy;
     c_lt = ((c_page >> LenW) == '0) && !d[LenW+1];
   end
-  // The next row's first burst for each of its partial beats (0, 1, 2), picked by nr_part_q
-  // at the end rather than before the comparison with the beats to the boundary. (A plain
-  // vector per candidate: yosys 0.23 reads an unpacked array of a packed struct assigned in a
-  // loop as one element with only a bit per element driven, the rest undriven.) The three and
-  // the pick are kept (* keep *), so that synthesis maps each candidate's bits as one LUT
-  // behind its comparison's carry chain (the cap picks the page or the length) and the pick
-  // and the next state behind them, instead of folding the chains' outputs into the first of
-  // five LUT levels (abc takes a carry chain's output as arriving at time zero).
-  (* keep *) logic [BurstW-1:0] b_row0, b_row1, b_row2, b_row;
-  assign b_row0 = burst_of(rb_beats_q[0], rb_m1_q, rb_over_q[0], nr_page_q,
-                           PageW'(rb_beats_q[0][LenW-1:0]) > nr_page_q);
-  assign b_row1 = burst_of(rb_beats_q[1], rb_beats_q[0][LenW-1:0], rb_over_q[1], nr_page_q,
-                           PageW'(rb_beats_q[1][LenW-1:0]) > nr_page_q);
-  assign b_row2 = burst_of(rb_beats_q[2], rb_beats_q[1][LenW-1:0], rb_over_q[2], nr_page_q,
-                           PageW'(rb_beats_q[2][LenW-1:0]) > nr_page_q);
-  assign b_row = (nr_part_q == 2'd0) ? b_row0 : (nr_part_q == 2'd1) ? b_row1 : b_row2;
+  // The next row's first burst, from registers: its beats (nb_*_q) were picked by its partial
+  // beats when its address was worked out (a row or a command before), so only the comparison
+  // with the beats to the boundary lies in front of it. It is kept (* keep *), so that
+  // synthesis maps its bits as one LUT behind that comparison's carry chain (the cap picks the
+  // page or the length) and the next state behind it, instead of folding the chain's output
+  // into the first of several LUT levels (abc takes a carry chain's output as arriving at time
+  // zero).
+  (* keep *) logic [BurstW-1:0] b_row;
+  assign b_row = burst_of(nb_beats_q, nb_m1_q, nb_over_q, nr_page_q,
+                          PageW'(nb_beats_q[LenW-1:0]) > nr_page_q);
+  // A new command's row beats for each partial count (0, 1, 2), kept apart so that synthesis
+  // does not share one adder behind the pick of its second operand.
+  (* keep *) logic [BeatsW-1:0] c_beats0, c_beats1, c_beats2;
+  (* keep *) logic [LenW-1:0]   c_m1;
+  (* keep *) logic [2:0]        c_overs;
+  assign c_beats0 = BeatsW'(cmd_rb_hi);
+  assign c_beats1 = BeatsW'(cmd_rb_hi) + BeatsW'(1);
+  assign c_beats2 = BeatsW'(cmd_rb_hi) + BeatsW'(2);
+  assign c_m1     = LenW'(cmd_rb_hi) - 1'b1;
+  assign c_overs  = {over_sum(BeatsW'(cmd_rb_hi), 2'd2), over_sum(BeatsW'(cmd_rb_hi), 2'd1),
+                     over_sum(BeatsW'(cmd_rb_hi), 2'd0)};
   // The command's first burst, kept for the same reason (its comparison's chain, c_lt).
   (* keep *) logic [BurstW-1:0] b_cmd;
   assign b_cmd = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
@@ -260,7 +279,10 @@ module vta_burst_gen #(
       last_row_q  <= 1'b0;
       rows_left_q <= '0;
       nr_q        <= '0;
-      nr_part_q   <= '0;
+      nb_beats_q  <= '0;
+      nb_m1_q     <= '0;
+      nb_over_q   <= 1'b0;
+      pt_a_q      <= '0;
       nr_page_q   <= '0;
       rb_m1_q     <= '0;
       stride_q    <= '0;
@@ -279,10 +301,40 @@ module vta_burst_gen #(
       // the address channel's answer (fire) is only an enable: yosys shares one adder between
       // operands picked by a late select, which put fire in front of a sum.
       if (!active_q) begin
-        nr_part_q <= pt_nr_cmd;
+        unique case (pt_nr_cmd)
+          2'd0: begin
+            nb_beats_q <= c_beats0;
+            nb_m1_q    <= c_m1;
+          end
+          2'd1: begin
+            nb_beats_q <= c_beats1;
+            nb_m1_q    <= c_beats0[LenW-1:0];
+          end
+          default: begin
+            nb_beats_q <= c_beats2;
+            nb_m1_q    <= c_beats1[LenW-1:0];
+          end
+        endcase
+        nb_over_q <= c_overs[pt_nr_cmd];
+        pt_a_q    <= pt_a_cmd;
         nr_page_q <= pg_nr_cmd;
       end else if (fire && b_q.row_last) begin
-        nr_part_q <= pt_nr_row;
+        unique case (pt_a_q)
+          2'd0: begin
+            nb_beats_q <= rb_beats_q[0];
+            nb_m1_q    <= rb_m1_q;
+          end
+          2'd1: begin
+            nb_beats_q <= rb_beats_q[1];
+            nb_m1_q    <= rb_beats_q[0][LenW-1:0];
+          end
+          default: begin
+            nb_beats_q <= rb_beats_q[2];
+            nb_m1_q    <= rb_beats_q[1][LenW-1:0];
+          end
+        endcase
+        nb_over_q <= rb_over_q[pt_a_q];
+        pt_a_q    <= pt_a_row;
         nr_page_q <= pg_nr_row;
       end
       if (!active_q) begin
