@@ -1023,7 +1023,7 @@ module vta_compute
   logic                     u2_use_imm, x_reset, x_wr, x_clip, x_mul, u2_reads_e1, u2_reads_e2;
   logic                     e1_clip_q, e1_mul_q, e2_mul_q;
   logic [AluAluOpcodeW-1:0] x_op;
-  logic [1:0]               hz_q, n_x, n_e1;
+  logic [1:0]               hz_q;
   assign u2_use_imm = a_u2_tag[AluTagW-2];
   assign x_reset    = a_x_tag[AluTagW-1];
   assign x_op       = a_x_tag[AluImmW+:AluAluOpcodeW];
@@ -1042,9 +1042,13 @@ module vta_compute
                        ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_fd)) ||
                         (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_fs))));
   // The cycles each one needs: X's 1 (3 after a MUL, 2 after a SHRCLIP), e1's 2 after a MUL
-  // and 1 after a SHRCLIP, e2's 1 after a MUL.
-  assign n_x  = (x_wr && u2_reads) ? (x_mul ? 2'd3 : (x_clip ? 2'd2 : 2'd1)) : 2'd0;
-  assign n_e1 = u2_reads_e1 ? (e1_mul_q ? 2'd2 : (e1_clip_q ? 2'd1 : 2'd0)) : 2'd0;
+  // and 1 after a SHRCLIP, e2's 1 after a MUL; the count takes the most, as flags per count
+  // (need3 .. need1), so that each of its two bits is one small function of them.
+  logic need3, need2, need1;
+  assign need3 = x_wr && u2_reads && x_mul;
+  assign need2 = (x_wr && u2_reads && x_clip) || (u2_reads_e1 && e1_mul_q);
+  assign need1 = (x_wr && u2_reads) || (u2_reads_e1 && (e1_mul_q || e1_clip_q)) ||
+                 (u2_reads_e2 && e2_mul_q);
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       hz_q      <= 2'd0;
@@ -1056,10 +1060,7 @@ module vta_compute
       e1_mul_q  <= x_mul;
       e2_mul_q  <= e1_mul_q;
       if (hz_q != 2'd0) hz_q <= hz_q - 2'd1;
-      else if (n_x >= n_e1 && n_x != 2'd0) hz_q <= n_x;
-      else if (n_e1 != 2'd0) hz_q <= n_e1;
-      else if (e2_mul_q && u2_reads_e2) hz_q <= 2'd1;
-      else hz_q <= 2'd0;
+      else hz_q <= {need3 || need2, need3 || (!need2 && need1)};
     end
   end
   assign a_stall = (hz_q != 2'd0);
