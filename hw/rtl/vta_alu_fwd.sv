@@ -22,6 +22,13 @@ module vta_alu_fwd
   input  logic [LogAccDepth-1:0] r_src_i,
   input  logic                   r_use_imm_i,
   input  logic [AccWidth-1:0]    r_imm_i,   // the immediate, sign-extended to a lane
+  // For the assertions that the stall keeps readers away: R's micro-op writes (is valid), the
+  // writing micro-op in O, and whether C2a's is a product or a clip
+  input  logic                   r_wr_i,
+  input  logic                   o_wr_i,
+  input  logic [LogAccDepth-1:0] o_a_i,
+  input  logic                   c2a_mul_i,
+  input  logic                   c2a_clip_i,
   // the writing micro-ops in C2a, C2b, C2c and C4 (writing ACC now), while that one is in R
   input  logic                   c2a_wr_i,
   input  logic [LogAccDepth-1:0] c2a_a_i,
@@ -101,4 +108,28 @@ module vta_alu_fwd
     dst_o <= dst;
     src_o <= src;
   end
+
+`ifndef SYNTHESIS
+  // The stall keeps a reader out of the cycle after its writer, a reader of a clip out of the
+  // two cycles after it and one of a product out of the three (in R: the writer in O, in C2a,
+  // or in C2b), where nothing here holds their results.
+  logic c2b_mul_q;
+  always_ff @(posedge clk_i) c2b_mul_q <= c2a_mul_i;
+  function automatic logic r_reads(logic [LogAccDepth-1:0] a);
+    r_reads = r_wr_i && (a == r_dst_i || (!r_use_imm_i && a == r_src_i));
+  endfunction
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (!(o_wr_i && r_reads(o_a_i)))
+      else $error("vta_alu_fwd: ALU micro-op reads ACC entry %0d of the one just ahead of it",
+                  o_a_i);
+      assert (!(c2a_wr_i && (c2a_mul_i || c2a_clip_i) && r_reads(c2a_a_i)))
+      else $error("vta_alu_fwd: ALU micro-op reads ACC entry %0d of the MUL or SHRCLIP two ahead",
+                  c2a_a_i);
+      assert (!(c2b_wr_i && c2b_mul_q && r_reads(c2b_a_i)))
+      else $error("vta_alu_fwd: ALU micro-op reads ACC entry %0d of the MUL three ahead of it",
+                  c2b_a_i);
+    end
+  end
+`endif
 endmodule

@@ -907,7 +907,7 @@ module vta_compute
   logic [AluTagW-1:0] a_x_tag;
   logic               g_seq_busy, a_seq_busy, g_dly_busy, a_dly_busy;
   logic               g_seq_busy_nx, a_seq_busy_nx, g_dly_any_nx, a_dly_any_nx;
-  logic               g_adv, a_adv, a_u2_valid, a_u2_write, u2_reads;
+  logic               g_adv, a_adv, a_u2_valid, a_u2_write;
   // Only the index bits of ACC and the tag's reset, use_imm and opcode are compared.
   /* verilator lint_off UNUSEDSIGNAL */
   logic [AluTagW-1:0] a_u2_tag;
@@ -1009,61 +1009,28 @@ module vta_compute
     .hz_fs_o    (a_hz_fs)
   );
 
-  // ---- the ALU's stall ----
-  // The ALU's operands are registered in O (vta_alu_fwd) while the micro-op just ahead is in
-  // C2a, before it has a result; a clip is ready a stage later, a product two (vta_alu). So a
-  // micro-op that reads (as destination or vector operand) the destination of a writing
-  // micro-op must leave X at least two cycles after it, three after a SHRCLIP and four after a
-  // MUL (a micro-op with the reset flag writes zero in C2a and counts as neither). The
-  // comparisons are made one cycle ahead, between the micro-op in U2 and the ones in X
-  // (leaving now), e1 and e2 (those that left X one and two cycles before), and registered as
-  // a count of stall cycles (hz_q): the stall holds the ALU's front (C0 to X) for that many
-  // cycles, and as many bubbles enter the delay line. While the front stalls nothing leaves X
-  // and nothing is compared.
-  logic                     u2_use_imm, x_reset, x_wr, x_clip, x_mul, u2_reads_e1, u2_reads_e2;
-  logic                     e1_clip_q, e1_mul_q, e2_mul_q;
-  logic [AluAluOpcodeW-1:0] x_op;
-  logic [1:0]               hz_q;
-  assign u2_use_imm = a_u2_tag[AluTagW-2];
-  assign x_reset    = a_x_tag[AluTagW-1];
-  assign x_op       = a_x_tag[AluImmW+:AluAluOpcodeW];
-  assign x_wr       = a_x_valid && a_x_write;  // a_x_valid is low in a stall
-  assign x_clip     = x_wr && (x_op == AluShrclip) && !x_reset;
-  assign x_mul      = x_wr && (x_op == AluMul) && !x_reset;
-  // The U2 micro-op's fields against X's (e1's, e2's) index less the offsets X will add to
-  // them (vta_uop_seq's hz_* registers): equal in the index bits exactly when the sums are.
-  assign u2_reads    = a_u2_valid && a_u2_write &&
-                       ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_xd)) ||
-                        (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_xs))));
-  assign u2_reads_e1 = a_u2_valid && a_u2_write &&
-                       ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_ed)) ||
-                        (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_es))));
-  assign u2_reads_e2 = a_u2_valid && a_u2_write &&
-                       ((LogAccDepth'(a_u2_dst) == LogAccDepth'(a_hz_fd)) ||
-                        (!u2_use_imm && (LogAccDepth'(a_u2_src) == LogAccDepth'(a_hz_fs))));
-  // The cycles each one needs: X's 1 (3 after a MUL, 2 after a SHRCLIP), e1's 2 after a MUL
-  // and 1 after a SHRCLIP, e2's 1 after a MUL; the count takes the most, as flags per count
-  // (need3 .. need1), so that each of its two bits is one small function of them.
-  logic need3, need2, need1;
-  assign need3 = x_wr && u2_reads && x_mul;
-  assign need2 = (x_wr && u2_reads && x_clip) || (u2_reads_e1 && e1_mul_q);
-  assign need1 = (x_wr && u2_reads) || (u2_reads_e1 && (e1_mul_q || e1_clip_q)) ||
-                 (u2_reads_e2 && e2_mul_q);
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      hz_q      <= 2'd0;
-      e1_clip_q <= 1'b0;
-      e1_mul_q  <= 1'b0;
-      e2_mul_q  <= 1'b0;
-    end else begin
-      e1_clip_q <= x_clip;
-      e1_mul_q  <= x_mul;
-      e2_mul_q  <= e1_mul_q;
-      if (hz_q != 2'd0) hz_q <= hz_q - 2'd1;
-      else hz_q <= {need3 || need2, need3 || (!need2 && need1)};
-    end
-  end
-  assign a_stall = (hz_q != 2'd0);
+  // ---- the ALU's stall (vta_alu_stall): a micro-op that reads the destination of one just
+  // ahead of it waits until that result can be forwarded ----
+  vta_alu_stall u_alu_stall (
+    .clk_i,
+    .rst_ni,
+    .u2_valid_i  (a_u2_valid),
+    .u2_write_i  (a_u2_write),
+    .u2_use_imm_i(a_u2_tag[AluTagW-2]),
+    .u2_dst_i    (a_u2_dst),
+    .u2_src_i    (a_u2_src),
+    .hz_xd_i     (a_hz_xd),
+    .hz_xs_i     (a_hz_xs),
+    .hz_ed_i     (a_hz_ed),
+    .hz_es_i     (a_hz_es),
+    .hz_fd_i     (a_hz_fd),
+    .hz_fs_i     (a_hz_fs),
+    .x_valid_i   (a_x_valid),
+    .x_write_i   (a_x_write),
+    .x_reset_i   (a_x_tag[AluTagW-1]),
+    .x_op_i      (a_x_tag[AluImmW+:AluAluOpcodeW]),
+    .stall_o     (a_stall)
+  );
 
   // ---- X to C1: the delay lines (the GEMM unit's operands meanwhile go through vta_gemm) ----
   localparam int unsigned XToC1 = ComputeC1 - 3;
@@ -1189,8 +1156,6 @@ module vta_compute
     end
   end
 `ifndef SYNTHESIS
-  logic a3_mul_q;  // for the stall's assertion (below)
-  always_ff @(posedge clk_i) a3_mul_q <= (a2_op_q == AluMul) && !a2_reset_q;
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
       assert (g_tail_q == (g_seq_busy || g_dly_busy || gr_valid_q || g2_valid_q || g3_valid_q) &&
@@ -1270,46 +1235,24 @@ module vta_compute
   );
 
   // ---- forwarding ----
-  // A micro-op reads ACC in C1 and writes it in C3; a read misses the writes of the three
-  // micro-ops of its unit ahead of it (the one in C2 when it is in R, the one in C3, and the
-  // one that wrote the cycle before). By the time it reaches C2 they are h1 (the unit's result
-  // register itself), h2 (the one before, kept in *_h2_*) and h3 (which in R was h2). The
-  // source of every operand is chosen in R, one cycle ahead, so that C2 only has a four-way
-  // multiplexer in front of its arithmetic:
-  //   0, 1: the block RAM of bank 0 or 1; 2: h1; 3: old_q (h2 or h3, picked in R).
-  // The ALU reads two cycles earlier and writes in C4; it forwards the writes it misses in its
-  // operand stage O (vta_alu_fwd), those whose results are not ready yet stalled away.
-  // The other unit's writes need no forwarding: a unit starts an instruction that may touch
-  // the other's elements only once the other's last micro-op has written (dispatch, above).
-  logic                   g_h2_v_q;
-  logic [LogAccDepth-1:0] g_h2_a_q;
-  logic [AccW-1:0]        g_h2_d_q, g_old_q;
-  logic [1:0]             g_sel_q;
-
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) g_h2_v_q <= 1'b0;
-    else g_h2_v_q <= g3_wr;
-  end
-  always_ff @(posedge clk_i) begin
-    g_h2_a_q <= g3_a_q;
-    g_h2_d_q <= g_res_q;
-  end
-
-  // In R, for an operand at addr: the micro-op now in C2 becomes h1, the one in C3 h2 and the
-  // one in h2 h3 by the time this one reaches C2.
-  function automatic logic [1:0] fwd_sel(logic [LogAccDepth-1:0] addr, logic v2,
-                                         logic [LogAccDepth-1:0] a2, logic v3,
-                                         logic [LogAccDepth-1:0] a3, logic vh,
-                                         logic [LogAccDepth-1:0] ah);
-    if (v2 && a2 == addr) fwd_sel = 2'd2;
-    else if ((v3 && a3 == addr) || (vh && ah == addr)) fwd_sel = 2'd3;
-    else fwd_sel = {1'b0, addr[BankW]};
-  endfunction
-  always_ff @(posedge clk_i) begin
-    g_sel_q <= fwd_sel(gr_a_q, g2_valid_q && g2_write_q, g2_a_q, g3_wr, g3_a_q, g_h2_v_q,
-                       g_h2_a_q);
-    g_old_q <= (g3_wr && g3_a_q == gr_a_q) ? g_res_q : g_h2_d_q;
-  end
+  // Each unit forwards its own results to a micro-op that reads ACC before they are written:
+  // the GEMM unit in C2 (vta_gemm_fwd: three writes missed), the ALU in its operand stage O
+  // (vta_alu_fwd: six missed, those whose results are not ready yet stalled away). The other
+  // unit's writes need no forwarding: a unit starts an instruction that may touch the other's
+  // elements only once the other's last micro-op has written (dispatch, above).
+  logic [AccW-1:0] g_dst_val, gemm_res, gemm_dot;
+  vta_gemm_fwd u_gemm_fwd (
+    .clk_i,
+    .rst_ni,
+    .r_a_i    (gr_a_q),
+    .c2_wr_i  (g2_valid_q && g2_write_q),
+    .c2_a_i   (g2_a_q),
+    .c3_wr_i  (g3_wr),
+    .c3_a_i   (g3_a_q),
+    .a_rdata_i(acc_a_rdata),
+    .res_i    (g_res_q),
+    .dst_o    (g_dst_val)
+  );
 
   logic [AccW-1:0] a_dst_val, a_src_val, a_pre, a_mid;
   vta_alu_fwd u_alu_fwd (
@@ -1319,6 +1262,11 @@ module vta_compute
     .r_src_i    (ar_s_q),
     .r_use_imm_i(ar_use_imm),
     .r_imm_i    (ar_imm_ext),
+    .r_wr_i     (ar_valid_q && ar_write_q),
+    .o_wr_i     (ao_valid_q && ao_write_q),
+    .o_a_i      (ao_a_q),
+    .c2a_mul_i  ((a2_op_q == AluMul) && !a2_reset_q),
+    .c2a_clip_i ((a2_op_q == AluShrclip) && !a2_reset_q),
     .c2a_wr_i   (a2_valid_q && a2_write_q),
     .c2a_a_i    (a2_a_q),
     .c2b_wr_i   (a3_valid_q && a3_write_q),
@@ -1336,19 +1284,7 @@ module vta_compute
     .src_o      (a_src_val)
   );
 
-  // ---- C2: the operands and the arithmetic; C3: the result registers (the ALU: C2a, C2b,
-  // C4) ----
-  logic [AccW-1:0] g_dst_val, gemm_res, gemm_dot;
-
-  always_comb begin
-    unique case (g_sel_q)
-      2'd0: g_dst_val = acc_a_rdata[0+:AccW];
-      2'd1: g_dst_val = acc_a_rdata[AccW+:AccW];
-      2'd2: g_dst_val = g_res_q;
-      default: g_dst_val = g_old_q;
-    endcase
-  end
-
+  // ---- C2: the arithmetic; C3: the result registers (the ALU: C2a, C2b, C2c, C4) ----
   vta_gemm u_gemm (
     .clk_i,
     .inp_i(inp_rdata_i),
@@ -1534,22 +1470,6 @@ module vta_compute
                             (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit],
                                                 run_dhi_q[!unit])))))
       else $error("vta_compute: the registered footprint comparison disagrees");
-      // The stall keeps a reader out of the cycle after its writer, a reader of a clip out of
-      // the two cycles after it and one of a product out of the three (in R: the writer in O,
-      // in C2a, or in C2b).
-      assert (!(ar_valid_q && ar_write_q && ao_valid_q && ao_write_q &&
-                (ao_a_q == ar_a_q || (!ar_use_imm && ao_a_q == ar_s_q))))
-      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the one just ahead of it",
-                  ao_a_q);
-      assert (!(ar_valid_q && ar_write_q && a2_valid_q && a2_write_q &&
-                ((a2_op_q == AluMul) || (a2_op_q == AluShrclip)) && !a2_reset_q &&
-                (a2_a_q == ar_a_q || (!ar_use_imm && a2_a_q == ar_s_q))))
-      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL or SHRCLIP two ahead",
-                  a2_a_q);
-      assert (!(ar_valid_q && ar_write_q && a3_valid_q && a3_write_q && a3_mul_q &&
-                (a3_a_q == ar_a_q || (!ar_use_imm && a3_a_q == ar_s_q))))
-      else $error("vta_compute: ALU micro-op reads ACC entry %0d of the MUL three ahead of it",
-                  a3_a_q);
       // An ACC load runs alone, or beside a GEMM that neither reads nor writes its bank.
       assert (!(acc_ld_we && !a_idle)) else $error("vta_compute: ACC load while the ALU runs");
       assert (!(loading_q && !ld_is_uop && ((g3_wr && g3_a_q[BankW] == ld_q.sram_base[BankW]) ||

@@ -1006,12 +1006,13 @@ struct Compute : Mod {
     const cyc gap = in.reset ? 2 : in.alu_op == VTA_ALU_MUL ? 4 : in.alu_op == VTA_ALU_SHRCLIP ? 3 : 2;
     uint64_t stalls = 0;
     cyc t = first;
-    if (n == 0) return 0;
+    if (n == 0 || in.uop_end <= in.uop_bgn) return 0;
+    std::vector<vta_uop> uops(in.uop_end - in.uop_bgn);  // decoded once per instruction
+    for (uint64_t k = in.uop_bgn; k < in.uop_end; k++)
+      vta_uop_decode(c.cfg, st.uop[k % udepth], &uops[k - in.uop_bgn]);
     for (uint64_t i = 0; i < in.iter_out; i++)
       for (uint64_t j = 0; j < in.iter_in; j++)
-        for (uint64_t k = in.uop_bgn; k < in.uop_end; k++) {
-          vta_uop uo;
-          vta_uop_decode(c.cfg, st.uop[k % udepth], &uo);
+        for (const vta_uop &uo : uops) {
           uint64_t dst = (uo.dst + i * in.dfo + j * in.dfi) & mask;
           uint64_t src = (uo.src + i * in.sfo + j * in.sfi) & mask;
           cyc at = t;

@@ -1,0 +1,86 @@
+// vta_alu_stall - the ALU's stall (docs/hw.md, "Compute pipeline", the ALU's stall).
+//
+// The ALU's operands are registered in O (vta_alu_fwd) while the micro-op just ahead is in
+// C2a, before it has a result; a clip is ready a stage later, a product two (vta_alu). So a
+// micro-op that reads (as destination or vector operand) the destination of a writing micro-op
+// must leave X at least two cycles after it, three after a SHRCLIP and four after a MUL (a
+// micro-op with the reset flag writes zero in C2a and counts as neither). The comparisons are
+// made one cycle ahead, between the micro-op in U2 and the ones in X (leaving now), e1 and e2
+// (those that left X one and two cycles before), and registered as a count of stall cycles
+// (hz_q): stall_o holds the ALU's front (C0 to X) for that many cycles, and as many bubbles
+// enter the delay line. While the front stalls nothing leaves X and nothing is compared.
+module vta_alu_stall
+  import vta_pkg::*;
+(
+  input  logic                     clk_i,
+  input  logic                     rst_ni,
+  // Only ACC's index bits of the fields and indices are compared.
+  /* verilator lint_off UNUSEDSIGNAL */
+  // U2 (vta_uop_seq's u2_*): the micro-op's fields and whether its second operand is a vector
+  input  logic                     u2_valid_i,
+  input  logic                     u2_write_i,
+  input  logic                     u2_use_imm_i,
+  input  logic [UopDstW-1:0]       u2_dst_i,
+  input  logic [UopSrcW-1:0]       u2_src_i,
+  // X's, e1's and e2's index less the offsets X will add to U2's fields (vta_uop_seq's hz_*)
+  input  logic [UopDstW-1:0]       hz_xd_i,
+  input  logic [UopSrcW-1:0]       hz_xs_i,
+  input  logic [UopDstW-1:0]       hz_ed_i,
+  input  logic [UopSrcW-1:0]       hz_es_i,
+  input  logic [UopDstW-1:0]       hz_fd_i,
+  input  logic [UopSrcW-1:0]       hz_fs_i,
+  /* verilator lint_on UNUSEDSIGNAL */
+  // X: the micro-op leaving now (x_valid_i is low in a stall)
+  input  logic                     x_valid_i,
+  input  logic                     x_write_i,
+  input  logic                     x_reset_i,
+  input  logic [AluAluOpcodeW-1:0] x_op_i,
+  output logic                     stall_o
+);
+  logic       x_wr, x_clip, x_mul, need3, need2, need1;
+  logic       e1_clip_q, e1_mul_q, e2_mul_q;
+  logic [1:0] hz_q;
+  logic [2:0] reads;  // U2 reads X's, e1's, e2's destination
+
+  assign x_wr   = x_valid_i && x_write_i;
+  assign x_clip = x_wr && (x_op_i == AluShrclip) && !x_reset_i;
+  assign x_mul  = x_wr && (x_op_i == AluMul) && !x_reset_i;
+  // U2's fields against each index less the offsets, in ACC's index bits (equal exactly when
+  // the sums are; no adder lies behind the micro-op buffer). Written out per index: yosys reads
+  // casts inside functions only in part.
+  logic [LogAccDepth-1:0] ud, us, xd, xs, ed, es, fd, fs;
+  assign ud = LogAccDepth'(u2_dst_i);
+  assign us = LogAccDepth'(u2_src_i);
+  assign xd = LogAccDepth'(hz_xd_i);
+  assign xs = LogAccDepth'(hz_xs_i);
+  assign ed = LogAccDepth'(hz_ed_i);
+  assign es = LogAccDepth'(hz_es_i);
+  assign fd = LogAccDepth'(hz_fd_i);
+  assign fs = LogAccDepth'(hz_fs_i);
+  function automatic logic reads_idx(logic [LogAccDepth-1:0] d, logic [LogAccDepth-1:0] s);
+    reads_idx = u2_valid_i && u2_write_i && ((ud == d) || (!u2_use_imm_i && (us == s)));
+  endfunction
+  assign reads = {reads_idx(fd, fs), reads_idx(ed, es), reads_idx(xd, xs)};
+  // The cycles each one needs: X's 1 (3 after a MUL, 2 after a SHRCLIP), e1's 2 after a MUL
+  // and 1 after a SHRCLIP, e2's 1 after a MUL; the count takes the most, as flags per count
+  // (need3 .. need1), so that each of its two bits is one small function of them.
+  assign need3 = x_mul && reads[0];
+  assign need2 = (x_clip && reads[0]) || (e1_mul_q && reads[1]);
+  assign need1 = (x_wr && reads[0]) || ((e1_mul_q || e1_clip_q) && reads[1]) ||
+                 (e2_mul_q && reads[2]);
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      hz_q      <= 2'd0;
+      e1_clip_q <= 1'b0;
+      e1_mul_q  <= 1'b0;
+      e2_mul_q  <= 1'b0;
+    end else begin
+      e1_clip_q <= x_clip;
+      e1_mul_q  <= x_mul;
+      e2_mul_q  <= e1_mul_q;
+      if (hz_q != 2'd0) hz_q <= hz_q - 2'd1;
+      else hz_q <= {need3 || need2, need3 || (!need2 && need1)};
+    end
+  end
+  assign stall_o = (hz_q != 2'd0);
+endmodule
