@@ -163,24 +163,36 @@ module vta_burst_gen #(
   // The partial beats of a row (vta_part_beats): the command's first, the next row's after a
   // command and after a row.
   logic [1:0] pt_cmd, pt_nr_cmd, pt_a_cmd, pt_a_row;
+  // The low address bits these read are sums written as logic (vta_add_lut), not the low end
+  // of the address adders' carry chains, so that each partial count is a function of a few
+  // register bits (the next row's after a command: 3.56 ns on the default through the chains).
+  /* verilator lint_off UNUSEDSIGNAL */  // (their carries out)
+  logic [L:0] nr_cmd_lo, a_cmd_lo, a_row_lo;
+  /* verilator lint_on UNUSEDSIGNAL */
+  vta_add_lut #(.W(L)) u_nr_cmd_lo (
+    .a_i(cmd_base_i[L-1:0]), .b_i(cmd_stride_i[L-1:0]), .sum_o(nr_cmd_lo)
+  );
   vta_part_beats #(.LogBusBytes(L)) u_pt_cmd (
     .start_lo_i(cmd_base_i[L-1:0]), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_cmd)
   );
   vta_part_beats #(.LogBusBytes(L)) u_pt_nr_cmd (
-    .start_lo_i(nr_cmd[L-1:0]), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_nr_cmd)
+    .start_lo_i(nr_cmd_lo[L-1:0]), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_nr_cmd)
   );
   // And the partial beats of the row after the next one (pt_a_q), worked out a row ahead
   // from the low address bits alone (start + 2 stride), after a command and after a row: when
   // a row starts, the next row's beats are a pick of registers by a register.
-  logic [L-1:0] a_cmd_lo, a_row_lo;
   logic [1:0]   pt_a_q;
-  assign a_cmd_lo = cmd_base_i[L-1:0] + (cmd_stride_i[L-1:0] << 1);
-  assign a_row_lo = nr_q[L-1:0] + (stride_q[L-1:0] << 1);
+  vta_add_lut #(.W(L)) u_a_cmd_lo (
+    .a_i(cmd_base_i[L-1:0]), .b_i(cmd_stride_i[L-1:0] << 1), .sum_o(a_cmd_lo)
+  );
+  vta_add_lut #(.W(L)) u_a_row_lo (
+    .a_i(nr_q[L-1:0]), .b_i(stride_q[L-1:0] << 1), .sum_o(a_row_lo)
+  );
   vta_part_beats #(.LogBusBytes(L)) u_pt_a_cmd (
-    .start_lo_i(a_cmd_lo), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_a_cmd)
+    .start_lo_i(a_cmd_lo[L-1:0]), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(pt_a_cmd)
   );
   vta_part_beats #(.LogBusBytes(L)) u_pt_a_row (
-    .start_lo_i(a_row_lo), .bytes_lo_i(rb_lo_q), .part_o(pt_a_row)
+    .start_lo_i(a_row_lo[L-1:0]), .bytes_lo_i(rb_lo_q), .part_o(pt_a_row)
   );
   // A new command's first burst: its partial beats c (a register where PageIn) pick the row's
   // beats, rb_hi + c, and their low bits less one first, so that only one comparison with the

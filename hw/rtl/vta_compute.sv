@@ -500,12 +500,10 @@ module vta_compute
   logic [SW-1:0]  c_ssum [2];
   logic [LogAccDepth-1:0] c_dhi [2];  // the top indices
   logic [LogAccDepth-1:0] c_shi [2];
-  // c_pre: every term of a record's check but the carry chains' bits; c_ok: the check, one
-  // LUT of c_pre and the chains' bits. Both are kept (* keep *), so synthesis maps them as
-  // written: abc takes a carry chain's output as arriving at time zero and otherwise folds the
-  // chains' bits into the first of four LUT levels in front of fp_ok_q (BLOCK 4: 4.51 ns).
+  // c_pre: every term of a record's check but the carry chains' bits, kept (* keep *) so that
+  // synthesis maps it as written: abc takes a carry chain's output as arriving at time zero
+  // and otherwise folds the chains' bits into the first of several LUT levels.
   (* keep *) logic [1:0] c_pre;
-  (* keep *) logic [1:0] c_ok;
   logic           f_dfits, f_sfits;
   // a + b - c as one carry chain behind a row of 3:2 compressors (a + b + ~c + 1, the 1 in the
   // carry word's free low bit).
@@ -534,30 +532,62 @@ module vta_compute
       c_pre[k]  = f_dfits && !past_end(FpW'(fp_dmax[k])) &&
                   (!f_src || (f_sfits && !past_end(FpW'(fp_smax[k])) &&
                               !past_end(FpW'(fp_smin[k]))));
-      // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
-      c_ok[k]   = c_pre[k] && !c_dsum[k][LogAccDepth] && (!f_src || !c_ssum[k][LogAccDepth]) &&
-                  (fp_dmin[k][BankW] == c_dsum[k][BankW]);
     end
   end
   assign f_dlo   = LogAccDepth'(fp_dmin[fp_bsel]);
   assign f_dhi_i = c_dhi[fp_bsel];
   assign f_slo   = LogAccDepth'(fp_smin[fp_bsel]);
   assign f_shi_i = c_shi[fp_bsel];
-  assign f_ok    = zero_uops || (fp_hit && c_ok[fp_bsel]);
 
+  // The footprint is worked out over two cycles, F1 and F2. F1 (the cycle after the take, and
+  // every cycle after it while the instruction waits in D) adds each record's bounds to the
+  // loop products and registers the carry chains' bits per record (fa_*_q) with the record's
+  // pick (fp_bsel, late: a load's last write) and whether there is one (fp_hit); F2 picks
+  // the record and combines them into fp_ok_q and the dispatch's flags (cw_*_q, compat's
+  // ca_q and cb_q). In one cycle the chains' bits, the pick and the combination lay behind
+  // the lookup's OR and the chains (3.4-3.7 ns on the default). The second cycle is hidden
+  // behind the instruction before in D nearly always (ResNet-18: 3 cycles in 7.2 million by
+  // the SystemC model, which counts it; sim/sc, "the footprint is worked out in D").
+  //
   // Not while a load may still change the records (in the cycle it completes the lookup sees
-  // the table after it), nor for an instruction arriving now. fp_ok_q is read only with
-  // fp_done_q (dispatch), which was set in the same cycle for the same instruction, so it need
-  // not wait for the dispatch decision (d_fire) itself: that kept the token counters, the
-  // footprint comparisons and the lookup on one path.
+  // the table after it), nor for an instruction arriving now. The inputs of F1 and F2 stand
+  // while D holds the instruction: the records change only by a LOAD UOP, which D would hold,
+  // and the units' footprints only when D's instruction starts. fp_ok_q is read only with
+  // fp_done_q (dispatch), set in the same cycle for the same instruction, so it need not wait
+  // for the dispatch decision (d_fire) itself: that kept the token counters, the footprint
+  // comparisons and the lookup on one path.
   assign fp_now = d_valid_q && !d_fire && (!loading_q || l2d_done);
+  logic [1:0] fa_pre_q, fa_dtop_q, fa_dbank_q, fa_stop_q, fa_ok;
+  logic       fa_q, fa_hit_q, fa_bsel_q;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) fa_q <= 1'b0;
+    else fa_q <= fp_now;
+  end
+  always_ff @(posedge clk_i) begin
+    fa_hit_q  <= fp_hit;
+    fa_bsel_q <= fp_bsel;
+    for (int k = 0; k < 2; k++) begin
+      fa_pre_q[k]   <= c_pre[k];
+      fa_dtop_q[k]  <= c_dsum[k][LogAccDepth];
+      fa_dbank_q[k] <= fp_dmin[k][BankW] == c_dsum[k][BankW];
+      fa_stop_q[k]  <= c_ssum[k][LogAccDepth];
+    end
+  end
+  // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
+  always_comb begin
+    for (int k = 0; k < 2; k++) begin
+      fa_ok[k] = fa_pre_q[k] && !fa_dtop_q[k] && (!fp_src_q || !fa_stop_q[k]) && fa_dbank_q[k];
+    end
+  end
+  // (F2: fp_nop_q and fp_src_q are F1's zero_uops and f_src.)
+  assign f_ok = (is_gemm || is_alu) && (fp_nop_q || (fa_hit_q && fa_ok[fa_bsel_q]));
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       fp_done_q <= 1'b0;
       fp_ok_q   <= 1'b0;
     end else begin
-      fp_done_q <= fp_now;
-      fp_ok_q   <= (is_gemm || is_alu) && f_ok;
+      fp_done_q <= fa_q && fp_now;
+      fp_ok_q   <= f_ok;
     end
   end
   always_ff @(posedge clk_i) begin
@@ -629,20 +659,27 @@ module vta_compute
     y   = s2 + {m2, 1'b1};
     top_below = y[SW-1];
   endfunction
-  function automatic logic disjoint(logic b, logic src, logic [LogAccDepth-1:0] dlo,
-                                    logic [LogAccDepth-1:0] dhi, logic [LogAccDepth-1:0] slo,
-                                    logic [LogAccDepth-1:0] shi);
+  // The three conditions of disjointness (all must hold): different banks, D's destinations
+  // apart from the other's sources, D's sources apart from the other's destinations.
+  function automatic logic [2:0] disjoint(logic b, logic src, logic [LogAccDepth-1:0] dlo,
+                                          logic [LogAccDepth-1:0] dhi,
+                                          logic [LogAccDepth-1:0] slo,
+                                          logic [LogAccDepth-1:0] shi);
     logic [LogAccDepth-1:0] my_dlo, my_slo;
-    my_dlo   = LogAccDepth'(fp_dmin[b]);
-    my_slo   = LogAccDepth'(fp_smin[b]);
-    disjoint = (my_dlo[BankW] != dlo[BankW]) &&
-               (!src || top_below(SW'(LogAccDepth'(fp_dmax[b])), SW'(f_draw_q), f_dfs_q, slo) ||
-                (shi < my_dlo)) &&
-               (!f_src || top_below(SW'(LogAccDepth'(fp_smax[b])), SW'(f_sraw_q), f_sfs_q, dlo) ||
-                (dhi < my_slo));
+    my_dlo      = LogAccDepth'(fp_dmin[b]);
+    my_slo      = LogAccDepth'(fp_smin[b]);
+    disjoint[0] = my_dlo[BankW] != dlo[BankW];
+    disjoint[1] = !src ||
+                  top_below(SW'(LogAccDepth'(fp_dmax[b])), SW'(f_draw_q), f_dfs_q, slo) ||
+                  (shi < my_dlo);
+    disjoint[2] = !f_src ||
+                  top_below(SW'(LogAccDepth'(fp_smax[b])), SW'(f_sraw_q), f_sfs_q, dlo) ||
+                  (dhi < my_slo);
   endfunction
-  logic cw_run_q, cw_prev_q;
-  logic [1:0] cw_run, cw_prev;  // per record (the one selected, the one being committed)
+  logic cw_run_q, cw_prev_q, cw_run_f, cw_prev_f, ca_q, cb_q;
+  // F1, per record (the one selected at [2:0], the one being committed at [5:3]; flat: yosys
+  // 0.23 neither assigns unpacked arrays whole nor reads packed two-dimensional ones)
+  logic [5:0] cw_run, cw_prev, cw_run_a_q, cw_prev_a_q;
   // The other unit's footprints are picked by D's unit (registers) in front of the comparisons,
   // beside the bounds' OR: only the record's pick (fp_bsel) lies behind the carry chains.
   logic                   o_src, o_psrc;
@@ -659,20 +696,29 @@ module vta_compute
   assign o_pshi = prev_shi_q[!unit];
   always_comb begin
     for (int b = 0; b < 2; b++) begin
-      cw_run[b]  = disjoint(1'(b), o_src, o_dlo, o_dhi, o_slo, o_shi);
-      cw_prev[b] = disjoint(1'(b), o_psrc, o_pdlo, o_pdhi, o_pslo, o_pshi);
+      cw_run[3*b +: 3]  = disjoint(1'(b), o_src, o_dlo, o_dhi, o_slo, o_shi);
+      cw_prev[3*b +: 3] = disjoint(1'(b), o_psrc, o_pdlo, o_pdhi, o_pslo, o_pshi);
     end
   end
   always_ff @(posedge clk_i) begin
-    cw_run_q  <= cw_run[fp_bsel];
-    cw_prev_q <= cw_prev[fp_bsel];
+    cw_run_a_q  <= cw_run;
+    cw_prev_a_q <= cw_prev;
+  end
+  // F2: the record picked, and the flags of compat (below) that do not change while D holds
+  // the instruction (the other unit's footprints change only when D's instruction starts).
+  assign cw_run_f  = fa_bsel_q ? &cw_run_a_q[5:3] : &cw_run_a_q[2:0];
+  assign cw_prev_f = fa_bsel_q ? &cw_prev_a_q[5:3] : &cw_prev_a_q[2:0];
+  always_ff @(posedge clk_i) begin
+    cw_run_q  <= cw_run_f;
+    cw_prev_q <= cw_prev_f;
+    ca_q      <= f_ok && run_ok_q[!unit] && (fp_nop_q || run_nop_q[!unit] || cw_run_f);
+    cb_q      <= f_ok && prev_ok_q[!unit] && (fp_nop_q || prev_nop_q[!unit] || cw_prev_f);
   end
   // Against the other unit's instruction and, while its micro-ops may still be in flight, the
   // one before it (without this an ALU instruction could start beside an empty GEMM and read
-  // ACC entries the GEMM before that had not written yet).
-  assign compat = fp_ok_q && run_ok_q[!unit] && (fp_nop_q || run_nop_q[!unit] || cw_run_q) &&
-                  (!prev_live_q[!unit][0] ||
-                   (fp_ok_q && prev_ok_q[!unit] && (fp_nop_q || prev_nop_q[!unit] || cw_prev_q)));
+  // ACC entries the GEMM before that had not written yet): ca_q is fp_ok_q && run_ok_q[!unit]
+  // && (fp_nop_q || run_nop_q[!unit] || cw_run_q), cb_q the same of prev_*.
+  assign compat = ca_q && (!prev_live_q[!unit][0] || cb_q);
   // An instruction that may touch the other unit's elements starts only once the other unit's
   // last micro-op has written ACC (C3, the ALU's C4) before its own first read (C1, the ALU's
   // two cycles earlier): five cycles after the GEMM unit's last micro-op issued, four after the
@@ -1462,14 +1508,21 @@ module vta_compute
       assert (!(g3_wr && a4_wr && g3_a_q == a4_a_q))
       else $error("vta_compute: both units wrote ACC entry %0d in one cycle", g3_a_q);
       assert (!(retire && mem_done)) else $error("vta_compute: two completions in one cycle");
-      // The registered comparisons agree with the footprints they stand for.
-      assert (!fp_done_q || !fp_ok_q ||
+      // The registered comparisons agree with the footprints they stand for, where compat
+      // reads them (a side without micro-ops has bounds that mean nothing).
+      assert (!fp_done_q || !fp_ok_q || fp_nop_q || run_nop_q[!unit] ||
               (cw_run_q == ((fp_dlo_q[BankW] != run_dlo_q[!unit][BankW]) &&
                             (!run_src_q[!unit] || apart(fp_dlo_q, fp_dhi_q, run_slo_q[!unit],
                                                         run_shi_q[!unit])) &&
                             (!fp_src_q || apart(fp_slo_q, fp_shi_q, run_dlo_q[!unit],
                                                 run_dhi_q[!unit])))))
       else $error("vta_compute: the registered footprint comparison disagrees");
+      // compat's flags, worked out in F2, stand until dispatch reads them.
+      assert (!fp_done_q ||
+              (ca_q == (fp_ok_q && run_ok_q[!unit] && (fp_nop_q || run_nop_q[!unit] || cw_run_q)) &&
+               cb_q == (fp_ok_q && prev_ok_q[!unit] &&
+                        (fp_nop_q || prev_nop_q[!unit] || cw_prev_q))))
+      else $error("vta_compute: compat's registered flags disagree with the footprints");
       // An ACC load runs alone, or beside a GEMM that neither reads nor writes its bank.
       assert (!(acc_ld_we && !a_idle)) else $error("vta_compute: ACC load while the ALU runs");
       assert (!(loading_q && !ld_is_uop && ((g3_wr && g3_a_q[BankW] == ld_q.sram_base[BankW]) ||

@@ -13,5 +13,20 @@ module vta_part_beats #(
   output logic [1:0]             part_o
 );
   localparam int unsigned L = LogBusBytes;
-  assign part_o = 2'(({2'b0, start_lo_i} + {2'b0, bytes_lo_i} + (L + 2)'((1 << L) - 1)) >> L);
+  // With t = start + bytes (at most 2^(L+1) - 2), the carry is ceil(t / 2^L): 0 for t = 0, 1
+  // up to 2^L, 2 above. As bits: t's top bit and whether its low bits are zero. The sum is
+  // written as logic (vta_add_lut), so that the part is a function of 2L bits that synthesis
+  // maps in a few LUT levels, folded into what reads it, rather than a carry chain and a
+  // comparison behind it.
+  logic [L:0] t;
+  logic       low_nz;
+  vta_add_lut #(.W(L)) u_t (.a_i(start_lo_i), .b_i(bytes_lo_i), .sum_o(t));
+  assign low_nz = |t[L-1:0];
+  assign part_o = {t[L] && low_nz, t[L] ^ low_nz};
+`ifndef SYNTHESIS
+  always_comb begin
+    assert (part_o == 2'(({2'b0, start_lo_i} + {2'b0, bytes_lo_i} + (L + 2)'((1 << L) - 1)) >> L))
+    else $error("vta_part_beats: the partial beats disagree with their sum");
+  end
+`endif
 endmodule

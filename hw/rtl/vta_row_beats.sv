@@ -67,8 +67,16 @@ module vta_row_beats #(
   // The next row's start (next_lo_q) and its partial beats (row_part_q) are registers, worked
   // out when the row before it starts (from the one after, after_lo), so the step to the next
   // row picks its beat count with no sum in front.
-  assign after_lo    = next_lo_q + stride_lo_q;
-  assign cmd_next_lo = cmd_base_lo_i + cmd_stride_lo_i;
+  // (Sums written as logic, vta_add_lut: they feed the partial beats' logic, not a chain.)
+  /* verilator lint_off UNUSEDSIGNAL */  // (their carries out)
+  logic [L:0] after_sum, cmd_next_sum;
+  /* verilator lint_on UNUSEDSIGNAL */
+  vta_add_lut #(.W(L)) u_after_lo (.a_i(next_lo_q), .b_i(stride_lo_q), .sum_o(after_sum));
+  vta_add_lut #(.W(L)) u_cmd_next_lo (
+    .a_i(cmd_base_lo_i), .b_i(cmd_stride_lo_i), .sum_o(cmd_next_sum)
+  );
+  assign after_lo    = after_sum[L-1:0];
+  assign cmd_next_lo = cmd_next_sum[L-1:0];
   assign cmd_hi      = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
   assign cmd_ready_o = !active_q || (step_i && last_o);
   assign valid_o     = active_q;

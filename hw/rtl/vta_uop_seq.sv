@@ -98,7 +98,7 @@ module vta_uop_seq
   logic [DstW-1:0]     dfo_q, dfi_q, drow_d, drow_q, doff_d, doff_q;
   logic [SrcW-1:0]     sfo_q, sfi_q, srow_d, srow_q, soff_d, soff_q;
   logic [WgtIdxW-1:0]  wfo_q, wfi_q, wrow_d, wrow_q, woff_d, woff_q;
-  logic k_last, j_last, i_last, issue_last, issue_d;
+  logic k_last, j_last, issue_last, issue_d;
   logic [UopBytes*8-1:0] uop_rdata;
 
   // Whether each loop is at its last value is a flag worked out one step ahead (issue_last
@@ -110,10 +110,14 @@ module vta_uop_seq
   logic [IterW-1:0]   iter_out_m1_q, iter_in_m1_q, iter_out_m2_q, iter_in_m2_q;
   logic               k_one_q, j_one_q;
   logic               k_last_q, j_last_q, i_last_q, k_last_d, j_last_d, i_last_d;
+  // And issue_last itself is a register (il_q), worked out beside the flags: from the new
+  // instruction's fields as one starts (start_i, late: the dispatch decision, picks), else
+  // from the flags as they will be. Behind the flags it was a LUT level in front of the
+  // dispatch decision, which reads last_o.
+  logic               il_q, il_d;
   assign k_last     = k_last_q;
   assign j_last     = j_last_q;
-  assign i_last     = i_last_q;
-  assign issue_last = issue_q && (nop_q || (k_last && j_last && i_last));
+  assign issue_last = il_q;
   assign issue_o    = issue_q;
   assign adv_o      = issue_q && !stall_i;
   assign last_o     = issue_last && !stall_i;
@@ -160,6 +164,7 @@ module vta_uop_seq
     k_last_d = k_last_q;
     j_last_d = j_last_q;
     i_last_d = i_last_q;
+    il_d     = il_q;
     if (issue_last && !stall_i) issue_d = 1'b0;
     if (issue_q && !issue_last && !stall_i) begin
       if (!k_last) begin
@@ -188,7 +193,10 @@ module vta_uop_seq
         end
       end
     end
+    if (!stall_i) il_d = issue_d && (nop_q || (k_last_d && j_last_d && i_last_d));
     if (start_i) begin
+      il_d     = nop_i || ((end_i - bgn_i == UopIdxW'(1)) && (iter_in_i == IterW'(1)) &&
+                           (iter_out_i == IterW'(1)));
       issue_d  = 1'b1;
       k_d      = bgn_i;
       k_last_d = (end_i - bgn_i == UopIdxW'(1));
@@ -208,6 +216,7 @@ module vta_uop_seq
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       issue_q <= 1'b0;
+      il_q    <= 1'b0;
       k_last_q <= 1'b0;
       j_last_q <= 1'b0;
       i_last_q <= 1'b0;
@@ -222,6 +231,7 @@ module vta_uop_seq
       woff_q  <= '0;
     end else begin
       issue_q <= issue_d;
+      il_q    <= il_d;
       k_last_q <= k_last_d;
       j_last_q <= j_last_d;
       i_last_q <= i_last_d;
@@ -358,6 +368,8 @@ module vta_uop_seq
                                     (j_last_q == (j_q == iter_in_m1_q)) &&
                                     (i_last_q == (i_q == iter_out_m1_q))))
       else $error("vta_uop_seq: a loop's last flag disagrees with its counter");
+      assert (il_q == (issue_q && (nop_q || (k_last_q && j_last_q && i_last_q))))
+      else $error("vta_uop_seq: the registered last flag disagrees with the loops' flags");
     end
   end
 `endif

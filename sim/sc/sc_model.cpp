@@ -1069,7 +1069,7 @@ struct Compute : Mod {
       int u = in.opcode == VTA_OP_ALU;
       if (is_uop) {
         f = footprint(in);
-        t = std::max(t, d_in + 1);  // the footprint is worked out in D
+        t = std::max(t, d_in + 2);  // the footprint is worked out in D
         if (unit[u].any) t = std::max(t, unit[u].last);
         // One that may interfere with the other unit's starts when that one issues its last
         // micro-op (plus the RTL's interlock when its pipeline is deeper than two stages).
