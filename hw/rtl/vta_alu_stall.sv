@@ -20,6 +20,8 @@ module vta_alu_stall
   input  logic                     u2_valid_i,
   input  logic                     u2_write_i,
   input  logic                     u2_use_imm_i,
+  input  logic                     u2_reset_i,
+  input  logic [AluAluOpcodeW-1:0] u2_op_i,
   input  logic [UopDstW-1:0]       u2_dst_i,
   input  logic [UopSrcW-1:0]       u2_src_i,
   // X's, e1's and e2's index less the offsets X will add to U2's fields (vta_uop_seq's hz_*)
@@ -30,7 +32,8 @@ module vta_alu_stall
   input  logic [UopDstW-1:0]       hz_fd_i,
   input  logic [UopSrcW-1:0]       hz_fs_i,
   /* verilator lint_on UNUSEDSIGNAL */
-  // X: the micro-op leaving now (x_valid_i is low in a stall)
+  // X: the micro-op leaving now (x_valid_i is low in a stall); read by the assertion only, the
+  // count reads flags of its kind registered as it enters X (x*_q)
   input  logic                     x_valid_i,
   input  logic                     x_write_i,
   input  logic                     x_reset_i,
@@ -38,13 +41,42 @@ module vta_alu_stall
   output logic                     stall_o
 );
   logic       x_wr, x_clip, x_mul, need3, need2, need1;
-  logic       e1_clip_q, e1_mul_q, e2_mul_q;
+  logic       xw_q, xc_q, xm_q, xcm_q;  // X writes; is a SHRCLIP, a MUL, either (not resetting)
+  logic       e1_clip_q, e1_mul_q, e1_cm_q, e2_mul_q;
   logic [1:0] hz_q;
   logic [2:0] reads;  // U2 reads X's, e1's, e2's destination
 
-  assign x_wr   = x_valid_i && x_write_i;
-  assign x_clip = x_wr && (x_op_i == AluShrclip) && !x_reset_i;
-  assign x_mul  = x_wr && (x_op_i == AluMul) && !x_reset_i;
+  // X's kind as flags registered from U2's fields as the micro-op enters X (the front moves),
+  // not decoded from X's tag: that comes out of a shift register (SRL16E, 1.6 ns after the
+  // clock), three LUT levels in front of the count (3.5 ns on the default). In a stall nothing
+  // is compared and nothing leaves X, so the flags are X's whenever the count reads them.
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) begin
+      xw_q  <= 1'b0;
+      xc_q  <= 1'b0;
+      xm_q  <= 1'b0;
+      xcm_q <= 1'b0;
+    end else if (!stall_o) begin
+      xw_q  <= u2_valid_i && u2_write_i;
+      xc_q  <= u2_valid_i && u2_write_i && (u2_op_i == AluShrclip) && !u2_reset_i;
+      xm_q  <= u2_valid_i && u2_write_i && (u2_op_i == AluMul) && !u2_reset_i;
+      xcm_q <= u2_valid_i && u2_write_i && (u2_op_i == AluShrclip || u2_op_i == AluMul) &&
+               !u2_reset_i;
+    end
+  end
+  assign x_wr   = xw_q && !stall_o;
+  assign x_clip = xc_q && !stall_o;
+  assign x_mul  = xm_q && !stall_o;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      assert (x_wr == (x_valid_i && x_write_i) &&
+              x_clip == (x_valid_i && x_write_i && (x_op_i == AluShrclip) && !x_reset_i) &&
+              x_mul == (x_valid_i && x_write_i && (x_op_i == AluMul) && !x_reset_i))
+      else $error("vta_alu_stall: X's registered kind disagrees with its fields");
+    end
+  end
+`endif
   // U2's fields against each index less the offsets, in ACC's index bits (equal exactly when
   // the sums are; no adder lies behind the micro-op buffer). Written out per index: yosys reads
   // casts inside functions only in part.
@@ -67,29 +99,45 @@ module vta_alu_stall
   (* keep *) logic [2:0] hit_d, hit_s;
   assign hit_d = {u2_rd && (ud == fd), u2_rd && (ud == ed), u2_rd && (ud == xd)};
   assign hit_s = {u2_rs && (us == fs), u2_rs && (us == es), u2_rs && (us == xs)};
-  (* keep *) logic [2:0] reads_k;
-  assign reads_k = hit_d | hit_s;
-  assign reads   = reads_k;
+  assign reads = hit_d | hit_s;
   // The cycles each one needs: X's 1 (3 after a MUL, 2 after a SHRCLIP), e1's 2 after a MUL
-  // and 1 after a SHRCLIP, e2's 1 after a MUL; the count takes the most, as flags per count
-  // (need3 .. need1), so that each of its two bits is one small function of them.
+  // and 1 after a SHRCLIP, e2's 1 after a MUL; the count takes the most (need3 .. need1).
   assign need3 = x_mul && reads[0];
   assign need2 = (x_clip && reads[0]) || (e1_mul_q && reads[1]);
   assign need1 = (x_wr && reads[0]) || ((e1_mul_q || e1_clip_q) && reads[1]) ||
                  (e2_mul_q && reads[2]);
+  // Built as kept terms (* keep *) of at most six inputs each, straight from the comparisons
+  // (the count is loaded only when it is zero, so nothing stalls and X's flags stand as they
+  // are): c3 is need3, chi need3 || need2, ca01 and ca2 make up need3 || need2 || need1 (a
+  // MUL or SHRCLIP writes too). Left to abc, the count lay three LUT and MUXF levels behind
+  // the comparisons (3.5-3.6 ns); so it is one.
+  (* keep *) logic c3, chi, ca01, ca2;
+  assign c3   = xm_q && (hit_d[0] || hit_s[0]);
+  assign chi  = (xcm_q && (hit_d[0] || hit_s[0])) || (e1_mul_q && (hit_d[1] || hit_s[1]));
+  assign ca01 = (xw_q && (hit_d[0] || hit_s[0])) || (e1_cm_q && (hit_d[1] || hit_s[1]));
+  assign ca2  = e2_mul_q && (hit_d[2] || hit_s[2]);
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       hz_q      <= 2'd0;
       e1_clip_q <= 1'b0;
       e1_mul_q  <= 1'b0;
+      e1_cm_q   <= 1'b0;
       e2_mul_q  <= 1'b0;
     end else begin
       e1_clip_q <= x_clip;
       e1_mul_q  <= x_mul;
+      e1_cm_q   <= x_clip || x_mul;
       e2_mul_q  <= e1_mul_q;
       if (hz_q != 2'd0) hz_q <= hz_q - 2'd1;
-      else hz_q <= {need3 || need2, need3 || (!need2 && need1)};
+      else hz_q <= {chi, c3 || (!chi && (ca01 || ca2))};
     end
   end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && hz_q == 2'd0)
+      assert (c3 == need3 && chi == (need3 || need2) && (ca01 || ca2) == (need3 || need2 || need1))
+      else $error("vta_alu_stall: the count's terms disagree with need3..need1");
+  end
+`endif
   assign stall_o = (hz_q != 2'd0);
 endmodule

@@ -16,7 +16,13 @@ module vta_burst_gen #(
   // cmd_page_i and cmd_part_i carry the command's beats to the 4 KiB boundary and its row's
   // partial beats (vta_page_beats of its base, vta_part_beats of its base and row bytes),
   // worked out by the parent into registers; without PageIn they are worked out here.
-  parameter bit          PageIn      = 1'b0
+  parameter bit          PageIn      = 1'b0,
+  // The command's first burst worked out from registers: its pieces (row beats, over MaxBeats,
+  // the comparison with the page) are registered as the command is taken and the burst itself
+  // in the cycle after, so the first address goes out a cycle later (one cycle per command;
+  // the compute module's loads, one at a time, take it: its first burst from the command's
+  // fields was 3.4-3.7 ns).
+  parameter bit          CmdReg      = 1'b0
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -54,6 +60,7 @@ module vta_burst_gen #(
   } burst_t;
 
   logic             active_q, last_row_q;
+  logic             first_q;  // CmdReg: the command's first cycle, its first burst worked out
   logic [RowsW-1:0] rows_left_q;
   logic [AddrW-1:0] nr_q, stride_q, cur_q;       // nr_q: the next row's start address
   logic [L-1:0]     rb_lo_q;                      // row bytes mod the bus width
@@ -148,11 +155,11 @@ module vta_burst_gen #(
   // out when the row before it starts, and the row's whole beats are kept with one and two
   // added (and less one), so no sum lies on the path to the next row's burst length.
   assign cmd_ready_o = !active_q;
-  assign ax_valid_o  = active_q;
+  assign ax_valid_o  = active_q && !first_q;
   assign ax_addr_o   = cur_q;
   assign ax_len_o    = b_q.len_m1;
   assign busy_o      = active_q;
-  assign fire        = active_q && ax_ready_i;
+  assign fire        = active_q && !first_q && ax_ready_i;
   assign cmd_rb_hi   = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
 
   // Beats to the 4 KiB boundary from the command's base and from the two next-row addresses.
@@ -244,7 +251,29 @@ module vta_burst_gen #(
                      over_sum(BeatsW'(cmd_rb_hi), 2'd0)};
   // The command's first burst, kept for the same reason (its comparison's chain, c_lt).
   (* keep *) logic [BurstW-1:0] b_cmd;
-  assign b_cmd = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
+  if (CmdReg) begin : g_cmd_reg
+    logic [BeatsW-1:0] c_left_q;
+    logic [LenW-1:0]   c_left_m1_q;
+    logic              c_over_q, c_lt_q;
+    logic [PageW-1:0]  c_page_q;
+    always_ff @(posedge clk_i) begin
+      if (!active_q) begin
+        c_left_q    <= c_left;
+        c_left_m1_q <= c_left_m1;
+        c_over_q    <= c_over;
+        c_lt_q      <= c_lt;
+        c_page_q    <= c_page;
+      end
+    end
+    assign b_cmd = burst_of(c_left_q, c_left_m1_q, c_over_q, c_page_q, c_lt_q);
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni) first_q <= 1'b0;
+      else first_q <= !active_q && cmd_valid_i;
+    end
+  end else begin : g_cmd_now
+    assign b_cmd   = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
+    assign first_q = 1'b0;
+  end
   always_comb begin
     logic [PageW-1:0]  t4;
     logic [BeatsW-1:0] left;
@@ -278,6 +307,10 @@ module vta_burst_gen #(
       b_d   = b_cmd;
       cur_d = cmd_base_i & ~BusMask;
       nr_d  = nr_cmd;
+    end else if (first_q) begin  // (CmdReg)
+      b_d   = b_cmd;
+      cur_d = cur_q;
+      nr_d  = nr_q;
     end else begin
       b_d   = fire ? b_nx : b_q;
       cur_d = fire ? cur_nx : cur_q;
@@ -387,7 +420,7 @@ module vta_burst_gen #(
     assert (MaxBeats <= PageBeats) else $error("vta_burst_gen: MaxBeats above a 4 KiB page's beats");
   end
   always_ff @(posedge clk_i) begin
-    if (rst_ni && active_q && !b_q.row_last) begin
+    if (rst_ni && active_q && !first_q && !b_q.row_last) begin
       assert (b_same == burst_of(chk_left, b_q.beats_left[LenW-1:0] - b_q.len - 1'b1,
                                  over_diff(b_q.beats_left, b_q.len), chk_t4,
                                  PageW'(chk_left[LenW-1:0]) > chk_t4))

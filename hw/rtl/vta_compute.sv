@@ -291,9 +291,12 @@ module vta_compute
 `endif
 
   // One load at a time (a LOAD waits for the units to drain and the next instruction for the
-  // load), so the DMA needs no queue and its instruction is ld_q throughout.
+  // load), so the DMA needs no queue and its instruction is ld_q throughout. Its first burst is
+  // worked out from registers (CmdReg: a cycle per load; ResNet-18: 317 cycles in 7.2 million
+  // by the SystemC model).
   vta_load_2d #(
-    .Depth(1)
+    .Depth (1),
+    .CmdReg(1'b1)
   ) u_dma (
     .clk_i,
     .rst_ni,
@@ -471,15 +474,35 @@ module vta_compute
     end
   end
 `endif
-  // (The products' sums split with carry select: the slices' outputs leave late without their
-  // P registers.)
+  // The products are taken with the instruction into the slices' P registers (p2_*_q) and
+  // added in F0, the cycle after the take, which the footprint spends in vta_uop_fp anyway:
+  // added in the take cycle from the slices' outputs without P registers (1.8 ns after the
+  // clock), the sums took 3.4 ns. (Split with carry select, vta_add_split.)
   logic [FpW-1:0] f_draw, f_sraw;
-  vta_add_split #(.W(FpW), .Lo(FpW / 2)) u_f_draw (.a_i(p_dfo_q), .b_i(p_dfi_q), .sum_o(f_draw));
-  vta_add_split #(.W(FpW), .Lo(FpW / 2)) u_f_sraw (.a_i(p_sfo_q), .b_i(p_sfi_q), .sum_o(f_sraw));
+  logic [FpW-1:0] p2_dfo_q, p2_dfi_q, p2_sfo_q, p2_sfi_q;
+  logic           take_q;  // F0: D's instruction was taken in the cycle before
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) take_q <= 1'b0;
+    else take_q <= d_take;
+  end
   always_ff @(posedge clk_i) begin
     if (d_take) begin
+      p2_dfo_q <= p_dfo_q;
+      p2_dfi_q <= p_dfi_q;
+      p2_sfo_q <= p_sfo_q;
+      p2_sfi_q <= p_sfi_q;
+    end
+  end
+  vta_add_split #(.W(FpW), .Lo(FpW / 2)) u_f_draw (.a_i(p2_dfo_q), .b_i(p2_dfi_q), .sum_o(f_draw));
+  vta_add_split #(.W(FpW), .Lo(FpW / 2)) u_f_sraw (.a_i(p2_sfo_q), .b_i(p2_sfi_q), .sum_o(f_sraw));
+  always_ff @(posedge clk_i) begin
+    if (take_q) begin
       f_draw_q <= f_draw;
       f_sraw_q <= f_sraw;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (d_take) begin
       f_dfs_q  <= SW'(FpW'(f_dfo) + FpW'(f_dfi));
       f_sfs_q  <= SW'(FpW'(f_sfo) + FpW'(f_sfi));
       f_dlim_q <= FpW'(AccDepth) + FpW'(f_dfo) + FpW'(f_dfi);
@@ -539,15 +562,17 @@ module vta_compute
   assign f_slo   = LogAccDepth'(fp_smin[fp_bsel]);
   assign f_shi_i = c_shi[fp_bsel];
 
-  // The footprint is worked out over two cycles, F1 and F2. F1 (the cycle after the take, and
-  // every cycle after it while the instruction waits in D) adds each record's bounds to the
+  // The footprint is worked out over three cycles, F0 to F2. In F0 (the cycle after the take)
+  // vta_uop_fp picks the selected record's bounds. F1 (the cycle after that, and every cycle
+  // after it while the instruction waits in D) adds each record's bounds to the
   // loop products and registers the carry chains' bits per record (fa_*_q) with the record's
   // pick (fp_bsel, late: a load's last write) and whether there is one (fp_hit); F2 picks
   // the record and combines them into fp_ok_q and the dispatch's flags (cw_*_q, compat's
   // ca_q and cb_q). In one cycle the chains' bits, the pick and the combination lay behind
-  // the lookup's OR and the chains (3.4-3.7 ns on the default). The second cycle is hidden
-  // behind the instruction before in D nearly always (ResNet-18: 3 cycles in 7.2 million by
-  // the SystemC model, which counts it; sim/sc, "the footprint is worked out in D").
+  // the lookup's OR and the chains (3.4-3.7 ns on the default). The two extra cycles are
+  // hidden behind the instruction before in D nearly always (ResNet-18: about 200 cycles in
+  // 7.2 million by the SystemC model, which counts them: sim/sc, "the footprint is worked out
+  // in D").
   //
   // Not while a load may still change the records (in the cycle it completes the lookup sees
   // the table after it), nor for an instruction arriving now. The inputs of F1 and F2 stand
@@ -556,7 +581,9 @@ module vta_compute
   // fp_done_q (dispatch), set in the same cycle for the same instruction, so it need not wait
   // for the dispatch decision (d_fire) itself: that kept the token counters, the footprint
   // comparisons and the lookup on one path.
-  assign fp_now = d_valid_q && !d_fire && (!loading_q || l2d_done);
+  // F0, the instruction's first cycle in D (take_q), is skipped: vta_uop_fp works the
+  // selected record's bounds out in it, and the loop products' sums are added in it.
+  assign fp_now = d_valid_q && !take_q && !d_fire && (!loading_q || l2d_done);
   logic [1:0] fa_pre_q, fa_dtop_q, fa_dbank_q, fa_stop_q, fa_ok;
   logic       fa_q, fa_hit_q, fa_bsel_q;
   always_ff @(posedge clk_i) begin
@@ -846,7 +873,46 @@ module vta_compute
   // decision between them.
   assign ald_sel = is_ald && ald_age_q == 2'd2 && ald_fit_q;
   assign can_mem = d_valid_q && dk_mem_q && tokens_ok && drained && !ald_sel;
-  assign d_fire  = can_uop || can_nop || can_uld || can_mem || can_ald;
+  // The dispatch decision (d_fire, then d_take and everything it loads) is a function of some
+  // forty flip-flops. Written as the OR of the can_* above, abc mapped it four to six LUT and
+  // MUXF levels deep and differently in each synthesis (d_take 2.2-2.9 ns, the records' pick
+  // behind it 3.2-3.85). So it is built here from kept terms (* keep *) in three levels, each
+  // a LUT of at most six inputs; an assertion holds it to the can_* form.
+  // Level 1, of registers only (fp_done_q implies d_valid_q: it is set only for an instruction
+  // D still holds).
+  (* keep *) logic dp_com, dp_tg, dp_ta, dp_cp0, dp_cp1, dp_rg, dp_ra, dp_nop, dp_v0, dp_v1,
+                   dp_as, dp_gap, dp_tok, dp_dr;
+  assign dp_com = tokens_ok && !loading_q && !rq_full;
+  assign dp_tg  = !g_issue && ((run_tail_q[0] & 4'b1111) == 4'b0000);  // GEMM other_free's
+  assign dp_ta  = !a_issue && ((run_tail_q[1] & 4'b0111) == 4'b0000);  // ALU other_free's
+  assign dp_cp0 = ca_q && (!prev_live_q[0][0] || cb_q);  // compat, the other being the GEMM unit
+  assign dp_cp1 = ca_q && (!prev_live_q[1][0] || cb_q);  // ... the ALU
+  assign dp_rg  = fp_done_q && dk_gemm_q && (!g_issue || g_last);  // a GEMM, its unit free
+  assign dp_ra  = fp_done_q && dk_alu_q && (!a_issue || a_last);
+  assign dp_nop = d_valid_q && dk_load_q && dk_empty_q;
+  assign dp_v0  = !run_issue[0] || (y_one_q && (ua_st_q[0] ? ua_new_q : ua_keep_q[0]));
+  assign dp_v1  = !run_issue[1] || (y_one_q && (ua_st_q[1] ? ua_new_q : ua_keep_q[1]));
+  assign dp_as  = ald_sel;
+  assign dp_gap = g_apart;
+  assign dp_tok = tokens_ok;
+  assign dp_dr  = drained;
+  // Level 2.
+  (* keep *) logic dp_u, dp_ul, dp_a, dp_m;
+  assign dp_u  = (dp_rg && (dp_ta || dp_cp1)) || (dp_ra && (dp_tg || dp_cp0));
+  assign dp_ul = d_valid_q && dk_uld_q && dp_v0 && dp_v1;
+  assign dp_a  = dp_as && a_idle && (g_idle || dp_gap);
+  assign dp_m  = d_valid_q && dk_mem_q && dp_tok && dp_dr && !dp_as;
+  // Level 3.
+  (* keep *) logic dp_fire;
+  assign dp_fire = dp_m || (dp_com && (dp_u || dp_nop || dp_ul || dp_a));
+  assign d_fire  = dp_fire;
+`ifndef SYNTHESIS
+  always_comb begin
+    if (rst_ni)
+      assert (d_fire == (can_uop || can_nop || can_uld || can_mem || can_ald))
+      else $error("vta_compute: the dispatch decision's terms disagree with can_*");
+  end
+`endif
   assign ld_start = (can_mem && known_load) || can_uld || can_ald;
   assign tok_pop_load_o  = d_fire && hm.pop_prev;
   assign tok_pop_store_o = d_fire && hm.pop_next;
@@ -1063,6 +1129,8 @@ module vta_compute
     .u2_valid_i  (a_u2_valid),
     .u2_write_i  (a_u2_write),
     .u2_use_imm_i(a_u2_tag[AluTagW-2]),
+    .u2_reset_i  (a_u2_tag[AluTagW-1]),
+    .u2_op_i     (a_u2_tag[AluImmW+:AluAluOpcodeW]),
     .u2_dst_i    (a_u2_dst),
     .u2_src_i    (a_u2_src),
     .hz_xd_i     (a_hz_xd),

@@ -24,7 +24,8 @@
 module vta_load_2d
   import vta_pkg::*;
 #(
-  parameter int unsigned Depth = 1   // instructions accepted and not yet written (>= 1)
+  parameter int unsigned Depth = 1,  // instructions accepted and not yet written (>= 1)
+  parameter bit          CmdReg = 1'b0  // vta_burst_gen's: the first burst a cycle later
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
@@ -121,7 +122,8 @@ module vta_load_2d
     .LogBusBytes(LogBusBytes),
     .MaxBeats   (16),
     .RowBytesW  (RowBytesW),
-    .PageIn     (1'b1)
+    .PageIn     (1'b1),
+    .CmdReg     (CmdReg)
   ) u_bursts (
     .clk_i,
     .rst_ni,

@@ -210,18 +210,18 @@ module vta_uop_fp
   // are made and the take (late: the end of the dispatch) only picks one; in a commit cycle (no
   // write) b_in_taken is also the flag of the record written for the instruction being taken.
   //
-  // The selection's bounds are kept as the OR of each group of GrpN records (sel_*_q[g]), and
-  // the groups are ORed at the output: the lookup's OR of 33 bounds is two LUT levels in front
-  // of the registers instead of three, and the one left behind them (an OR of NGrp values) sits
-  // in front of the caller's adders.
-  localparam int unsigned GrpN = 16;
-  localparam int unsigned NGrp = (NRec + GrpN - 1) / GrpN;
+  // The selection's bounds (sel_q) are worked out in the cycle after the take from the
+  // registered one-hot selection, not at the take (an OR of 33 bounds behind the dispatch
+  // decision, 3.4-3.85 ns): the take loads only which record (sel_oh_q) and whether there is
+  // one. So in that cycle (the caller's F0) the bounds are not yet the new instruction's, and
+  // the caller waits it out; after it, sel_q follows the selection (a commit that writes the
+  // held instruction's record puts that record's bounds in).
   logic [NRec-1:0]    nmatch, sel_oh_q;
   logic               b_in_q, b_in_held_w, b_in_taken_w, b_in_taken, b_hit, b_nhit, sel_hit_q;
   logic               sel_gone, now_hit;
-  logic [BndW-1:0]    sel_q [NGrp];  // the selection's bounds, ORed per group
-  logic [BndW-1:0]    n_bnd [NGrp];  // the taken instruction's, per group
-  bnd_t               s_bnd;         // the selection's
+  bnd_t               sel_q;   // the selection's bounds (from the cycle after the take)
+  bnd_t               sel_or;  // the OR of the selected records' bounds
+  bnd_t               s_bnd;   // the selection's
   assign b_in_held_w  = b_lo_w <= AW'(bgn_i) && end_i <= b_hi_w;
   assign b_in_taken_w = b_lo_w <= AW'(nbgn_i) && nend_i <= b_hi_w;
   // Without a write: whether the range being built holds the queue head's, kept in a register
@@ -255,10 +255,7 @@ module vta_uop_fp
   assign b_dmax_o = b_dmax_q;
   assign b_smin_o = b_smin_q;
   assign b_smax_o = b_smax_q;
-  always_comb begin
-    s_bnd = '0;
-    for (int g = 0; g < NGrp; g++) s_bnd = s_bnd | sel_q[g];
-  end
+  assign s_bnd = sel_q;
   assign s_dmin_o = s_bnd.dmin;
   assign s_dmax_o = s_bnd.dmax;
   assign s_smin_o = s_bnd.smin;
@@ -291,8 +288,6 @@ module vta_uop_fp
       nmatch[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) && hm_q[r];
     end
     b_nhit = commit && !b_bad_q && b_in_taken;
-    for (int g = 0; g < NGrp; g++) n_bnd[g] = (g == 0 && b_nhit) ? b_bnd : '0;
-    for (int r = 0; r < NRec; r++) n_bnd[r/GrpN] = n_bnd[r/GrpN] | (nmatch[r] ? bnd_q[r] : '0);
   end
 
   always_ff @(posedge clk_i) begin
@@ -307,13 +302,16 @@ module vta_uop_fp
       sel_oh_q  <= b_hit ? ptr_oh_q : (sel_gone ? '0 : sel_oh_q);
     end
   end
-  // A commit that writes the held instruction's record puts its bounds in group 0 and clears
-  // the others; any other commit leaves the groups (a selection it removes has no hit).
+  // Every cycle from the selection and the table as they stand, or the record being committed
+  // when that is the held instruction's (the selection and the table take it only after this
+  // cycle). Any other commit leaves the selected record's bounds (a selection it removes has
+  // no hit).
+  always_comb begin
+    sel_or = '0;
+    for (int r = 0; r < NRec; r++) sel_or = sel_or | (sel_oh_q[r] ? bnd_q[r] : '0);
+  end
   always_ff @(posedge clk_i) begin
-    for (int g = 0; g < NGrp; g++) begin
-      if (take_i) sel_q[g] <= n_bnd[g];
-      else if (b_hit) sel_q[g] <= g == 0 ? b_bnd : '0;
-    end
+    sel_q <= b_hit ? b_bnd : sel_or;
   end
 
 `ifndef SYNTHESIS
@@ -321,7 +319,9 @@ module vta_uop_fp
   // after the selection or the table changed (a take, a commit) and in a commit cycle itself:
   // the only cycles in which it can disagree (checked only then, it costs the Verilator model
   // nothing in the others).
-  function automatic logic chk_agrees();
+  // (bnd_too: the bounds as well as the hit; not in the cycle after a take, when sel_q is not
+  // yet the new selection's.)
+  function automatic logic chk_agrees(logic bnd_too);
     logic hit;
     bnd_t bnd;
     hit = commit && !b_bad_q && (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q);
@@ -333,21 +333,27 @@ module vta_uop_fp
         bnd = bnd | bnd_q[r];
       end
     end
-    chk_agrees = (now_hit == hit) && (!hit || now_bnd == bnd);
+    chk_agrees = (now_hit == hit) && (!hit || !bnd_too || now_bnd == bnd);
   endfunction
-  logic chk_live_q, chk_now_q;  // an instruction has been taken; a take or commit last cycle
+  // an instruction has been taken; a take or commit last cycle; a take last cycle, the one
+  // before
+  logic chk_live_q, chk_now_q, chk_take_q, chk_take2_q;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
-      chk_live_q <= 1'b0;
-      chk_now_q  <= 1'b0;
+      chk_live_q  <= 1'b0;
+      chk_now_q   <= 1'b0;
+      chk_take_q  <= 1'b0;
+      chk_take2_q <= 1'b0;
     end else begin
       if (take_i) chk_live_q <= 1'b1;
-      chk_now_q <= take_i || commit;
+      chk_now_q   <= take_i || commit;
+      chk_take_q  <= take_i;
+      chk_take2_q <= chk_take_q;
     end
   end
   always_ff @(posedge clk_i) begin
-    if (rst_ni && chk_live_q && (chk_now_q || commit) && AW'(bgn_i) < end_i) begin
-      assert (chk_agrees())
+    if (rst_ni && chk_live_q && (chk_now_q || chk_take2_q || commit) && AW'(bgn_i) < end_i) begin
+      assert (chk_agrees(!chk_take_q))
       else $error("vta_uop_fp: the selected record disagrees with the table (hit %0d)", now_hit);
     end
   end

@@ -518,7 +518,9 @@ struct Mod : sc_module {
   }
 
   // The address side of a LOAD accepted in cycle `accept`: its bursts go out the next cycle.
-  void issue_reads(const vta_sc_insn &in, cyc accept, ReadReq &r) {
+  // first: the cycles from the acceptance to the first address (vta_burst_gen: 1, or 2 with
+  // CmdReg, the compute module's loads).
+  void issue_reads(const vta_sc_insn &in, cyc accept, ReadReq &r, cyc first = 1) {
     const vta_config &cfg = *ctx->cfg;
     uint32_t eb = cfg.elem_bytes[in.mem_type];
     uint64_t yt = uint64_t(in.y_pad_0) + in.y_size + in.y_pad_1;
@@ -528,7 +530,7 @@ struct Mod : sc_module {
     if (in.x_size == 0 || yt == 0 || in.y_size == 0) return;
     cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
                uint64_t(in.x_size) * eb, in.y_size, cfg.bus_bytes, 16, bursts);
-    transport(false, accept + 1);
+    transport(false, accept + first);
     r.data = true;
     r.req = tim.req;
     r.bursts.assign(bursts.begin(), bursts.end());
@@ -536,8 +538,8 @@ struct Mod : sc_module {
     r.last_addr = tim.last_addr;
   }
 
-  DmaOut dma(const vta_sc_insn &in, cyc accept, cyc writer_free) {
-    issue_reads(in, accept, rr);
+  DmaOut dma(const vta_sc_insn &in, cyc accept, cyc writer_free, cyc first = 1) {
+    issue_reads(in, accept, rr, first);
     if (ctx->abort) return DmaOut();
     return walk(in, accept, writer_free, rr);
   }
@@ -1069,7 +1071,10 @@ struct Compute : Mod {
       int u = in.opcode == VTA_OP_ALU;
       if (is_uop) {
         f = footprint(in);
-        t = std::max(t, d_in + 2);  // the footprint is worked out in D
+        // The footprint is worked out in D (F0 to F2: vta_compute), F1 no earlier than the
+        // cycle a LOAD before it completes (the records may change until then).
+        t = std::max(t, d_in + 3);
+        if (loaded) t = std::max(t, load_done + 2);
         if (unit[u].any) t = std::max(t, unit[u].last);
         // One that may interfere with the other unit's starts when that one issues its last
         // micro-op (plus the RTL's interlock when its pipeline is deeper than two stages).
@@ -1176,7 +1181,7 @@ struct Compute : Mod {
         pushes_at = last_retire;
         busy(c, VTA_MOD_COMPUTE, i, fire, last_retire);
       } else if (is_load) {
-        DmaOut o = dma(in, fire, fire + 1);
+        DmaOut o = dma(in, fire, fire + 1, 2);  // its first burst from registers (CmdReg)
         if (c.abort) return;
         k.stall += o.wait;
         load_done = o.done;
