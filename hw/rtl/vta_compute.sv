@@ -907,7 +907,7 @@ module vta_compute
   assign dp_fire = dp_m || (dp_com && (dp_u || dp_nop || dp_ul || dp_a));
   assign d_fire  = dp_fire;
 `ifndef SYNTHESIS
-  always_comb begin
+  always_ff @(posedge clk_i) begin
     if (rst_ni)
       assert (d_fire == (can_uop || can_nop || can_uld || can_mem || can_ald))
       else $error("vta_compute: the dispatch decision's terms disagree with can_*");

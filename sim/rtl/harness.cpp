@@ -434,6 +434,14 @@ int Model::run(uint64_t insn, uint32_t count, uint64_t max_cycles, vta_rtl_resul
 void *model_create(const vta_rtl_model_opts *o, char *err, size_t n) {
   try {
     Model *m = new Model(*o);
+    // An assertion of the RTL's initial blocks (checks made once as the model starts, such as
+    // vta_add_lut's) fails the model's creation.
+    if (g_stopped) {
+      std::snprintf(err, n, "RTL assertion failed as the model started: %s", g_stop_msg.c_str());
+      g_stopped = false;
+      delete m;
+      return nullptr;
+    }
     if (!m->wave_ok()) {
       std::snprintf(err, n, "cannot open the waveform file %s%s", o->wave_path,
 #if VM_TRACE
