@@ -11,8 +11,8 @@ module vta_count_flag #(
   input  logic             clk_i,
   input  logic             rst_ni,
   input  logic             clear_i,
-  input  logic             inc_only_i,
-  input  logic             dec_only_i,
+  input  logic             inc_i,
+  input  logic             dec_i,
   input  logic [Width-1:0] count_i,
   output logic             eq_o
 );
@@ -28,12 +28,17 @@ module vta_count_flag #(
 
   // Written as an and-or of the two comparisons, not a multiplexer between them: yosys'
   // opt_share would otherwise merge them into one comparison behind a multiplexer of its
-  // constants, with the late inc_only_i and dec_only_i in front of the whole equality.
+  // constants, with the late inc_i and dec_i in front of the whole equality.
   assign eq_below = Reachable && (count_i == Below);
   assign eq_above = Reachable && (count_i == Above);
-  assign eq_d = clear_i ? AtZero
-                        : ((inc_only_i && eq_below) || (dec_only_i && eq_above) ||
-                           (!inc_only_i && !dec_only_i && eq_q));
+  // Split by dec_i (a pop, often the consumer's late dispatch decision): the values with and
+  // without it are worked out from the other inputs and kept (* keep *), so the pop only picks
+  // one, a LUT of three inputs in front of the flag instead of the whole function (an
+  // increment and a decrement together leave the count).
+  (* keep *) logic eq_if_dec, eq_if_not;
+  assign eq_if_dec = clear_i ? AtZero : (inc_i ? eq_q : eq_above);
+  assign eq_if_not = clear_i ? AtZero : (inc_i ? eq_below : eq_q);
+  assign eq_d      = dec_i ? eq_if_dec : eq_if_not;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) eq_q <= AtZero;

@@ -59,19 +59,19 @@ module vta_updown #(
 
   // The flags: the late inc_i and dec_i pick among comparisons of count_q alone.
   vta_count_flag #(.Width(Width), .Value(0)) u_zero (
-    .clk_i, .rst_ni, .clear_i, .inc_only_i(inc_only), .dec_only_i(dec_only), .count_i(count_q),
+    .clk_i, .rst_ni, .clear_i, .inc_i, .dec_i, .count_i(count_q),
     .eq_o(zero_o)
   );
   vta_count_flag #(.Width(Width), .Value(1)) u_one (
-    .clk_i, .rst_ni, .clear_i, .inc_only_i(inc_only), .dec_only_i(dec_only), .count_i(count_q),
+    .clk_i, .rst_ni, .clear_i, .inc_i, .dec_i, .count_i(count_q),
     .eq_o(one_o)
   );
   vta_count_flag #(.Width(Width), .Value(2)) u_two (
-    .clk_i, .rst_ni, .clear_i, .inc_only_i(inc_only), .dec_only_i(dec_only), .count_i(count_q),
+    .clk_i, .rst_ni, .clear_i, .inc_i, .dec_i, .count_i(count_q),
     .eq_o(two_o)
   );
   vta_count_flag #(.Width(Width), .Value(Top)) u_top (
-    .clk_i, .rst_ni, .clear_i, .inc_only_i(inc_only), .dec_only_i(dec_only), .count_i(count_q),
+    .clk_i, .rst_ni, .clear_i, .inc_i, .dec_i, .count_i(count_q),
     .eq_o(top_o)
   );
 
