@@ -16,9 +16,9 @@
 //
 // Instructions are decoded in program order from a one-entry decode register (D). An
 // instruction's footprint, the range of ACC indices its destinations can take (and of its
-// vector operand, for an ALU), is computed in D, one cycle after it arrives (a GEMM or ALU
-// instruction leaves D only then), from the bounds of its micro-ops (vta_uop_fp records them
-// per LOAD UOP) and its loop extents and factors. ACC and OUT are banked by the index MSB. A
+// vector operand, for an ALU), is worked out in D over the three cycles after it arrives
+// (vta_footprint; a GEMM or ALU instruction leaves D only then), from the bounds of its
+// micro-ops (vta_uop_fp records them per LOAD UOP) and its loop extents and factors. ACC and OUT are banked by the index MSB. A
 // GEMM or ALU instruction starts when its unit is free (or issuing its last micro-op) and the
 // other unit is idle, issuing its last micro-op, or running an instruction it cannot interfere
 // with: both footprints known, destinations in different banks, and neither's destinations
@@ -105,13 +105,9 @@ module vta_compute
   localparam int unsigned DstW = UopDstW;
   localparam int unsigned SrcW = UopSrcW;
   localparam int unsigned WgtIdxW = UopWgtW;
-  localparam int unsigned IterW = GemmIterOutW;
   localparam int unsigned UopIdxW = GemmUopEndW;
   localparam int unsigned BankW = LogAccDepth - 1;  // index bits within an ACC bank
   localparam int unsigned AluTagW = 2 + AluAluOpcodeW + AluImmW;  // reset, use_imm, op, imm
-  // Footprint arithmetic: max index + (iter_out-1)*factor + (iter_in-1)*factor, unwrapped.
-  localparam int unsigned IdxW = (DstW > SrcW) ? DstW : SrcW;
-  localparam int unsigned FpW = IterW + IdxW + 2;
   // In flight at once: up to three instructions per unit (C0, C1, C2) and compute no-ops.
   localparam int unsigned RqDepth = 8;
   localparam int unsigned RqW = $clog2(RqDepth);
@@ -353,18 +349,8 @@ module vta_compute
   assign uop_waddr   = LogUopDepth'(wr_addr);
   assign acc_ld_we   = wr_valid && !ld_is_uop;
 
-  // ---- footprints ----
-  logic                fp_hit, fp_bsel;
-  logic [DstW-1:0]     fp_dmin [2];  // the record selected (0) and the one being committed (1)
-  logic [DstW-1:0]     fp_dmax [2];
-  logic [SrcW-1:0]     fp_smin [2];
-  logic [SrcW-1:0]     fp_smax [2];
-  logic [DstW-1:0]     f_dfo, f_dfi;
-  logic [SrcW-1:0]     f_sfo, f_sfi;
-  logic [FpW-1:0]      f_io, f_ii;
-  logic                f_src, f_ok, fp_now;
-  logic [LogAccDepth-1:0] f_dlo, f_dhi_i, f_slo, f_shi_i;
-  // Of the instruction in D, worked out (fp_done_q) the cycle after it arrived:
+  // ---- footprints (vta_footprint: D's, worked out over F0-F2; compat's flags) ----
+  // Of the instruction in D, worked out (fp_done_q) from its fourth cycle there at the earliest:
   logic                fp_done_q, fp_ok_q, fp_nop_q, fp_src_q;
   logic [LogAccDepth-1:0] fp_dlo_q, fp_dhi_q, fp_slo_q, fp_shi_q;
   // Of the instruction each unit (0 GEMM, 1 ALU) issues, copied when it started:
@@ -389,242 +375,6 @@ module vta_compute
   logic [LogAccDepth-1:0] prev_shi_q [2];
   logic [3:0]          prev_live_q [2];
 
-  // The instruction at the queue's head, which D takes when d_take is set.
-  gemm_insn_t ng;
-  alu_insn_t  na;
-  logic       n_alu;
-  // The element becoming the head (the queue's head register takes it with cmd_next_load_i).
-  /* verilator lint_off UNUSEDSIGNAL */
-  gemm_insn_t xg;  // only the loop and micro-op range fields are read
-  alu_insn_t  xa;
-  /* verilator lint_on UNUSEDSIGNAL */
-  assign xg = cmd_next_i;
-  assign xa = cmd_next_i;
-
-  vta_uop_fp u_fp (
-    .clk_i,
-    .rst_ni,
-    .ld_start_i(ld_start && hm.memory_type == MemUop),
-    .ld_base_i (LogUopDepth'(hm.sram_base)),
-    .we_i      (uop_we),
-    .waddr_i   (uop_waddr),
-    .wdata_i   (uop_wdata),
-    .ld_done_i (loading_q && l2d_done && ld_is_uop),
-    .bgn_i     (LogUopDepth'(hg.uop_bgn)),
-    .end_i     ((LogUopDepth + 1)'(hg.uop_end)),
-    .take_i    (d_take),
-    .nbgn_i    (LogUopDepth'(ng.uop_bgn)),
-    .nend_i    ((LogUopDepth + 1)'(ng.uop_end)),
-    .head_load_i(cmd_next_load_i),
-    .hbgn_i    (LogUopDepth'(xg.uop_bgn)),
-    .hend_i    ((LogUopDepth + 1)'(xg.uop_end)),
-    .hit_o     (fp_hit),
-    .bsel_o    (fp_bsel),
-    .b_dmin_o  (fp_dmin[1]),
-    .b_dmax_o  (fp_dmax[1]),
-    .b_smin_o  (fp_smin[1]),
-    .b_smax_o  (fp_smax[1]),
-    .s_dmin_o  (fp_dmin[0]),
-    .s_dmax_o  (fp_dmax[0]),
-    .s_smin_o  (fp_smin[0]),
-    .s_smax_o  (fp_smax[0])
-  );
-
-  // The loop products depend on the instruction alone: they are multiplied as it enters D
-  // (from the queue's head), so the cycle that works the footprint out only adds them to the
-  // record's bounds and compares. They are (iter_out - 1) * fo + (iter_in - 1) * fi, taken as
-  // iter_out * fo + iter_in * fi (f_*raw_q) less fo + fi (f_*fs_q), so that no subtraction
-  // lies in front of the multipliers in the take cycle.
-  localparam int unsigned SW = LogAccDepth + 1;  // a top index and whether it passes the end
-  logic [FpW-1:0] f_draw_q, f_sraw_q, f_dlim_q, f_slim_q;
-  logic [SW-1:0]  f_dfs_q, f_sfs_q;  // the top indices need the low bits only
-  assign ng    = cmd_data_i;
-  assign na    = cmd_data_i;
-  assign n_alu = (ng.opcode == OpAlu);
-  assign f_dfo = n_alu ? DstW'(na.dst_factor_out) : DstW'(ng.dst_factor_out);
-  assign f_dfi = n_alu ? DstW'(na.dst_factor_in) : DstW'(ng.dst_factor_in);
-  assign f_sfo = SrcW'(na.src_factor_out);
-  assign f_sfi = SrcW'(na.src_factor_in);
-  assign f_io  = FpW'(ng.iter_out);  // meaningful when the instruction has micro-ops
-  assign f_ii  = FpW'(ng.iter_in);
-  // The four products are those of the element becoming the queue's head, registered as it
-  // does (the DSP slices' M registers, from cmd_next_i), so the take only adds them (the slices'
-  // post-adders, P registers): multiplied in the take cycle, from the head register through a
-  // slice and its cascade into the next, they took 4.2 ns.
-  logic       x_alu;
-  logic [DstW-1:0] x_dfo, x_dfi;
-  logic [FpW-1:0]  p_dfo_q, p_dfi_q, p_sfo_q, p_sfi_q;
-  assign x_alu = (xg.opcode == OpAlu);
-  assign x_dfo = x_alu ? DstW'(xa.dst_factor_out) : DstW'(xg.dst_factor_out);
-  assign x_dfi = x_alu ? DstW'(xa.dst_factor_in) : DstW'(xg.dst_factor_in);
-  always_ff @(posedge clk_i) begin
-    if (cmd_next_load_i) begin
-      p_dfo_q <= FpW'(xg.iter_out) * FpW'(x_dfo);
-      p_dfi_q <= FpW'(xg.iter_in) * FpW'(x_dfi);
-      p_sfo_q <= FpW'(xg.iter_out) * FpW'(SrcW'(xa.src_factor_out));
-      p_sfi_q <= FpW'(xg.iter_in) * FpW'(SrcW'(xa.src_factor_in));
-    end
-  end
-`ifndef SYNTHESIS
-  always_ff @(posedge clk_i) begin
-    if (rst_ni && cmd_valid_i) begin
-      assert (p_dfo_q == f_io * FpW'(f_dfo) && p_dfi_q == f_ii * FpW'(f_dfi) &&
-              p_sfo_q == f_io * FpW'(f_sfo) && p_sfi_q == f_ii * FpW'(f_sfi))
-      else $error("vta_compute: the footprint's products beside the queue's head disagree");
-    end
-  end
-`endif
-  // The products are taken with the instruction into the slices' P registers (p2_*_q) and
-  // added in F0, the cycle after the take, which the footprint spends in vta_uop_fp anyway:
-  // added in the take cycle from the slices' outputs without P registers (1.8 ns after the
-  // clock), the sums took 3.4 ns. (Split with carry select, vta_add_split.)
-  logic [FpW-1:0] f_draw, f_sraw;
-  logic [FpW-1:0] p2_dfo_q, p2_dfi_q, p2_sfo_q, p2_sfi_q;
-  logic           take_q;  // F0: D's instruction was taken in the cycle before
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) take_q <= 1'b0;
-    else take_q <= d_take;
-  end
-  always_ff @(posedge clk_i) begin
-    if (d_take) begin
-      p2_dfo_q <= p_dfo_q;
-      p2_dfi_q <= p_dfi_q;
-      p2_sfo_q <= p_sfo_q;
-      p2_sfi_q <= p_sfi_q;
-    end
-  end
-  vta_add_split #(.W(FpW), .Lo(FpW / 2)) u_f_draw (.a_i(p2_dfo_q), .b_i(p2_dfi_q), .sum_o(f_draw));
-  vta_add_split #(.W(FpW), .Lo(FpW / 2)) u_f_sraw (.a_i(p2_sfo_q), .b_i(p2_sfi_q), .sum_o(f_sraw));
-  always_ff @(posedge clk_i) begin
-    if (take_q) begin
-      f_draw_q <= f_draw;
-      f_sraw_q <= f_sraw;
-    end
-  end
-  always_ff @(posedge clk_i) begin
-    if (d_take) begin
-      f_dfs_q  <= SW'(FpW'(f_dfo) + FpW'(f_dfi));
-      f_sfs_q  <= SW'(FpW'(f_sfo) + FpW'(f_sfi));
-      f_dlim_q <= FpW'(AccDepth) + FpW'(f_dfo) + FpW'(f_dfi);
-      f_slim_q <= FpW'(AccDepth) + FpW'(f_sfo) + FpW'(f_sfi);
-    end
-  end
-  // The bounds' checks, with prod = raw - fs (raw >= fs when there are iterations; every sum
-  // fits FpW): prod < AccDepth is raw < AccDepth + fs (f_*fits, a comparison of two registers
-  // from the take). Given that and max < AccDepth, max + prod < 2 AccDepth, so its low SW bits,
-  // max + raw - fs worked out in SW bits (one carry chain behind a row of 3:2 compressors,
-  // add_sub), are exact: their top bit says whether the top index passes the buffer's end,
-  // the bit below it the top index's bank, and the rest is the top index. So each check is one
-  // narrow carry chain behind the bounds and the multipliers' registers; before, a wide sum and
-  // a wide comparison lay one behind the other there.
-  // Worked out for both records uop_fp may name (the one selected at take, the one a load
-  // commits in this cycle) side by side, and picked by fp_bsel after the sums and comparisons.
-  logic [SW-1:0]  c_dsum [2];  // max + raw - fs, SW bits
-  logic [SW-1:0]  c_ssum [2];
-  logic [LogAccDepth-1:0] c_dhi [2];  // the top indices
-  logic [LogAccDepth-1:0] c_shi [2];
-  // c_pre: every term of a record's check but the carry chains' bits, kept (* keep *) so that
-  // synthesis maps it as written: abc takes a carry chain's output as arriving at time zero
-  // and otherwise folds the chains' bits into the first of several LUT levels.
-  (* keep *) logic [1:0] c_pre;
-  logic           f_dfits, f_sfits;
-  // a + b - c as one carry chain behind a row of 3:2 compressors (a + b + ~c + 1, the 1 in the
-  // carry word's free low bit).
-  function automatic logic [SW-1:0] add_sub(logic [SW-1:0] a, logic [SW-1:0] b,
-                                            logic [SW-1:0] c);
-    logic [SW-1:0] nc, sum;
-    logic [SW-2:0] maj;  // the carries out of bit i, worth bit i + 1 (the top's: none)
-    nc      = ~c;
-    sum     = a ^ b ^ nc;
-    maj     = (a[SW-2:0] & b[SW-2:0]) | (a[SW-2:0] & nc[SW-2:0]) | (b[SW-2:0] & nc[SW-2:0]);
-    add_sub = sum + {maj, 1'b1};
-  endfunction
-  // A bound at or past the buffer's end (the micro-op fields may be wider than an index).
-  function automatic logic past_end(logic [FpW-1:0] v);
-    past_end = |(v >> LogAccDepth);
-  endfunction
-  assign f_dfits  = f_draw_q < f_dlim_q;
-  assign f_sfits  = f_sraw_q < f_slim_q;
-  assign f_src = is_alu && !ha.use_imm;
-  always_comb begin
-    for (int k = 0; k < 2; k++) begin
-      c_dsum[k] = add_sub(SW'(LogAccDepth'(fp_dmax[k])), SW'(f_draw_q), f_dfs_q);
-      c_ssum[k] = add_sub(SW'(LogAccDepth'(fp_smax[k])), SW'(f_sraw_q), f_sfs_q);
-      c_dhi[k]  = c_dsum[k][LogAccDepth-1:0];
-      c_shi[k]  = c_ssum[k][LogAccDepth-1:0];
-      c_pre[k]  = f_dfits && !past_end(FpW'(fp_dmax[k])) &&
-                  (!f_src || (f_sfits && !past_end(FpW'(fp_smax[k])) &&
-                              !past_end(FpW'(fp_smin[k]))));
-    end
-  end
-  assign f_dlo   = LogAccDepth'(fp_dmin[fp_bsel]);
-  assign f_dhi_i = c_dhi[fp_bsel];
-  assign f_slo   = LogAccDepth'(fp_smin[fp_bsel]);
-  assign f_shi_i = c_shi[fp_bsel];
-
-  // The footprint is worked out over three cycles, F0 to F2. In F0 (the cycle after the take)
-  // vta_uop_fp picks the selected record's bounds. F1 (the cycle after that, and every cycle
-  // after it while the instruction waits in D) adds each record's bounds to the
-  // loop products and registers the carry chains' bits per record (fa_*_q) with the record's
-  // pick (fp_bsel, late: a load's last write) and whether there is one (fp_hit); F2 picks
-  // the record and combines them into fp_ok_q and the dispatch's flags (cw_*_q, compat's
-  // ca_q and cb_q). In one cycle the chains' bits, the pick and the combination lay behind
-  // the lookup's OR and the chains (3.4-3.7 ns on the default). The two extra cycles are
-  // hidden behind the instruction before in D nearly always (ResNet-18: about 200 cycles in
-  // 7.2 million by the SystemC model, which counts them: sim/sc, "the footprint is worked out
-  // in D").
-  //
-  // Not while a load may still change the records (in the cycle it completes the lookup sees
-  // the table after it), nor for an instruction arriving now. The inputs of F1 and F2 stand
-  // while D holds the instruction: the records change only by a LOAD UOP, which D would hold,
-  // and the units' footprints only when D's instruction starts. fp_ok_q is read only with
-  // fp_done_q (dispatch), set in the same cycle for the same instruction, so it need not wait
-  // for the dispatch decision (d_fire) itself: that kept the token counters, the footprint
-  // comparisons and the lookup on one path.
-  // F0, the instruction's first cycle in D (take_q), is skipped: vta_uop_fp works the
-  // selected record's bounds out in it, and the loop products' sums are added in it.
-  assign fp_now = d_valid_q && !take_q && !d_fire && (!loading_q || l2d_done);
-  logic [1:0] fa_pre_q, fa_dtop_q, fa_dbank_q, fa_stop_q, fa_ok;
-  logic       fa_q, fa_hit_q, fa_bsel_q;
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) fa_q <= 1'b0;
-    else fa_q <= fp_now;
-  end
-  always_ff @(posedge clk_i) begin
-    fa_hit_q  <= fp_hit;
-    fa_bsel_q <= fp_bsel;
-    for (int k = 0; k < 2; k++) begin
-      fa_pre_q[k]   <= c_pre[k];
-      fa_dtop_q[k]  <= c_dsum[k][LogAccDepth];
-      fa_dbank_q[k] <= fp_dmin[k][BankW] == c_dsum[k][BankW];
-      fa_stop_q[k]  <= c_ssum[k][LogAccDepth];
-    end
-  end
-  // Indices that wrap past the buffer, or destinations in both banks: no usable footprint.
-  always_comb begin
-    for (int k = 0; k < 2; k++) begin
-      fa_ok[k] = fa_pre_q[k] && !fa_dtop_q[k] && (!fp_src_q || !fa_stop_q[k]) && fa_dbank_q[k];
-    end
-  end
-  // (F2: fp_nop_q and fp_src_q are F1's zero_uops and f_src.)
-  assign f_ok = (is_gemm || is_alu) && (fp_nop_q || (fa_hit_q && fa_ok[fa_bsel_q]));
-  always_ff @(posedge clk_i) begin
-    if (!rst_ni) begin
-      fp_done_q <= 1'b0;
-      fp_ok_q   <= 1'b0;
-    end else begin
-      fp_done_q <= fa_q && fp_now;
-      fp_ok_q   <= f_ok;
-    end
-  end
-  always_ff @(posedge clk_i) begin
-    fp_nop_q <= zero_uops;
-    fp_src_q <= f_src;
-    fp_dlo_q <= f_dlo;
-    fp_dhi_q <= f_dhi_i;
-    fp_slo_q <= f_slo;
-    fp_shi_q <= f_shi_i;
-  end
 
   function automatic logic apart(logic [LogAccDepth-1:0] lo_a, logic [LogAccDepth-1:0] hi_a,
                                  logic [LogAccDepth-1:0] lo_b, logic [LogAccDepth-1:0] hi_b);
@@ -652,65 +402,13 @@ module vta_compute
   assign run_last[1]  = a_last;
   assign unit         = is_alu;  // 0: the GEMM unit, 1: the ALU
   assign own_free     = !run_issue[unit] || run_last[unit];
-  // The instruction in D against one footprint of the other unit: both known, and either one
-  // without micro-ops or destinations in different banks and neither reading what the other
-  // writes. The comparisons (disjoint) are made in the cycle the footprint is worked out, from
-  // the values fp_*_q take, against the other unit's footprints, and registered (cw_*_q): those
-  // cannot change before D's instruction leaves (only a start, which is D's, changes them), and
-  // fp_done_q, which dispatch needs, is set only when nothing started in that cycle. So the
-  // dispatch decision reads flags, not comparators.
-  // D's indices are those of both records uop_fp may name (b: the one selected at take, the
-  // one committed in this cycle), each top index only its low bits (max + prod, the truncated
-  // f_*hi_i: exact whenever D's footprint is usable, f_ok, the only case the flags are read
-  // in). Every check is made for both records and against both units' footprints, and the
-  // record (fp_bsel, late: a load's last write) and the other unit picked after the
-  // comparisons: picking first put a multiplexer in front of each sum, and yosys merges the
-  // sums of two operands picked by one select into one sum behind the multiplexer.
-  // D's top index below another footprint's low one, top < lo with top = max + raw - fs, is
-  // the sign of max + raw - fs - lo in SW bits (exact whenever the top index is usable: top <
-  // AccDepth, lo < AccDepth): one carry chain behind two rows of 3:2 compressors (max + raw +
-  // ~fs + ~lo + 2, the 2 as the carry words' free low bits), not the top index's sum and then a
-  // comparison behind it.
-  function automatic logic top_below(logic [SW-1:0] mx, logic [SW-1:0] raw, logic [SW-1:0] fs,
-                                     logic [LogAccDepth-1:0] lo);
-    logic [SW-1:0] lo_w, nfs, nlo, s1, c1, s2, y;
-    logic [SW-2:0] m1, m2;
-    lo_w = {1'b0, lo};  // (a cast to SW inside a function is more than yosys 0.23 reads)
-    nfs  = ~fs;
-    nlo  = ~lo_w;
-    s1  = mx ^ raw ^ nfs;
-    m1  = (mx[SW-2:0] & raw[SW-2:0]) | (mx[SW-2:0] & nfs[SW-2:0]) | (raw[SW-2:0] & nfs[SW-2:0]);
-    c1  = {m1, 1'b1};
-    s2  = s1 ^ c1 ^ nlo;
-    m2  = (s1[SW-2:0] & c1[SW-2:0]) | (s1[SW-2:0] & nlo[SW-2:0]) | (c1[SW-2:0] & nlo[SW-2:0]);
-    y   = s2 + {m2, 1'b1};
-    top_below = y[SW-1];
-  endfunction
-  // The three conditions of disjointness (all must hold): different banks, D's destinations
-  // apart from the other's sources, D's sources apart from the other's destinations.
-  function automatic logic [2:0] disjoint(logic b, logic src, logic [LogAccDepth-1:0] dlo,
-                                          logic [LogAccDepth-1:0] dhi,
-                                          logic [LogAccDepth-1:0] slo,
-                                          logic [LogAccDepth-1:0] shi);
-    logic [LogAccDepth-1:0] my_dlo, my_slo;
-    my_dlo      = LogAccDepth'(fp_dmin[b]);
-    my_slo      = LogAccDepth'(fp_smin[b]);
-    disjoint[0] = my_dlo[BankW] != dlo[BankW];
-    disjoint[1] = !src ||
-                  top_below(SW'(LogAccDepth'(fp_dmax[b])), SW'(f_draw_q), f_dfs_q, slo) ||
-                  (shi < my_dlo);
-    disjoint[2] = !f_src ||
-                  top_below(SW'(LogAccDepth'(fp_smax[b])), SW'(f_sraw_q), f_sfs_q, dlo) ||
-                  (dhi < my_slo);
-  endfunction
-  logic cw_run_q, cw_prev_q, cw_run_f, cw_prev_f, ca_q, cb_q;
-  // F1, per record (the one selected at [2:0], the one being committed at [5:3]; flat: yosys
-  // 0.23 neither assigns unpacked arrays whole nor reads packed two-dimensional ones)
-  logic [5:0] cw_run, cw_prev, cw_run_a_q, cw_prev_a_q;
-  // The other unit's footprints are picked by D's unit (registers) in front of the comparisons,
-  // beside the bounds' OR: only the record's pick (fp_bsel) lies behind the carry chains.
+  // The instruction in D against one footprint of the other unit (vta_footprint): both known,
+  // and either one without micro-ops or destinations in different banks and neither reading what
+  // the other writes, worked out while D holds the instruction and registered (ca_q, cb_q).
+  // The other unit's footprints, picked by D's unit (registers) in front of the comparisons.
   logic                   o_src, o_psrc;
   logic [LogAccDepth-1:0] o_dlo, o_dhi, o_slo, o_shi, o_pdlo, o_pdhi, o_pslo, o_pshi;
+  logic                   cw_run_q, cw_prev_q, ca_q, cb_q;
   assign o_src  = run_src_q[!unit];
   assign o_dlo  = run_dlo_q[!unit];
   assign o_dhi  = run_dhi_q[!unit];
@@ -721,26 +419,55 @@ module vta_compute
   assign o_pdhi = prev_dhi_q[!unit];
   assign o_pslo = prev_slo_q[!unit];
   assign o_pshi = prev_shi_q[!unit];
-  always_comb begin
-    for (int b = 0; b < 2; b++) begin
-      cw_run[3*b +: 3]  = disjoint(1'(b), o_src, o_dlo, o_dhi, o_slo, o_shi);
-      cw_prev[3*b +: 3] = disjoint(1'(b), o_psrc, o_pdlo, o_pdhi, o_pslo, o_pshi);
-    end
-  end
-  always_ff @(posedge clk_i) begin
-    cw_run_a_q  <= cw_run;
-    cw_prev_a_q <= cw_prev;
-  end
-  // F2: the record picked, and the flags of compat (below) that do not change while D holds
-  // the instruction (the other unit's footprints change only when D's instruction starts).
-  assign cw_run_f  = fa_bsel_q ? &cw_run_a_q[5:3] : &cw_run_a_q[2:0];
-  assign cw_prev_f = fa_bsel_q ? &cw_prev_a_q[5:3] : &cw_prev_a_q[2:0];
-  always_ff @(posedge clk_i) begin
-    cw_run_q  <= cw_run_f;
-    cw_prev_q <= cw_prev_f;
-    ca_q      <= f_ok && run_ok_q[!unit] && (fp_nop_q || run_nop_q[!unit] || cw_run_f);
-    cb_q      <= f_ok && prev_ok_q[!unit] && (fp_nop_q || prev_nop_q[!unit] || cw_prev_f);
-  end
+  vta_footprint u_fpc (
+    .clk_i,
+    .rst_ni,
+    .head_valid_i(cmd_valid_i),
+    .take_i     (d_take),
+    .head_i     (cmd_data_i),
+    .head_load_i(cmd_next_load_i),
+    .next_i     (cmd_next_i),
+    .d_valid_i  (d_valid_q),
+    .d_fire_i   (d_fire),
+    .d_i        (d_q),
+    .uop_insn_i (is_gemm || is_alu),
+    .is_alu_i   (is_alu),
+    .nop_i      (zero_uops),
+    .loading_i  (loading_q),
+    .ld_done_i  (l2d_done),
+    .uld_start_i(ld_start && hm.memory_type == MemUop),
+    .uld_base_i (LogUopDepth'(hm.sram_base)),
+    .uop_we_i   (uop_we),
+    .uop_waddr_i(uop_waddr),
+    .uop_wdata_i(uop_wdata),
+    .uld_done_i (loading_q && l2d_done && ld_is_uop),
+    .o_ok_i     (run_ok_q[!unit]),
+    .o_nop_i    (run_nop_q[!unit]),
+    .o_src_i    (o_src),
+    .o_dlo_i    (o_dlo),
+    .o_dhi_i    (o_dhi),
+    .o_slo_i    (o_slo),
+    .o_shi_i    (o_shi),
+    .op_ok_i    (prev_ok_q[!unit]),
+    .op_nop_i   (prev_nop_q[!unit]),
+    .op_src_i   (o_psrc),
+    .op_dlo_i   (o_pdlo),
+    .op_dhi_i   (o_pdhi),
+    .op_slo_i   (o_pslo),
+    .op_shi_i   (o_pshi),
+    .fp_done_o  (fp_done_q),
+    .fp_ok_o    (fp_ok_q),
+    .fp_nop_o   (fp_nop_q),
+    .fp_src_o   (fp_src_q),
+    .fp_dlo_o   (fp_dlo_q),
+    .fp_dhi_o   (fp_dhi_q),
+    .fp_slo_o   (fp_slo_q),
+    .fp_shi_o   (fp_shi_q),
+    .ca_o       (ca_q),
+    .cb_o       (cb_q),
+    .cw_run_o   (cw_run_q),
+    .cw_prev_o  (cw_prev_q)
+  );
   // Against the other unit's instruction and, while its micro-ops may still be in flight, the
   // one before it (without this an ALU instruction could start beside an empty GEMM and read
   // ACC entries the GEMM before that had not written yet): ca_q is fp_ok_q && run_ok_q[!unit]
