@@ -66,6 +66,8 @@ mkdir -p "$(dirname "$out")"
 script="read_verilog -sv (sources)
 hierarchy -check -top vta_top
 synth_xilinx -family $family -top vta_top -flatten -noiopad $uram_opt
+setattr -mod -unset keep_hierarchy
+flatten
 tee -q -o stat.txt stat"
 hash=$( { cat "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv; echo "$script"; } | sha256sum | cut -c1-16)
 if [ $hash_only = 1 ]; then
@@ -84,6 +86,8 @@ if ! yosys -q -q -l "$log" -p "
   read_verilog -sv $srcs
   hierarchy -check -top vta_top
   synth_xilinx -family $family -top vta_top -flatten -noiopad $uram_opt
+  setattr -mod -unset keep_hierarchy
+  flatten
   tee -q -o $work/stat.txt stat
 "; then
   echo "$me: yosys synth_xilinx -family $family of $key ($config) failed (log: $log)" >&2

@@ -17,6 +17,8 @@ yosys -q -l "$out/yosys.log" -p "
   proc
   select -assert-none t:\$dlatch t:\$_DLATCH_*
   synth_xilinx -top vta_top -flatten
+  setattr -mod -unset keep_hierarchy
+  flatten
   select -assert-none t:LDCE t:LDPE t:\$dlatch t:\$_DLATCH_*
   check -assert
   tee -o $out/stat.txt stat

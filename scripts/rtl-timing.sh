@@ -2,7 +2,8 @@
 # rtl-timing.sh SVGEN LIMIT_NS OUTROOT [-top MODULE] CONFIG.json... - static timing estimate of
 # hw/ on Xilinx 7-series cell delays, one configuration at a time.
 #
-# The method: yosys `synth_xilinx -flatten` of vta_top (or of MODULE with -top), then the cell
+# The method: yosys `synth_xilinx -flatten` of vta_top (or of MODULE with -top; the levels the RTL
+# keeps, vta_cut, are mapped apart and flattened after mapping), then the cell
 # library's timing (`read_verilog -lib -specify +/xilinx/cells_sim.v`) and `sta`, which reports
 # the latest arrival time at any flip-flop, block RAM or DSP input: logic delays only, no
 # routing, no setup time (docs/hw.md, "Timing"). For each configuration it prints the critical
@@ -52,6 +53,8 @@ for c in "$@"; do
       hierarchy -check -top $top
       proc
       synth_xilinx -top $top -flatten
+      setattr -mod -unset keep_hierarchy
+      flatten
       tee -q -o $out/stat.txt.tmp stat
       write_json $out/netlist.json.tmp
       read_verilog -lib -specify +/xilinx/cells_sim.v

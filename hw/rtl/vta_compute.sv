@@ -60,6 +60,7 @@ module vta_compute
   input  logic [InsnBytes*8-1:0]          cmd_data_i,
   // the queue's head register takes cmd_next_i at the end of a cycle with cmd_next_load_i
   input  logic                            cmd_next_load_i,
+  input  logic                            cmd_next_fill_i,   // ... without a pop
   input  logic [InsnBytes*8-1:0]          cmd_next_i,
   // tokens
   input  logic                            tok_from_load_i,
@@ -114,6 +115,7 @@ module vta_compute
 
   // ---- D: the decode register ----
   logic                   d_valid_q, d_fire, d_take;
+  logic                   dp_fire, dp_rdy, dp_take;  // the dispatch decision's level 3 (below)
   logic [InsnBytes*8-1:0] d_q;
   memory_insn_t hm;
   gemm_insn_t   hg;
@@ -127,10 +129,15 @@ module vta_compute
   memory_insn_t nm;  // the element becoming the head
   /* verilator lint_on UNUSEDSIGNAL */
   logic         y_none_q, y_one_q, c_y_none_q, c_y_one_q;
-  logic [17:0]  uld_end_q, n_uld_end, c_uld_end_q;
+  // Where a one-row LOAD UOP's writes end, sram_base + x_pad_0 + x_size + x_pad_1, kept as two
+  // sums (base and size, the pads), each of two terms: the four-term sum behind the queue's
+  // bypass multiplexer took 3.25 ns on the default. Its comparisons (uld_clear) add them.
+  logic [17:0]  c_bs_q, c_pp_q;
 
-  assign cmd_ready_o = !d_valid_q || d_fire;
-  assign d_take      = cmd_valid_i && cmd_ready_o;
+  // (From the dispatch decision's terms, below: !d_valid_q || d_fire, and with the queue's
+  // valid.)
+  assign cmd_ready_o = dp_rdy;
+  assign d_take      = dp_take;
   always_ff @(posedge clk_i) begin
     if (!rst_ni) d_valid_q <= 1'b0;
     else if (d_take) d_valid_q <= 1'b1;
@@ -138,7 +145,6 @@ module vta_compute
   end
   assign cm        = cmd_data_i;
   assign nm        = cmd_next_i;
-  assign n_uld_end = 18'(nm.sram_base) + 18'(nm.x_pad_0) + 18'(nm.x_size) + 18'(nm.x_pad_1);
   // (The rows' sum is none or one without the sum: none when every term is zero, one when one
   // term is one and the others zero.)
   logic n_p0_0, n_sz_0, n_p1_0;
@@ -151,7 +157,8 @@ module vta_compute
       c_y_one_q   <= (nm.y_pad_0 == 1 && n_sz_0 && n_p1_0) ||
                      (n_p0_0 && nm.y_size == 1 && n_p1_0) ||
                      (n_p0_0 && n_sz_0 && nm.y_pad_1 == 1);
-      c_uld_end_q <= n_uld_end;
+      c_bs_q      <= 18'(nm.sram_base) + 18'(nm.x_size);
+      c_pp_q      <= 18'(nm.x_pad_0) + 18'(nm.x_pad_1);
     end
   end
   always_ff @(posedge clk_i) begin
@@ -159,14 +166,13 @@ module vta_compute
       d_q       <= cmd_data_i;
       y_none_q  <= c_y_none_q;
       y_one_q   <= c_y_one_q;
-      uld_end_q <= c_uld_end_q;
     end
   end
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && cmd_valid_i) begin
-      assert (c_uld_end_q == 18'(cm.sram_base) + 18'(cm.x_pad_0) + 18'(cm.x_size) +
-                             18'(cm.x_pad_1) &&
+      assert (c_bs_q == 18'(cm.sram_base) + 18'(cm.x_size) &&
+              c_pp_q == 18'(cm.x_pad_0) + 18'(cm.x_pad_1) &&
               c_y_one_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == 17'd1) &&
               c_y_none_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == '0))
       else $error("vta_compute: the registers beside the queue's head disagree with it");
@@ -426,6 +432,7 @@ module vta_compute
     .take_i     (d_take),
     .head_i     (cmd_data_i),
     .head_load_i(cmd_next_load_i),
+    .head_fill_i(cmd_next_fill_i),
     .next_i     (cmd_next_i),
     .d_valid_i  (d_valid_q),
     .d_fire_i   (d_fire),
@@ -490,7 +497,8 @@ module vta_compute
   assign can_uop = (is_gemm || is_alu) && fp_done_q && tokens_ok && !loading_q && own_free &&
                    other_free && rq_room;
   assign can_nop = known_load && load_empty && tokens_ok && !loading_q && rq_room;
-  // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, uld_end_q); with
+  // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, sram_base +
+  // x_pad_0 + x_size + x_pad_1); with
   // padding rows its extent is not worked out here, and it waits for the units to stop issuing.
   assign is_uld  = d_valid_q && dk_uld_q;
   // The comparisons with the units' ranges are made as D takes the instruction and registered:
@@ -500,18 +508,34 @@ module vta_compute
   // whether that start happened (ua_st_q, the dispatch decision registered) picks, so the late
   // decision lies in front of no comparison. (The GEMM and ALU formats keep the micro-op range
   // in the same bits, so one comparison with D's range serves the unit it starts, whichever.)
+  // (The load's end, bs + pp, at or below a range's start, bs + pp <= c, is the sign of
+  // bs + pp - c - 1 = bs + pp + ~c in 19 bits: one carry chain behind a row of 3:2 compressors,
+  // not a sum and then a comparison.)
+  function automatic logic sum_le(logic [17:0] bs, logic [17:0] pp, logic [17:0] c);
+    /* verilator lint_off UNUSEDSIGNAL */  // (the top carry and the low bits of the sum)
+    logic [18:0] x, y, nc, s, m, r;
+    /* verilator lint_on UNUSEDSIGNAL */
+    x      = {1'b0, bs};
+    y      = {1'b0, pp};
+    nc     = ~{1'b0, c};
+    s      = x ^ y ^ nc;
+    m      = (x & y) | (x & nc) | (y & nc);
+    r      = s + {m[17:0], 1'b0};
+    sum_le = r[18];
+  endfunction
   function automatic logic uld_clear(logic [GemmUopEndW-1:0] rbgn, logic [GemmUopEndW-1:0] rend,
-                                     logic [17:0] base, logic [17:0] lend);
-    uld_clear = (18'(rend) <= base) || (lend <= 18'(rbgn));
+                                     logic [17:0] base, logic [17:0] bs, logic [17:0] pp);
+    uld_clear = (18'(rend) <= base) || sum_le(bs, pp, 18'(rbgn));
   endfunction
   logic [1:0] ua_keep_q, ua_st_q;
   logic       ua_new_q;
   always_ff @(posedge clk_i) begin
     if (d_take) begin
       for (int p = 0; p < 2; p++) begin
-        ua_keep_q[p] <= uld_clear(run_bgn[p], run_end[p], 18'(cm.sram_base), c_uld_end_q);
+        ua_keep_q[p] <= uld_clear(run_bgn[p], run_end[p], 18'(cm.sram_base), c_bs_q, c_pp_q);
       end
-      ua_new_q   <= uld_clear(UopIdxW'(hg.uop_bgn), hg.uop_end, 18'(cm.sram_base), c_uld_end_q);
+      ua_new_q   <= uld_clear(UopIdxW'(hg.uop_bgn), hg.uop_end, 18'(cm.sram_base), c_bs_q,
+                              c_pp_q);
       ua_st_q[0] <= can_uop && !is_alu;
       ua_st_q[1] <= can_uop && is_alu;
     end
@@ -529,7 +553,9 @@ module vta_compute
     if (rst_ni && is_uld) begin
       for (int p = 0; p < 2; p++) begin
         assert (!run_issue[p] || (ua_st_q[p] ? ua_new_q : ua_keep_q[p]) ==
-                                 uld_clear(run_bgn[p], run_end[p], 18'(hm.sram_base), uld_end_q))
+                                 ((18'(run_end[p]) <= 18'(hm.sram_base)) ||
+                                  (18'(hm.sram_base) + 18'(hm.x_pad_0) + 18'(hm.x_size) +
+                                   18'(hm.x_pad_1) <= 18'(run_bgn[p]))))
         else $error("vta_compute: the registered micro-op load check of unit %0d disagrees", p);
       end
     end
@@ -603,46 +629,68 @@ module vta_compute
   // The dispatch decision (d_fire, then d_take and everything it loads) is a function of some
   // forty flip-flops. Written as the OR of the can_* above, abc mapped it four to six LUT and
   // MUXF levels deep and differently in each synthesis (d_take 2.2-2.9 ns, the records' pick
-  // behind it 3.2-3.85). So it is built here from kept terms (* keep *) in three levels, each
-  // a LUT of at most six inputs; an assertion holds it to the can_* form.
+  // behind it 3.2-3.85), and terms marked (* keep *) did not hold it. So it is built here in
+  // three levels of at most six inputs each, with a cut (vta_cut: a kept hierarchy level)
+  // behind each level, so synthesis maps every level into one LUT; an assertion holds it to
+  // the can_* form. The take (the queue's pop, and what D and the footprint load), the queue's
+  // ready, the load's start and the token pops are level-3 terms of their own, not logic
+  // behind d_fire: D's
+  // emptiness is folded into level 2 (dp_me) and the queue's valid into level 3.
   // Level 1, of registers only (fp_done_q implies d_valid_q: it is set only for an instruction
   // D still holds).
-  (* keep *) logic dp_com, dp_tg, dp_ta, dp_cp0, dp_cp1, dp_rg, dp_ra, dp_nop, dp_v0, dp_v1,
-                   dp_as, dp_gap, dp_tok, dp_dr;
-  assign dp_com = tokens_ok && !loading_q && !rq_full;
-  assign dp_tg  = !g_issue && ((run_tail_q[0] & 4'b1111) == 4'b0000);  // GEMM other_free's
-  assign dp_ta  = !a_issue && ((run_tail_q[1] & 4'b0111) == 4'b0000);  // ALU other_free's
-  assign dp_cp0 = ca_q && (!prev_live_q[0][0] || cb_q);  // compat, the other being the GEMM unit
-  assign dp_cp1 = ca_q && (!prev_live_q[1][0] || cb_q);  // ... the ALU
-  assign dp_rg  = fp_done_q && dk_gemm_q && (!g_issue || g_last);  // a GEMM, its unit free
-  assign dp_ra  = fp_done_q && dk_alu_q && (!a_issue || a_last);
-  assign dp_nop = d_valid_q && dk_load_q && dk_empty_q;
-  assign dp_v0  = !run_issue[0] || (y_one_q && (ua_st_q[0] ? ua_new_q : ua_keep_q[0]));
-  assign dp_v1  = !run_issue[1] || (y_one_q && (ua_st_q[1] ? ua_new_q : ua_keep_q[1]));
-  assign dp_as  = ald_sel;
-  assign dp_gap = g_apart;
-  assign dp_tok = tokens_ok;
-  assign dp_dr  = drained;
-  // Level 2.
-  (* keep *) logic dp_u, dp_ul, dp_a, dp_m;
-  assign dp_u  = (dp_rg && (dp_ta || dp_cp1)) || (dp_ra && (dp_tg || dp_cp0));
-  assign dp_ul = d_valid_q && dk_uld_q && dp_v0 && dp_v1;
-  assign dp_a  = dp_as && a_idle && (g_idle || dp_gap);
-  assign dp_m  = d_valid_q && dk_mem_q && dp_tok && dp_dr && !dp_as;
+  logic dp_com, dp_tg, dp_ta, dp_cp0, dp_cp1, dp_rg, dp_ra, dp_v0, dp_v1, dp_as, dp_gap, dp_tok,
+        dp_dr;
+  logic [12:0] dp_l1, dp_l1c;
+  assign dp_l1[0]  = tokens_ok && !loading_q && !rq_full;                    // com
+  assign dp_l1[1]  = !g_issue && ((run_tail_q[0] & 4'b1111) == 4'b0000);  // GEMM other_free's
+  assign dp_l1[2]  = !a_issue && ((run_tail_q[1] & 4'b0111) == 4'b0000);  // ALU other_free's
+  assign dp_l1[3]  = ca_q && (!prev_live_q[0][0] || cb_q);  // compat, the other being the GEMM
+  assign dp_l1[4]  = ca_q && (!prev_live_q[1][0] || cb_q);  // ... the ALU
+  assign dp_l1[5]  = fp_done_q && dk_gemm_q && (!g_issue || g_last);  // a GEMM, its unit free
+  assign dp_l1[6]  = fp_done_q && dk_alu_q && (!a_issue || a_last);
+  assign dp_l1[7]  = !run_issue[0] || (y_one_q && (ua_st_q[0] ? ua_new_q : ua_keep_q[0]));
+  assign dp_l1[8]  = !run_issue[1] || (y_one_q && (ua_st_q[1] ? ua_new_q : ua_keep_q[1]));
+  assign dp_l1[9]  = ald_sel;
+  assign dp_l1[10] = g_apart;
+  assign dp_l1[11] = tokens_ok;
+  assign dp_l1[12] = drained;
+  vta_cut #(.W(13)) u_dp_l1 (.i(dp_l1), .o(dp_l1c));
+  assign {dp_dr, dp_tok, dp_gap, dp_as, dp_v1, dp_v0, dp_ra, dp_rg, dp_cp1, dp_cp0, dp_ta, dp_tg,
+          dp_com} = dp_l1c;
+  // Level 2 (nu: a LOAD that moves nothing, or a LOAD UOP apart from the units' kernels; ul:
+  // the latter; me: D empty, or an instruction that waits for the units to drain and may go).
+  logic dp_u, dp_nu, dp_ul, dp_a, dp_m, dp_me;
+  logic [5:0] dp_l2, dp_l2c;
+  assign dp_l2[0] = (dp_rg && (dp_ta || dp_cp1)) || (dp_ra && (dp_tg || dp_cp0));
+  assign dp_l2[1] = d_valid_q && ((dk_load_q && dk_empty_q) || (dk_uld_q && dp_v0 && dp_v1));
+  assign dp_l2[2] = d_valid_q && dk_uld_q && dp_v0 && dp_v1;
+  assign dp_l2[3] = dp_as && !a_issue && !a_tail_q && ((!g_issue && !g_tail_q) || dp_gap);
+  assign dp_l2[4] = d_valid_q && dk_mem_q && dp_tok && dp_dr && !dp_as;
+  assign dp_l2[5] = !d_valid_q || (dk_mem_q && dp_tok && dp_dr && !dp_as);
+  vta_cut #(.W(6)) u_dp_l2 (.i(dp_l2), .o(dp_l2c));
+  assign {dp_me, dp_m, dp_a, dp_ul, dp_nu, dp_u} = dp_l2c;
   // Level 3.
-  (* keep *) logic dp_fire;
-  assign dp_fire = dp_m || (dp_com && (dp_u || dp_nop || dp_ul || dp_a));
-  assign d_fire  = dp_fire;
+  logic [5:0] dp_l3, dp_l3c;
+  assign dp_l3[0] = dp_m || (dp_com && (dp_u || dp_nu || dp_a));                  // fire
+  assign dp_l3[1] = dp_me || (dp_com && (dp_u || dp_nu || dp_a));                 // ready
+  assign dp_l3[2] = cmd_valid_i && (dp_me || (dp_com && (dp_u || dp_nu || dp_a)));  // take
+  assign dp_l3[3] = (dp_m && dk_load_q) || (dp_com && (dp_ul || dp_a));            // load start
+  assign dp_l3[4] = hm.pop_prev && (dp_m || (dp_com && (dp_u || dp_nu || dp_a))); // token pops
+  assign dp_l3[5] = hm.pop_next && (dp_m || (dp_com && (dp_u || dp_nu || dp_a)));
+  vta_cut #(.W(6)) u_dp_l3 (.i(dp_l3), .o(dp_l3c));
+  assign {tok_pop_store_o, tok_pop_load_o, ld_start, dp_take, dp_rdy, dp_fire} = dp_l3c;
+  assign d_fire = dp_fire;
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni)
-      assert (d_fire == (can_uop || can_nop || can_uld || can_mem || can_ald))
+      assert (d_fire == (can_uop || can_nop || can_uld || can_mem || can_ald) &&
+              cmd_ready_o == (!d_valid_q || d_fire) && d_take == (cmd_valid_i && cmd_ready_o) &&
+              ld_start == ((can_mem && known_load) || can_uld || can_ald) &&
+              tok_pop_load_o == (d_fire && hm.pop_prev) &&
+              tok_pop_store_o == (d_fire && hm.pop_next))
       else $error("vta_compute: the dispatch decision's terms disagree with can_*");
   end
 `endif
-  assign ld_start = (can_mem && known_load) || can_uld || can_ald;
-  assign tok_pop_load_o  = d_fire && hm.pop_prev;
-  assign tok_pop_store_o = d_fire && hm.pop_next;
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin

@@ -32,13 +32,13 @@ module vta_count_flag #(
   assign eq_below = Reachable && (count_i == Below);
   assign eq_above = Reachable && (count_i == Above);
   // Split by dec_i (a pop, often the consumer's late dispatch decision): the values with and
-  // without it are worked out from the other inputs and kept (* keep *), so the pop only picks
-  // one, a LUT of three inputs in front of the flag instead of the whole function (an
+  // without it are worked out from the other inputs, so the pop only picks one (vta_pick, a
+  // LUT of three inputs in front of the flag) instead of entering the whole function (an
   // increment and a decrement together leave the count).
-  (* keep *) logic eq_if_dec, eq_if_not;
+  logic eq_if_dec, eq_if_not;
   assign eq_if_dec = clear_i ? AtZero : (inc_i ? eq_q : eq_above);
   assign eq_if_not = clear_i ? AtZero : (inc_i ? eq_below : eq_q);
-  assign eq_d      = dec_i ? eq_if_dec : eq_if_not;
+  vta_pick u_pick (.sel_i(dec_i), .a_i(eq_if_dec), .b_i(eq_if_not), .o_o(eq_d));
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) eq_q <= AtZero;

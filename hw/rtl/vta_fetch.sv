@@ -148,7 +148,8 @@ module vta_fetch
     .out_data_o (insn_o),
     .count_o    (buf_count),
     .head_load_o(),
-    .head_next_o()
+    .head_next_o(),
+    .head_fill_o()
   );
 
   // Routing (ISA.md section 4): LOADs of INP/WGT to load, STOREs to store, the rest to compute.

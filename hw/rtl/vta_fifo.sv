@@ -31,7 +31,10 @@ module vta_fifo #(
   output logic [$clog2(Depth+1)-1:0] count_o,
   // head_q takes head_next_o at the end of a cycle with head_load_o set
   output logic              head_load_o,
-  output logic [Width-1:0]  head_next_o
+  output logic [Width-1:0]  head_next_o,
+  // head_load_o without a pop (an element pushed into an empty queue): from the count's flags
+  // and the push alone, so a consumer that treats a pop apart can read it early
+  output logic              head_fill_o
 );
   localparam int unsigned CountW = $clog2(Depth + 1);
   localparam int unsigned PtrW = (Depth > 1) ? $clog2(Depth) : 1;
@@ -104,6 +107,7 @@ module vta_fifo #(
   assign more        = !c_zero && !c_one;
   assign head_load_o = (pop && more) || (push && (c_zero || (pop && c_one)));
   assign head_next_o = head_d;
+  assign head_fill_o = push && c_zero;
   always_ff @(posedge clk_i) begin
     if (head_load_o) head_q <= head_d;
   end

@@ -20,6 +20,7 @@ module vta_footprint
   input  logic                         take_i,
   input  logic [InsnBytes*8-1:0]       head_i,
   input  logic                         head_load_i,
+  input  logic                         head_fill_i,  // head_load_i without a take
   input  logic [InsnBytes*8-1:0]       next_i,
   // D: the instruction held, whether it leaves in this cycle, its kind
   input  logic                         d_valid_i,
@@ -127,7 +128,7 @@ module vta_footprint
     .take_i    (take_i),
     .nbgn_i    (LogUopDepth'(ng.uop_bgn)),
     .nend_i    ((LogUopDepth + 1)'(ng.uop_end)),
-    .head_load_i(head_load_i),
+    .head_fill_i(head_fill_i),
     .hbgn_i    (LogUopDepth'(xg.uop_bgn)),
     .hend_i    ((LogUopDepth + 1)'(xg.uop_end)),
     .hit_o     (fp_hit),

@@ -52,7 +52,8 @@ module vta_retire #(
     .out_data_o ({head_kind, head_pp_o, head_pn_o}),
     .count_o    (),
     .head_load_o(),
-    .head_next_o()
+    .head_next_o(),
+    .head_fill_o()
   );
 
   // LOAD UOPs complete in order (one at a time), possibly before older instructions.

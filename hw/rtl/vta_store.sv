@@ -230,7 +230,8 @@ module vta_store
     .out_data_o (fifo_data),
     .count_o    (fifo_count),
     .head_load_o(),
-    .head_next_o()
+    .head_next_o(),
+    .head_fill_o()
   );
 
   // ---- write data: gearbox, burst ends, responses ----
@@ -266,7 +267,8 @@ module vta_store
     .out_data_o (bl_len),
     .count_o    (),
     .head_load_o(),
-    .head_next_o()
+    .head_next_o(),
+    .head_fill_o()
   );
 
   // A burst is announced only when its length can be queued for the data side.
@@ -301,7 +303,8 @@ module vta_store
     .out_data_o ({tail_target, tail_push}),
     .count_o    (),
     .head_load_o(),
-    .head_next_o()
+    .head_next_o(),
+    .head_fill_o()
   );
 
   assign done = tail_valid && (b_cnt_q == tail_target);

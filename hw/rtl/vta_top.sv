@@ -151,7 +151,7 @@ module vta_top
   logic [InsnW-1:0] fetch_insn, lq_data, cq_data, sq_data;
   logic f_load_valid, f_load_ready, f_comp_valid, f_comp_ready, f_store_valid, f_store_ready;
   logic lq_valid, lq_ready, cq_valid, cq_ready, sq_valid, sq_ready;
-  logic lq_next_load, cq_next_load, sq_next_load;
+  logic lq_next_load, cq_next_load, sq_next_load, cq_next_fill;
   logic [InsnW-1:0] lq_next, cq_next, sq_next;
   logic [$clog2(CmdQueueDepth+1)-1:0] lq_count, cq_count, sq_count;
 
@@ -184,21 +184,21 @@ module vta_top
     .clk_i, .rst_ni(rst_nq),
     .in_valid_i (f_load_valid), .in_ready_o (f_load_ready), .in_data_i (fetch_insn),
     .out_valid_o(lq_valid), .out_ready_i(lq_ready), .out_data_o(lq_data), .count_o(lq_count),
-    .head_load_o(lq_next_load), .head_next_o(lq_next)
+    .head_load_o(lq_next_load), .head_next_o(lq_next), .head_fill_o()
   );
   // The compute queue too: vta_compute keeps a LOAD's extent beside the head.
   vta_fifo #(.Width(InsnW), .Depth(CmdQueueDepth), .Prefetch(1'b1)) u_compute_q (
     .clk_i, .rst_ni(rst_nq),
     .in_valid_i (f_comp_valid), .in_ready_o (f_comp_ready), .in_data_i (fetch_insn),
     .out_valid_o(cq_valid), .out_ready_i(cq_ready), .out_data_o(cq_data), .count_o(cq_count),
-    .head_load_o(cq_next_load), .head_next_o(cq_next)
+    .head_load_o(cq_next_load), .head_next_o(cq_next), .head_fill_o(cq_next_fill)
   );
   // And the store queue: vta_store keeps the first burst's page and partial beats beside the head.
   vta_fifo #(.Width(InsnW), .Depth(CmdQueueDepth), .Prefetch(1'b1)) u_store_q (
     .clk_i, .rst_ni(rst_nq),
     .in_valid_i (f_store_valid), .in_ready_o (f_store_ready), .in_data_i (fetch_insn),
     .out_valid_o(sq_valid), .out_ready_i(sq_ready), .out_data_o(sq_data), .count_o(sq_count),
-    .head_load_o(sq_next_load), .head_next_o(sq_next)
+    .head_load_o(sq_next_load), .head_next_o(sq_next), .head_fill_o()
   );
 
   // ---- token semaphores ----
@@ -280,6 +280,7 @@ module vta_top
     .cmd_ready_o     (cq_ready),
     .cmd_data_i      (cq_data),
     .cmd_next_load_i (cq_next_load),
+    .cmd_next_fill_i (cq_next_fill),
     .cmd_next_i      (cq_next),
     .tok_from_load_i (l2c_avail),
     .tok_pop_load_o  (l2c_pop),

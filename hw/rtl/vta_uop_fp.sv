@@ -34,8 +34,8 @@ module vta_uop_fp
   input  logic [LogUopDepth-1:0] nbgn_i,
   input  logic [LogUopDepth:0]   nend_i,
   // the range of the element becoming the queue's head (it is nbgn_i, nend_i from the next
-  // cycle on when head_load_i)
-  input  logic                   head_load_i,
+  // cycle on when take_i or head_fill_i: a push into an empty queue)
+  input  logic                   head_fill_i,
   input  logic [LogUopDepth-1:0] hbgn_i,
   input  logic [LogUopDepth:0]   hend_i,
   // the held instruction's bounds: hit_o says there are some; they are the record being
@@ -108,22 +108,20 @@ module vta_uop_fp
   // so base + 1 is summed at the start) and each later one moves the end on by one (b_hip1_q,
   // summed at the write before), so no sum lies between the write address and the comparisons
   // with the instructions' ranges (3.62 ns on the default).
+  // The range's start is the load's base, taken as the load starts (the first write's address:
+  // checked), so it is a register before the first write as well.
   logic [AW-1:0] b_lo_w, b_hi_w, b_hip1_q, first_p1_q;
   always_ff @(posedge clk_i) begin
-    if (ld_start_i) first_p1_q <= AW'(ld_base_i) + 1'b1;
-  end
-  always_comb begin
-    b_lo_w = b_lo_q;
-    b_hi_w = b_hip1_q;
-    if (!b_any_q) begin
-      b_lo_w = AW'(waddr_i);
-      b_hi_w = first_p1_q;
+    if (ld_start_i) begin
+      first_p1_q <= AW'(ld_base_i) + 1'b1;
+      b_lo_q     <= AW'(ld_base_i);
     end
   end
+  assign b_lo_w = b_lo_q;
+  assign b_hi_w = b_any_q ? b_hip1_q : first_p1_q;
 
   always_ff @(posedge clk_i) begin
     if (we_i) begin
-      b_lo_q   <= b_lo_w;
       b_hi_q   <= b_hi_w;
       b_hip1_q <= b_hi_w + 1'b1;
       if (!b_any_q) begin
@@ -176,7 +174,7 @@ module vta_uop_fp
   always_ff @(posedge clk_i) begin
     for (int r = 0; r < NRec; r++) begin
       if (we_i && !b_any_q)
-        ovl_q[r] <= (lo_q[r] <= AW'(waddr_i)) && (AW'(waddr_i) < hi_q[r]);
+        ovl_q[r] <= (lo_q[r] <= b_lo_q) && (b_lo_q < hi_q[r]);
       else if (we_i)
         ovl_q[r] <= (lo_q[r] <= b_hi_q) && (b_lo_q < hi_q[r]);
     end
@@ -225,22 +223,35 @@ module vta_uop_fp
   assign b_in_held_w  = b_lo_w <= AW'(bgn_i) && end_i <= b_hi_w;
   assign b_in_taken_w = b_lo_w <= AW'(nbgn_i) && nend_i <= b_hi_w;
   // Without a write: whether the range being built holds the queue head's, kept in a register
-  // (bh_q) beside the head as hm_q is for the table, so that the take's lookup (sel_*, hm_q's
+  // (b_in_taken) beside the head as hm_q is for the table, so that the take's lookup (sel_*, hm_q's
   // keep) reads a flag, not two comparisons of the range against the head (4.01 ns on the
   // default). It is worked out whenever either changes: from the element becoming the head
   // when one does (a take or a push into an empty queue), else from the head and the range as
   // a write leaves it.
-  logic bh_q, b_in_head;  // b_in_head: the range as it stands holds the element becoming head
+  logic b_in_head;  // the range as it stands holds the element becoming head
   assign b_in_head = b_lo_q <= AW'(hbgn_i) && hend_i <= b_hi_q;
+  // The take (late: the dispatch decision) does not pick in front of the flag: both values are
+  // registered every cycle, the head's next element's against the range as a write leaves it
+  // (bh_nx_q) and the held head's (bh_kp_q), and whether the head took a new element
+  // (bh_sel_q) picks between them after the clock. (The write enable, late from the DMA, only
+  // picks between comparisons made both ways.) For b_in_q the take picks last, vta_pick, as
+  // for the selection below.
+  logic bh_nx_q, bh_kp_q, bh_sel_q;
+  logic bi_tk, bi_nt, bi_d;
   always_ff @(posedge clk_i) begin
-    if (take_i || head_load_i)
-      bh_q <= we_i ? (b_lo_w <= AW'(hbgn_i) && hend_i <= b_hi_w) : b_in_head;
-    else if (we_i) bh_q <= b_in_taken_w;
+    bh_nx_q <= we_i ? (b_lo_w <= AW'(hbgn_i) && hend_i <= b_hi_w) : b_in_head;
+    bh_kp_q <= we_i ? b_in_taken_w : b_in_taken;
   end
-  assign b_in_taken = bh_q;
   always_ff @(posedge clk_i) begin
-    if (take_i) b_in_q <= we_i ? b_in_taken_w : b_in_taken;
-    else if (we_i) b_in_q <= b_in_held_w;
+    if (!rst_ni) bh_sel_q <= 1'b0;
+    else bh_sel_q <= take_i || head_fill_i;
+  end
+  assign b_in_taken = bh_sel_q ? bh_nx_q : bh_kp_q;
+  assign bi_tk = we_i ? b_in_taken_w : b_in_taken;
+  assign bi_nt = we_i ? b_in_held_w : b_in_q;
+  vta_pick u_b_pick (.sel_i(take_i), .a_i(bi_tk), .b_i(bi_nt), .o_o(bi_d));
+  always_ff @(posedge clk_i) begin
+    b_in_q <= bi_d;
   end
 
   // This cycle, for the held instruction: the record being committed holds it (b_hit), or the
@@ -267,8 +278,9 @@ module vta_uop_fp
   // range being built) when one does, so the take reads flags, not 2 NRec comparisons behind
   // the head register (4.1-4.3 ns on the default).
   logic [NRec-1:0] hm_q;
-  // (The take, late, picks last: with it the head always takes the next element's flags; a
-  // head load without a take is a push into an empty queue.)
+  // (The take, late, picks last: with it the head always takes the next element's flags;
+  // without it, only when an element is pushed into an empty queue, head_fill_i, which comes
+  // from the queue's count flags and the push, not from the take as the head's load does.)
   logic [NRec-1:0] hm_nx, hm_keep;
   always_comb begin
     for (int r = 0; r < NRec; r++) begin
@@ -279,7 +291,7 @@ module vta_uop_fp
   end
   always_ff @(posedge clk_i) begin
     if (take_i) hm_q <= hm_nx;
-    else hm_q <= head_load_i ? hm_nx : hm_keep;
+    else hm_q <= head_fill_i ? hm_nx : hm_keep;
   end
 
   // For the instruction taken: the table as this cycle leaves it.
@@ -290,16 +302,19 @@ module vta_uop_fp
     b_nhit = commit && !b_bad_q && b_in_taken;
   end
 
+  // The take (late: the dispatch decision) picks last (vta_pick) between the selection for the
+  // instruction taken and the one held as a commit leaves it.
+  logic [NRec:0] sel_tk, sel_nt, sel_d;
+  assign sel_tk = {(|nmatch) || b_nhit, nmatch | (b_nhit ? ptr_oh_q : '0)};
+  assign sel_nt = commit ? {now_hit, b_hit ? ptr_oh_q : (sel_gone ? '0 : sel_oh_q)}
+                         : {sel_hit_q, sel_oh_q};
+  vta_pick #(.W(NRec + 1)) u_sel_pick (.sel_i(take_i), .a_i(sel_tk), .b_i(sel_nt), .o_o(sel_d));
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       sel_hit_q <= 1'b0;
       sel_oh_q  <= '0;
-    end else if (take_i) begin
-      sel_hit_q <= (|nmatch) || b_nhit;
-      sel_oh_q  <= nmatch | (b_nhit ? ptr_oh_q : '0);
-    end else if (commit) begin
-      sel_hit_q <= now_hit;
-      sel_oh_q  <= b_hit ? ptr_oh_q : (sel_gone ? '0 : sel_oh_q);
+    end else begin
+      {sel_hit_q, sel_oh_q} <= sel_d;
     end
   end
   // Every cycle from the selection and the table as they stand, or the record being committed
@@ -365,11 +380,13 @@ module vta_uop_fp
         else $error("vta_uop_fp: the head's match flag of record %0d disagrees", r);
       end
       assert (!(we_i && ld_start_i)) else $error("vta_uop_fp: micro-op write before the load");
-      assert (!(we_i && !b_any_q) || first_p1_q == AW'(waddr_i) + 1'b1)
+      assert (!(we_i && !b_any_q) ||
+              (first_p1_q == AW'(waddr_i) + 1'b1 && b_lo_q == AW'(waddr_i)))
       else $error("vta_uop_fp: a load's first write is not at its base");
       assert (!(we_i && b_any_q) || b_hip1_q == b_hi_q + 1'b1)
       else $error("vta_uop_fp: the range's end plus one disagrees");
-      assert (!take_i || bh_q == (b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q))
+      // (Before the load's first write the range is not yet one, and the flag is not read.)
+      assert (!take_i || !b_any_q || b_in_taken == (b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q))
       else $error("vta_uop_fp: the range's match flag for the head disagrees");
       assert (!commit || b_in_q == (b_lo_q <= AW'(bgn_i) && end_i <= b_hi_q))
       else $error("vta_uop_fp: the registered range check disagrees with the range");

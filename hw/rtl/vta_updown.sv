@@ -11,7 +11,11 @@
 // compute's retire queue. Width is below 32.
 module vta_updown #(
   parameter int unsigned Width = 8,
-  parameter int unsigned Top = 0  // the value top_o compares with (a queue's depth)
+  parameter int unsigned Top = 0,  // the value top_o compares with (a queue's depth)
+  // The decrement picks last (vta_pick) between the next values with and without it, worked
+  // out in front of the pick: for a counter whose decrement is a late dispatch decision (the
+  // token counters; a LUT3 per bit more)
+  parameter bit          PickDec = 1'b0
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -34,26 +38,40 @@ module vta_updown #(
 
   assign count_o = count_q;
 
-  logic inc_only, dec_only;  // one of the two alone (both leave the count as it is)
-  assign inc_only = inc_i && !dec_i;
-  assign dec_only = dec_i && !inc_i;
-
-  always_comb begin
-    count_d = count_q;
-    cp1_d   = cp1_q;
-    cm1_d   = cm1_q;
-    if (clear_i) begin
-      count_d = '0;
-      cp1_d   = Width'(1);
-      cm1_d   = '1;
-    end else if (inc_only) begin
-      count_d = cp1_q;
-      cp1_d   = cp1_q + 1'b1;
-      cm1_d   = count_q;
-    end else if (dec_only) begin
-      count_d = cm1_q;
-      cp1_d   = count_q;
-      cm1_d   = cm1_q - 1'b1;
+  if (PickDec) begin : g_pick
+    logic [3*Width-1:0] v_dec, v_not, v_d;
+    always_comb begin
+      if (clear_i) begin
+        v_dec = {Width'(0), Width'(1), {Width{1'b1}}};
+        v_not = v_dec;
+      end else begin
+        v_dec = inc_i ? {count_q, cp1_q, cm1_q} : {cm1_q, count_q, cm1_q - 1'b1};
+        v_not = inc_i ? {cp1_q, cp1_q + 1'b1, count_q} : {count_q, cp1_q, cm1_q};
+      end
+    end
+    vta_pick #(.W(3 * Width)) u_pick (.sel_i(dec_i), .a_i(v_dec), .b_i(v_not), .o_o(v_d));
+    assign {count_d, cp1_d, cm1_d} = v_d;
+  end else begin : g_plain
+    logic inc_only, dec_only;  // one of the two alone (both leave the count as it is)
+    assign inc_only = inc_i && !dec_i;
+    assign dec_only = dec_i && !inc_i;
+    always_comb begin
+      count_d = count_q;
+      cp1_d   = cp1_q;
+      cm1_d   = cm1_q;
+      if (clear_i) begin
+        count_d = '0;
+        cp1_d   = Width'(1);
+        cm1_d   = '1;
+      end else if (inc_only) begin
+        count_d = cp1_q;
+        cp1_d   = cp1_q + 1'b1;
+        cm1_d   = count_q;
+      end else if (dec_only) begin
+        count_d = cm1_q;
+        cp1_d   = count_q;
+        cm1_d   = cm1_q - 1'b1;
+      end
     end
   end
 
