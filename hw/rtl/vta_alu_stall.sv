@@ -89,16 +89,18 @@ module vta_alu_stall
   assign es = LogAccDepth'(hz_es_i);
   assign fd = LogAccDepth'(hz_fd_i);
   assign fs = LogAccDepth'(hz_fs_i);
-  // Each comparison is kept (* keep *) with U2's flags folded in (two LUT levels: the bit pairs
-  // in threes, then their AND with the flags), and so is each writer's hit (their OR), so
-  // that synthesis maps the count as one more level behind them; unkept, abc merged the
-  // comparisons into the count's multiplexers (eight cells, 3.4-3.5 ns).
+  // Each comparison, with U2's flags folded in (two LUT levels: the bit pairs in threes, then
+  // their AND with the flags), goes through a kept level (vta_cut), and so do the terms behind
+  // them, so that synthesis maps the count as one more level behind those; left to itself,
+  // abc merged the comparisons into the count's multiplexers (eight cells, 3.4-3.5 ns), and
+  // terms marked (* keep *) did not hold it (3.1-3.2 ns).
   logic u2_rd, u2_rs;
   assign u2_rd = u2_valid_i && u2_write_i;
   assign u2_rs = u2_valid_i && u2_write_i && !u2_use_imm_i;
-  (* keep *) logic [2:0] hit_d, hit_s;
-  assign hit_d = {u2_rd && (ud == fd), u2_rd && (ud == ed), u2_rd && (ud == xd)};
-  assign hit_s = {u2_rs && (us == fs), u2_rs && (us == es), u2_rs && (us == xs)};
+  logic [2:0] hit_d, hit_s, hit_dw, hit_sw;
+  assign hit_dw = {u2_rd && (ud == fd), u2_rd && (ud == ed), u2_rd && (ud == xd)};
+  assign hit_sw = {u2_rs && (us == fs), u2_rs && (us == es), u2_rs && (us == xs)};
+  vta_cut #(.W(6)) u_hit_cut (.i({hit_dw, hit_sw}), .o({hit_d, hit_s}));
   assign reads = hit_d | hit_s;
   // The cycles each one needs: X's 1 (3 after a MUL, 2 after a SHRCLIP), e1's 2 after a MUL
   // and 1 after a SHRCLIP, e2's 1 after a MUL; the count takes the most (need3 .. need1).
@@ -106,16 +108,18 @@ module vta_alu_stall
   assign need2 = (x_clip && reads[0]) || (e1_mul_q && reads[1]);
   assign need1 = (x_wr && reads[0]) || ((e1_mul_q || e1_clip_q) && reads[1]) ||
                  (e2_mul_q && reads[2]);
-  // Built as kept terms (* keep *) of at most six inputs each, straight from the comparisons
+  // Built as kept terms (vta_cut) of at most six inputs each, straight from the comparisons
   // (the count is loaded only when it is zero, so nothing stalls and X's flags stand as they
   // are): c3 is need3, chi need3 || need2, ca01 and ca2 make up need3 || need2 || need1 (a
   // MUL or SHRCLIP writes too). Left to abc, the count lay three LUT and MUXF levels behind
   // the comparisons (3.5-3.6 ns); so it is one.
-  (* keep *) logic c3, chi, ca01, ca2;
-  assign c3   = xm_q && (hit_d[0] || hit_s[0]);
-  assign chi  = (xcm_q && (hit_d[0] || hit_s[0])) || (e1_mul_q && (hit_d[1] || hit_s[1]));
-  assign ca01 = (xw_q && (hit_d[0] || hit_s[0])) || (e1_cm_q && (hit_d[1] || hit_s[1]));
-  assign ca2  = e2_mul_q && (hit_d[2] || hit_s[2]);
+  logic c3, chi, ca01, ca2;
+  logic [3:0] c_w;
+  assign c_w[0] = xm_q && (hit_d[0] || hit_s[0]);
+  assign c_w[1] = (xcm_q && (hit_d[0] || hit_s[0])) || (e1_mul_q && (hit_d[1] || hit_s[1]));
+  assign c_w[2] = (xw_q && (hit_d[0] || hit_s[0])) || (e1_cm_q && (hit_d[1] || hit_s[1]));
+  assign c_w[3] = e2_mul_q && (hit_d[2] || hit_s[2]);
+  vta_cut #(.W(4)) u_c_cut (.i(c_w), .o({ca2, ca01, chi, c3}));
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       hz_q      <= 2'd0;

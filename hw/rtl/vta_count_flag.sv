@@ -31,14 +31,16 @@ module vta_count_flag #(
   // constants, with the late inc_i and dec_i in front of the whole equality.
   assign eq_below = Reachable && (count_i == Below);
   assign eq_above = Reachable && (count_i == Above);
-  // Split by dec_i (a pop, often the consumer's late dispatch decision): the values with and
-  // without it are worked out from the other inputs, so the pop only picks one (vta_pick, a
-  // LUT of three inputs in front of the flag) instead of entering the whole function (an
-  // increment and a decrement together leave the count).
-  logic eq_if_dec, eq_if_not;
-  assign eq_if_dec = clear_i ? AtZero : (inc_i ? eq_q : eq_above);
-  assign eq_if_not = clear_i ? AtZero : (inc_i ? eq_below : eq_q);
-  vta_pick u_pick (.sel_i(dec_i), .a_i(eq_if_dec), .b_i(eq_if_not), .o_o(eq_d));
+  // Picked by inc_i and dec_i (a push and a pop, often a producer's and a consumer's late
+  // dispatch decisions) among values worked out from the rest (vta_pick4, one LUT in front of
+  // the flag), so that neither enters the whole function (an increment and a decrement
+  // together leave the count).
+  logic eq_keep, eq_up, eq_down;
+  assign eq_keep = clear_i ? AtZero : eq_q;
+  assign eq_up   = clear_i ? AtZero : eq_below;
+  assign eq_down = clear_i ? AtZero : eq_above;
+  vta_pick4 u_pick (.s1_i(dec_i), .s0_i(inc_i), .a_i(eq_keep), .b_i(eq_down), .c_i(eq_up),
+                    .d_i(eq_keep), .o_o(eq_d));
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) eq_q <= AtZero;
