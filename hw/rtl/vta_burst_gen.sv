@@ -327,12 +327,19 @@ module vta_burst_gen #(
       nr_nf  = nr_q;
     end
   end
-  // The addresses: the answer picks last (vta_pick) between the next ones and what they are
-  // without it (fire implies active_q && !first_q), so it is one LUT from their registers
-  // (behind the read arbiter's grant and fetch's credit, 3.27 ns on the default otherwise).
-  vta_pick #(.W(2 * AddrW)) u_addr_pick (
-    .sel_i(fire), .a_i({cur_nx, nr_nx}), .b_i({cur_nf, nr_nf}), .o_o({cur_d, nr_d})
-  );
+  // The addresses: with CmdReg the answer picks last (vta_pick) between the next ones and
+  // what they are without it (fire implies active_q && !first_q), so it is one LUT from their
+  // registers (behind the read arbiter's grant and fetch's credit: 3.27 ns on the default for
+  // the compute DMA otherwise; the other generators' were not above 3.0 ns, and the pick costs
+  // a LUT per address bit).
+  if (CmdReg) begin : g_addr_pick
+    vta_pick #(.W(2 * AddrW)) u_addr_pick (
+      .sel_i(fire), .a_i({cur_nx, nr_nx}), .b_i({cur_nf, nr_nf}), .o_o({cur_d, nr_d})
+    );
+  end else begin : g_addr_mux
+    assign cur_d = fire ? cur_nx : cur_nf;
+    assign nr_d  = fire ? nr_nx : nr_nf;
+  end
   if (CmdReg) begin : g_pick
     // (fire implies active_q && !first_q.)
     logic unused_dw;

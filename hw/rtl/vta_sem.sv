@@ -23,7 +23,7 @@ module vta_sem #(
   assign avail_o = !zero;
   assign count_o = count_q;
 
-  vta_updown #(.Width(CountW), .PickDec(1'b1)) u_count (
+  vta_updown #(.Width(CountW), .LatePick(1'b1)) u_count (
     .clk_i,
     .rst_ni,
     .clear_i,

@@ -12,10 +12,10 @@
 module vta_updown #(
   parameter int unsigned Width = 8,
   parameter int unsigned Top = 0,  // the value top_o compares with (a queue's depth)
-  // The decrement picks last (vta_pick) between the next values with and without it, worked
-  // out in front of the pick: for a counter whose decrement is a late dispatch decision (the
-  // token counters; a LUT3 per bit more)
-  parameter bit          PickDec = 1'b0
+  // The increment and decrement pick last (vta_pick4) among the next values worked out in front
+  // of the pick: for a counter whose increment and decrement are late dispatch decisions (the
+  // token counters)
+  parameter bit          LatePick = 1'b0
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -38,18 +38,16 @@ module vta_updown #(
 
   assign count_o = count_q;
 
-  if (PickDec) begin : g_pick
-    logic [3*Width-1:0] v_dec, v_not, v_d;
-    always_comb begin
-      if (clear_i) begin
-        v_dec = {Width'(0), Width'(1), {Width{1'b1}}};
-        v_not = v_dec;
-      end else begin
-        v_dec = inc_i ? {count_q, cp1_q, cm1_q} : {cm1_q, count_q, cm1_q - 1'b1};
-        v_not = inc_i ? {cp1_q, cp1_q + 1'b1, count_q} : {count_q, cp1_q, cm1_q};
-      end
-    end
-    vta_pick #(.W(3 * Width)) u_pick (.sel_i(dec_i), .a_i(v_dec), .b_i(v_not), .o_o(v_d));
+  if (LatePick) begin : g_pick
+    // (Both late: the increment, a producer's push, as well as the decrement.)
+    logic [3*Width-1:0] v_keep, v_dec, v_inc, v_d;
+    assign v_keep = clear_i ? {Width'(0), Width'(1), {Width{1'b1}}} : {count_q, cp1_q, cm1_q};
+    assign v_dec  = clear_i ? v_keep : {cm1_q, count_q, cm1_q - 1'b1};
+    assign v_inc  = clear_i ? v_keep : {cp1_q, cp1_q + 1'b1, count_q};
+    vta_pick4 #(.W(3 * Width)) u_pick (
+      .s1_i(dec_i), .s0_i(inc_i), .a_i(v_keep), .b_i(v_dec), .c_i(v_inc), .d_i(v_keep),
+      .o_o(v_d)
+    );
     assign {count_d, cp1_d, cm1_d} = v_d;
   end else begin : g_plain
     logic inc_only, dec_only;  // one of the two alone (both leave the count as it is)
