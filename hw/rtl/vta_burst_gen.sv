@@ -21,7 +21,7 @@ module vta_burst_gen #(
   // the comparison with the page) are registered as the command is taken and the burst itself
   // in the cycle after, so the first address goes out a cycle later (one cycle per command;
   // the compute module's loads, one at a time, take it: its first burst from the command's
-  // fields was 3.4-3.7 ns).
+  // fields was 3.4-3.7 ns; and the store's). With it the next burst is a kept pick (below).
   parameter bit          CmdReg      = 1'b0
 ) (
   input  logic             clk_i,

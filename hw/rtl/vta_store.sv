@@ -107,7 +107,11 @@ module vta_store
     .LogBusBytes(LogBusBytes),
     .MaxBeats   (16),
     .RowBytesW  (MemoryXSizeW + LogOutElemBytes),
-    .PageIn     (1'b1)
+    .PageIn     (1'b1),
+    // The command's first burst from registers, a cycle later (the data side, which reads OUT
+    // and waits for its first element, is later still), so the next burst is a kept pick of
+    // the answer (3.2-3.3 ns as a multiplexer tree behind the same row's next burst).
+    .CmdReg     (1'b1)
   ) u_bursts (
     .clk_i,
     .rst_ni,

@@ -519,7 +519,7 @@ struct Mod : sc_module {
 
   // The address side of a LOAD accepted in cycle `accept`: its bursts go out the next cycle.
   // first: the cycles from the acceptance to the first address (vta_burst_gen: 1, or 2 with
-  // CmdReg, the compute module's loads).
+  // CmdReg, the compute module's loads; the store's writes go out with CmdReg too).
   void issue_reads(const vta_sc_insn &in, cyc accept, ReadReq &r, cyc first = 1) {
     const vta_config &cfg = *ctx->cfg;
     uint32_t eb = cfg.elem_bytes[in.mem_type];
@@ -1302,7 +1302,8 @@ struct Store : Mod {
           }
           elem += in.x_size;
         }
-        transport(true, t + 1);
+        // (vta_burst_gen with CmdReg: the first address two cycles after the start.)
+        transport(true, t + 2);
         if (c.abort) return;
         done = 0;
         cyc last = 0;
