@@ -519,7 +519,7 @@ struct Mod : sc_module {
 
   // The address side of a LOAD accepted in cycle `accept`: its bursts go out the next cycle.
   // first: the cycles from the acceptance to the first address (vta_burst_gen: 1, or 2 with
-  // CmdReg, the compute module's loads; the store's writes go out with CmdReg too).
+  // CmdReg, the load and compute modules' loads; the store's writes go out with CmdReg too).
   void issue_reads(const vta_sc_insn &in, cyc accept, ReadReq &r, cyc first = 1) {
     const vta_config &cfg = *ctx->cfg;
     uint32_t eb = cfg.elem_bytes[in.mem_type];
@@ -832,7 +832,7 @@ struct Load : Mod {
       jb.i = i;
       jb.accept = t;
       jb.ready = ready;
-      issue_reads(in, t, jb.rq);
+      issue_reads(in, t, jb.rq, 2);  // (vta_burst_gen with CmdReg)
       if (c.abort) return;
       next_accept = jb.rq.data ? jb.rq.last_addr : t + 1;
       issued = e + 1;
