@@ -494,7 +494,10 @@ module vta_compute
 
   // A GEMM or ALU instruction leaves D once its footprint is worked out, so that one starting
   // alone does not block the other unit for its whole run for want of a footprint.
-  assign can_uop = (is_gemm || is_alu) && fp_done_q && tokens_ok && !loading_q && own_free &&
+  // (can_uop itself is a term of the dispatch decision's level 3, below; can_uop_w is its
+  // definition, for the assertion.)
+  logic can_uop_w;
+  assign can_uop_w = (is_gemm || is_alu) && fp_done_q && tokens_ok && !loading_q && own_free &&
                    other_free && rq_room;
   assign can_nop = known_load && load_empty && tokens_ok && !loading_q && rq_room;
   // A LOAD UOP of one row (as the ISA and the JIT use it) writes [sram_base, sram_base +
@@ -536,8 +539,8 @@ module vta_compute
       end
       ua_new_q   <= uld_clear(UopIdxW'(hg.uop_bgn), hg.uop_end, 18'(cm.sram_base), c_bs_q,
                               c_pp_q);
-      ua_st_q[0] <= can_uop && !is_alu;
-      ua_st_q[1] <= can_uop && is_alu;
+      ua_st_q[0] <= g_start;
+      ua_st_q[1] <= a_start;
     end
   end
   always_comb begin
@@ -602,7 +605,7 @@ module vta_compute
     if (!rst_ni) begin
       g_age_q     <= GAgeW'(GSettle);
       g_settled_q <= 1'b1;
-    end else if (can_uop && !is_alu) begin
+    end else if (g_start) begin
       g_age_q     <= GAgeW'(1);
       g_settled_q <= (GSettle == 1);
     end else if (g_age_q != GAgeW'(GSettle)) begin
@@ -670,20 +673,31 @@ module vta_compute
   vta_cut #(.W(6)) u_dp_l2 (.i(dp_l2), .o(dp_l2c));
   assign {dp_me, dp_m, dp_a, dp_ul, dp_nu, dp_u} = dp_l2c;
   // Level 3.
-  logic [5:0] dp_l3, dp_l3c;
+  logic [9:0] dp_l3, dp_l3c;
+  logic       g_start, a_start, rq_push;
   assign dp_l3[0] = dp_m || (dp_com && (dp_u || dp_nu || dp_a));                  // fire
   assign dp_l3[1] = dp_me || (dp_com && (dp_u || dp_nu || dp_a));                 // ready
   assign dp_l3[2] = cmd_valid_i && (dp_me || (dp_com && (dp_u || dp_nu || dp_a)));  // take
   assign dp_l3[3] = (dp_m && dk_load_q) || (dp_com && (dp_ul || dp_a));            // load start
   assign dp_l3[4] = hm.pop_prev && (dp_m || (dp_com && (dp_u || dp_nu || dp_a))); // token pops
   assign dp_l3[5] = hm.pop_next && (dp_m || (dp_com && (dp_u || dp_nu || dp_a)));
-  vta_cut #(.W(6)) u_dp_l3 (.i(dp_l3), .o(dp_l3c));
-  assign {tok_pop_store_o, tok_pop_load_o, ld_start, dp_take, dp_rdy, dp_fire} = dp_l3c;
+  // A GEMM or ALU instruction starts (dp_u implies d_valid_q), the GEMM unit's or the ALU's
+  // sequencer starts, and what enters the retire queue.
+  assign dp_l3[6] = dp_com && dp_u;
+  assign dp_l3[7] = dp_com && dp_u && !dk_alu_q;
+  assign dp_l3[8] = dp_com && dp_u && dk_alu_q;
+  assign dp_l3[9] = dp_com && (dp_u || dp_nu || dp_a);
+  vta_cut #(.W(10)) u_dp_l3 (.i(dp_l3), .o(dp_l3c));
+  assign {rq_push, a_start, g_start, can_uop, tok_pop_store_o, tok_pop_load_o, ld_start, dp_take,
+          dp_rdy, dp_fire} = dp_l3c;
   assign d_fire = dp_fire;
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni)
-      assert (d_fire == (can_uop || can_nop || can_uld || can_mem || can_ald) &&
+      assert (can_uop == can_uop_w && g_start == (can_uop && !is_alu) &&
+              a_start == (can_uop && is_alu) &&
+              rq_push == (can_uop || can_nop || can_uld || can_ald) &&
+              d_fire == (can_uop || can_nop || can_uld || can_mem || can_ald) &&
               cmd_ready_o == (!d_valid_q || d_fire) && d_take == (cmd_valid_i && cmd_ready_o) &&
               ld_start == ((can_mem && known_load) || can_uld || can_ald) &&
               tok_pop_load_o == (d_fire && hm.pop_prev) &&
@@ -808,7 +822,7 @@ module vta_compute
     .uop_we_i   (uop_we),
     .uop_waddr_i(uop_waddr),
     .uop_wdata_i(uop_wdata),
-    .start_i    (can_uop && !is_alu),
+    .start_i    (g_start),
     .bgn_i      (UopIdxW'(hg.uop_bgn)),
     .end_i      (hg.uop_end),
     .iter_out_i (hg.iter_out),
@@ -855,7 +869,7 @@ module vta_compute
     .uop_we_i   (uop_we),
     .uop_waddr_i(uop_waddr),
     .uop_wdata_i(uop_wdata),
-    .start_i    (can_uop && is_alu),
+    .start_i    (a_start),
     .bgn_i      (UopIdxW'(ha.uop_bgn)),
     .end_i      (ha.uop_end),
     .iter_out_i (ha.iter_out),
@@ -1224,14 +1238,13 @@ module vta_compute
   // The kind pushed comes from D's registered kind (the dispatch conditions are one per kind),
   // not from the late decisions.
   logic [RqW:0]   g_done_q, a_done_q;
-  logic           g_done, a_done, l_done, retire, rq_push;
+  logic           g_done, a_done, l_done, retire;
   logic [1:0]     push_kind;
   logic           head_pp, head_pn;
 
   assign g_done    = g3_valid_q && g3_last_q;
   assign a_done    = a4_valid_q && a4_last_q;
   assign l_done    = loading_q && l2d_done && ld_rq_q;
-  assign rq_push   = can_uop || can_nop || can_uld || can_ald;
   assign push_kind = (dk_uld_q || dk_ald_q) ? 2'd3 :
                      ((dk_load_q && dk_empty_q) ? 2'd2 : {1'b0, dk_alu_q});
   vta_retire #(.Depth(RqDepth)) u_retire (
