@@ -295,63 +295,40 @@ module vta_burst_gen #(
   vta_add_split #(.W(AddrW)) u_nr_row (.a_i(nr_q), .b_i(stride_q), .sum_o(nr_row));
   vta_add_split #(.W(AddrW)) u_cur (.a_i(cur_q), .b_i(AddrW'(b_q.len) << L), .sum_o(cur_same));
   // What follows a burst (the same row's next, or the next row's first) is picked by the
-  // registered row_last beside the sums; the address channel's answer (fire, late: behind the
-  // read arbiter's grant) then picks between that and holding, in the last level.
-  // What follows a burst (the same row's next, or the next row's first) is picked by the
   // registered row_last; the address channel's answer (fire, late: behind the read arbiter's
-  // grant) then picks between that and holding, in the last level. With CmdReg, where a new
-  // command's first burst comes from registers, the burst itself is picked in one kept LUT5
-  // per bit (vta_pick4) by fire and row_last among the same row's next, the next row's first
-  // and what it is without a fire (the command's first or the burst held): the same row's
-  // next is two LUTs behind its comparison chains, and synthesis had put two more levels (a
-  // LUT6 and a MUXF7) behind it (3.38 ns on the default). Without CmdReg the command's first
-  // burst is as late, and a kept pick in front of it would add a level to it.
+  // grant; it implies active_q && !first_q) then picks between that and what it is without a
+  // fire (a new command's first, or the burst held), in the last level. With CmdReg, where a
+  // new command's first burst comes from registers, that last level is kept: the burst is one
+  // LUT per bit (vta_pick4, by fire and row_last) behind its candidates, and the addresses one
+  // (vta_pick): the same row's next burst is two LUTs behind its comparison chains, and
+  // synthesis had put a LUT6 and a MUXF7 behind it (3.38 ns on the default), the addresses
+  // behind the grant 3.27. Without CmdReg a command's first burst is as late as the same row's
+  // next, and a kept pick in front of it would add a level to it (and the address pick costs a
+  // LUT per bit).
   logic [AddrW-1:0] cur_nx, nr_nx, cur_nf, nr_nf;
-  burst_t           b_nx, b_alt, b_dw;
+  burst_t           b_nx, b_nf;
   always_comb begin
     b_nx   = b_q.row_last ? b_row : b_same;
     cur_nx = b_q.row_last ? (nr_q & ~BusMask) : cur_same;
     nr_nx  = b_q.row_last ? nr_row : nr_q;
-    b_alt  = (!active_q || first_q) ? b_cmd : b_q;
-    if (!active_q) begin
-      b_dw   = b_cmd;
-      cur_nf = cmd_base_i & ~BusMask;
-      nr_nf  = nr_cmd;
-    end else if (first_q) begin  // (CmdReg)
-      b_dw   = b_cmd;
-      cur_nf = cur_q;
-      nr_nf  = nr_q;
-    end else begin
-      b_dw   = fire ? b_nx : b_q;
-      cur_nf = cur_q;
-      nr_nf  = nr_q;
-    end
+    b_nf   = (!active_q || first_q) ? b_cmd : b_q;
+    cur_nf = active_q ? cur_q : (cmd_base_i & ~BusMask);
+    nr_nf  = active_q ? nr_q : nr_cmd;
   end
-  // The addresses: with CmdReg the answer picks last (vta_pick) between the next ones and
-  // what they are without it (fire implies active_q && !first_q), so it is one LUT from their
-  // registers (behind the read arbiter's grant and fetch's credit: 3.27 ns on the default for
-  // the compute DMA otherwise; the other generators' were not above 3.0 ns, and the pick costs
-  // a LUT per address bit).
-  if (CmdReg) begin : g_addr_pick
+  if (CmdReg) begin : g_pick
+    logic unused_nx;  // (b_nx: the pick reads its two candidates instead)
+    assign unused_nx = ^b_nx;
+    vta_pick4 #(.W(BurstW)) u_b_pick (
+      .s1_i(fire), .s0_i(b_q.row_last), .a_i(b_row), .b_i(b_same), .c_i(b_nf), .d_i(b_nf),
+      .o_o(b_d)
+    );
     vta_pick #(.W(2 * AddrW)) u_addr_pick (
       .sel_i(fire), .a_i({cur_nx, nr_nx}), .b_i({cur_nf, nr_nf}), .o_o({cur_d, nr_d})
     );
-  end else begin : g_addr_mux
+  end else begin : g_mux
+    assign b_d   = fire ? b_nx : b_nf;
     assign cur_d = fire ? cur_nx : cur_nf;
     assign nr_d  = fire ? nr_nx : nr_nf;
-  end
-  if (CmdReg) begin : g_pick
-    // (fire implies active_q && !first_q.)
-    logic unused_dw;
-    assign unused_dw = ^b_dw ^ ^b_nx;
-    vta_pick4 #(.W(BurstW)) u_b_pick (
-      .s1_i(fire), .s0_i(b_q.row_last), .a_i(b_row), .b_i(b_same), .c_i(b_alt), .d_i(b_alt),
-      .o_o(b_d)
-    );
-  end else begin : g_no_pick
-    logic unused_alt;
-    assign unused_alt = ^b_alt;
-    assign b_d = b_dw;
   end
 
   always_ff @(posedge clk_i) begin

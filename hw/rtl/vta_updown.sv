@@ -38,40 +38,21 @@ module vta_updown #(
 
   assign count_o = count_q;
 
+  // The next values with an increment alone, a decrement alone, and neither or both (which
+  // leave the count), picked by inc_i and dec_i; with LatePick the pick is kept (vta_pick4).
+  logic [3*Width-1:0] v_keep, v_dec, v_inc, v_d;
+  assign v_keep = clear_i ? {Width'(0), Width'(1), {Width{1'b1}}} : {count_q, cp1_q, cm1_q};
+  assign v_dec  = clear_i ? v_keep : {cm1_q, count_q, cm1_q - 1'b1};
+  assign v_inc  = clear_i ? v_keep : {cp1_q, cp1_q + 1'b1, count_q};
   if (LatePick) begin : g_pick
-    // (Both late: the increment, a producer's push, as well as the decrement.)
-    logic [3*Width-1:0] v_keep, v_dec, v_inc, v_d;
-    assign v_keep = clear_i ? {Width'(0), Width'(1), {Width{1'b1}}} : {count_q, cp1_q, cm1_q};
-    assign v_dec  = clear_i ? v_keep : {cm1_q, count_q, cm1_q - 1'b1};
-    assign v_inc  = clear_i ? v_keep : {cp1_q, cp1_q + 1'b1, count_q};
     vta_pick4 #(.W(3 * Width)) u_pick (
       .s1_i(dec_i), .s0_i(inc_i), .a_i(v_keep), .b_i(v_dec), .c_i(v_inc), .d_i(v_keep),
       .o_o(v_d)
     );
-    assign {count_d, cp1_d, cm1_d} = v_d;
-  end else begin : g_plain
-    logic inc_only, dec_only;  // one of the two alone (both leave the count as it is)
-    assign inc_only = inc_i && !dec_i;
-    assign dec_only = dec_i && !inc_i;
-    always_comb begin
-      count_d = count_q;
-      cp1_d   = cp1_q;
-      cm1_d   = cm1_q;
-      if (clear_i) begin
-        count_d = '0;
-        cp1_d   = Width'(1);
-        cm1_d   = '1;
-      end else if (inc_only) begin
-        count_d = cp1_q;
-        cp1_d   = cp1_q + 1'b1;
-        cm1_d   = count_q;
-      end else if (dec_only) begin
-        count_d = cm1_q;
-        cp1_d   = count_q;
-        cm1_d   = cm1_q - 1'b1;
-      end
-    end
+  end else begin : g_mux
+    assign v_d = dec_i ? (inc_i ? v_keep : v_dec) : (inc_i ? v_inc : v_keep);
   end
+  assign {count_d, cp1_d, cm1_d} = v_d;
 
   // The flags: the late inc_i and dec_i pick among comparisons of count_q alone.
   vta_count_flag #(.Width(Width), .Value(0)) u_zero (
