@@ -296,9 +296,12 @@ module vta_compute
   // load), so the DMA needs no queue and its instruction is ld_q throughout. Its first burst is
   // worked out from registers (CmdReg: a cycle per load; ResNet-18: 317 cycles in 7.2 million
   // by the SystemC model).
+  // The next load starts after the last one's writes (loading_q), so the beat walker takes
+  // its command only when idle (IdleTake).
   vta_load_2d #(
-    .Depth (1),
-    .CmdReg(1'b1)
+    .Depth   (1),
+    .CmdReg  (1'b1),
+    .IdleTake(1'b1)
   ) u_dma (
     .clk_i,
     .rst_ni,

@@ -70,7 +70,7 @@ module vta_ctrl
   assign s_wready_o  = wr;
   assign s_bvalid_o  = bvalid_q;
   assign s_bresp_o   = 2'b00;
-  assign rd          = s_arvalid_i && !rvalid_q;
+  assign rd          = s_arvalid_i && !rvalid_q && !rpend_q;
   assign s_arready_o = rd;
   assign s_rvalid_o  = rvalid_q;
   assign s_rdata_o   = rdata_q;
@@ -89,27 +89,47 @@ module vta_ctrl
     merge = r;
   endfunction
 
-  // Read mux.
+  // Reads take two cycles: the address is decoded as it is accepted (one flag per register,
+  // registered), and the data is then an AND-OR of the flagged register's value, so neither
+  // the input address nor a wide multiplexer behind it lies in front of rdata_q (the 40-way
+  // multiplexer behind s_araddr_i was 3.2 ns on the default).
+  localparam int unsigned NSrc = 9 + 2 * NCnt;
+  logic [NSrc-1:0] rsel_d, rsel_q;
+  logic [31:0]     rsrc [NSrc];
+  logic            rpend_q;  // an address accepted, its data next
+  always_comb begin
+    rsel_d = '0;
+    rsel_d[0] = (s_araddr_i == RegCtrl);
+    rsel_d[1] = (s_araddr_i == RegGie);
+    rsel_d[2] = (s_araddr_i == RegIer);
+    rsel_d[3] = (s_araddr_i == RegIsr);
+    rsel_d[4] = (s_araddr_i == RegInsnCount);
+    rsel_d[5] = (s_araddr_i == RegInsnAddr);
+    rsel_d[6] = (s_araddr_i == RegInsnAddr + 8'h4);
+    rsel_d[7] = (s_araddr_i == RegStatus);
+    rsel_d[8] = (s_araddr_i == RegConfigId);
+    for (int c = 0; c < NCnt; c++) begin
+      rsel_d[9 + 2 * c]     = (s_araddr_i == CntOffsets[c*8+:8]);
+      rsel_d[9 + 2 * c + 1] = (s_araddr_i == CntOffsets[c*8+:8] + 8'h4);
+    end
+    rsrc[0] = {28'b0, ready_q, !running_q, done_q, start_q};
+    rsrc[1] = {31'b0, gie_q};
+    rsrc[2] = {30'b0, ier_q};
+    rsrc[3] = {30'b0, isr_q};
+    rsrc[4] = count_q;
+    rsrc[5] = addr_q[31:0];
+    rsrc[6] = 32'(addr_q >> 32);
+    rsrc[7] = {28'b0, fetch_done_i, busy_i};
+    rsrc[8] = ConfigId;
+    for (int c = 0; c < NCnt; c++) begin
+      rsrc[9 + 2 * c]     = cnt_q[c][31:0];
+      rsrc[9 + 2 * c + 1] = cnt_q[c][63:32];
+    end
+  end
   logic [31:0] rval;
   always_comb begin
     rval = '0;
-    unique case (s_araddr_i)
-      RegCtrl:     rval = {28'b0, ready_q, !running_q, done_q, start_q};
-      RegGie:      rval = {31'b0, gie_q};
-      RegIer:      rval = {30'b0, ier_q};
-      RegIsr:      rval = {30'b0, isr_q};
-      RegInsnCount: rval = count_q;
-      RegInsnAddr: rval = addr_q[31:0];
-      RegInsnAddr + 8'h4: rval = 32'(addr_q >> 32);
-      RegStatus:   rval = {28'b0, fetch_done_i, busy_i};
-      RegConfigId: rval = ConfigId;
-      default: begin
-        for (int c = 0; c < NCnt; c++) begin
-          if (s_araddr_i == CntOffsets[c*8+:8]) rval = cnt_q[c][31:0];
-          if (s_araddr_i == CntOffsets[c*8+:8] + 8'h4) rval = cnt_q[c][63:32];
-        end
-      end
-    endcase
+    for (int k = 0; k < NSrc; k++) rval = rval | (rsel_q[k] ? rsrc[k] : 32'b0);
   end
 
   always_ff @(posedge clk_i) begin
@@ -125,6 +145,8 @@ module vta_ctrl
       addr_q    <= '0;
       bvalid_q  <= 1'b0;
       rvalid_q  <= 1'b0;
+      rpend_q   <= 1'b0;
+      rsel_q    <= '0;
       rdata_q   <= '0;
     end else begin
       if (bvalid_q && s_bready_i) bvalid_q <= 1'b0;
@@ -141,10 +163,15 @@ module vta_ctrl
         isr_q[0]  <= 1'b1;
       end
       if (rd) begin
+        rpend_q <= 1'b1;
+        rsel_q  <= rsel_d;
+      end
+      if (rpend_q) begin
+        rpend_q  <= 1'b0;
         rvalid_q <= 1'b1;
         rdata_q  <= rval;
         // ap_done and ap_ready are cleared by reading CTRL.
-        if (s_araddr_i == RegCtrl) begin
+        if (rsel_q[0]) begin
           done_q  <= 1'b0;
           ready_q <= 1'b0;
         end
@@ -193,4 +220,14 @@ module vta_ctrl
       end
     end
   end
+
+`ifndef SYNTHESIS
+  // The register offsets are distinct: an address selects at most one of them.
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && s_arvalid_i) begin
+      assert ($onehot0(rsel_d)) else $error("vta_ctrl: offset 0x%02x selects several registers",
+                                              s_araddr_i);
+    end
+  end
+`endif
 endmodule

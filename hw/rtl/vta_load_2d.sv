@@ -25,7 +25,8 @@ module vta_load_2d
   import vta_pkg::*;
 #(
   parameter int unsigned Depth = 1,  // instructions accepted and not yet written (>= 1)
-  parameter bit          CmdReg = 1'b0  // vta_burst_gen's: the first burst a cycle later
+  parameter bit          CmdReg = 1'b0,  // vta_burst_gen's: the first burst a cycle later
+  parameter bit          IdleTake = 1'b0  // vta_row_beats's: no start until the last is done
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
@@ -177,7 +178,8 @@ module vta_load_2d
     .AddrW      (A),
     .RowsW      (RowsW),
     .LogBusBytes(LogBusBytes),
-    .RowBytesW  (RowBytesW)
+    .RowBytesW  (RowBytesW),
+    .IdleTake   (IdleTake)
   ) u_beats (
     .clk_i,
     .rst_ni,

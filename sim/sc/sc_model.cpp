@@ -678,8 +678,9 @@ struct Fetch : Mod {
     size_t nb = 0;        // bursts issued
     uint32_t nreq = 0;    // instructions whose last byte has been requested
     cyc last_issue = kStart - 1;
-    // Credit of vta_fetch at cycle t: instructions in the buffer plus beats in flight.
-    auto credit_ok = [&](cyc t, uint32_t i, uint32_t beats) {
+    // Credit of vta_fetch at cycle t: instructions in the buffer plus beats in flight, with
+    // room for the longest burst (max_beats) whatever the next one's length.
+    auto credit_ok = [&](cyc t, uint32_t i) {
       // Arrivals and routes are both in order: count them by binary search.
       uint64_t inflight = 0;
       uint32_t lo = i > 128 ? i - 128 : 0;
@@ -690,11 +691,13 @@ struct Fetch : Mod {
       uint64_t buffered = arrived - routed;
       for (size_t b = nb > 8 ? nb - 8 : 0; b < nb; b++) {
         const Burst &x = all[b];
-        // A beat taken in cycle b leaves the count in b + 1 (registered).
-        uint64_t got = t <= x.first ? 0 : std::min<uint64_t>(x.beats, (t - 1 - x.first) / iv + 1);
+        // A beat taken in cycle b leaves the count in b + 2 (vta_fetch's r_fire_q, then the
+        // room register).
+        uint64_t got =
+            t <= x.first + 1 ? 0 : std::min<uint64_t>(x.beats, (t - 2 - x.first) / iv + 1);
         inflight += x.beats - got;
       }
-      return buffered + (inflight + beats + 1) * per_beat <= 64;
+      return buffered + (inflight + max_beats + 1) * per_beat <= 64;
     };
     auto issue = [&](cyc t) {
       bursts.assign(1, all[nb]);
@@ -717,17 +720,16 @@ struct Fetch : Mod {
     // Earliest cycle >= t0 at which the credit allows burst nb, given the routes known so
     // far (instructions from i on are still in the buffer); ~0 when only routing i frees it.
     auto earliest = [&](cyc t0, uint32_t i) -> cyc {
-      uint32_t beats = all[nb].beats;
-      if (credit_ok(t0, i, beats)) return t0;
+      if (credit_ok(t0, i)) return t0;
       cyc hi = t0;
       for (uint32_t q = i > 64 ? i - 64 : 0; q < i; q++) hi = std::max(hi, route[q] + 1);
       for (size_t b = nb > 8 ? nb - 8 : 0; b < nb; b++)
-        hi = std::max(hi, all[b].first + cyc(all[b].beats * iv) + 1);
-      if (!credit_ok(hi, i, beats)) return ~cyc(0);
+        hi = std::max(hi, all[b].first + cyc(all[b].beats * iv) + 2);
+      if (!credit_ok(hi, i)) return ~cyc(0);
       cyc lo = t0;  // credit fails at lo, holds at hi (it only grows as time passes)
       while (hi - lo > 1) {
         cyc mid = lo + (hi - lo) / 2;
-        if (credit_ok(mid, i, beats))
+        if (credit_ok(mid, i))
           hi = mid;
         else
           lo = mid;
