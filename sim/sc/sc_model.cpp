@@ -45,7 +45,7 @@ typedef uint64_t cyc;  // cycles since the run started
 // Fixed latencies of the RTL's handshakes (cycles), measured against the rtl backend with the
 // directed programs of tests/sim/test_sc.c (single instructions of each kind) and the read
 // grants of random programs seen in the RTL's waveform (VTA_RTL_WAVE).
-const cyc kStart = 2;     // ap_start to fetch's first read address
+const cyc kStart = 3;     // ap_start to fetch's first read address (vta_burst_gen CmdReg)
 const cyc kArb = 1;       // a client's read address to the DRAM (the arbiter's register)
 const cyc kGearbox = 1;   // a beat to the element a gearbox assembles from it
 const cyc kRoute = 2;     // an instruction's last beat to its command queue's output
