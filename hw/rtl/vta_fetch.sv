@@ -125,7 +125,8 @@ module vta_fetch
     .AddrW      (A),
     .RowsW      (1),
     .LogBusBytes(LogBusBytes),
-    .RowBytesW  (32 + LogInsnBytes)
+    .RowBytesW  (32 + LogInsnBytes),
+    .PartIn     (1'b1)
   ) u_beats (
     .clk_i,
     .rst_ni,
@@ -135,6 +136,7 @@ module vta_fetch
     .cmd_stride_lo_i('0),
     .cmd_row_bytes_i(A'(insn_count_i) << LogInsnBytes),
     .cmd_rows_i     (1'b1),
+    .cmd_part_i     (part_q),
     .valid_o        (),
     .step_i         (r_valid_i && r_ready_o),
     .lo_o           (lo),

@@ -16,7 +16,10 @@ module vta_row_beats #(
   // time, the next started after the last one's writes): cmd_ready_o is then a register, not
   // behind the step (the element handshake of the ACC_8BIT gearbox through the beat's ready
   // was 3.16-3.50 ns into the queue in front).
-  parameter bit          IdleTake    = 1'b0
+  parameter bit          IdleTake    = 1'b0,
+  // cmd_part_i carries the command's first row's partial beats (vta_part_beats of its base and
+  // row bytes), a register of the parent's; without PartIn they are worked out here.
+  parameter bit          PartIn      = 1'b0
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -26,6 +29,7 @@ module vta_row_beats #(
   input  logic [LogBusBytes-1:0] cmd_stride_lo_i,  // and of the stride between rows
   input  logic [AddrW-1:0]       cmd_row_bytes_i,  // > 0
   input  logic [RowsW-1:0]       cmd_rows_i,       // > 0
+  input  logic [1:0]             cmd_part_i,       // with PartIn
   output logic                   valid_o,
   input  logic                   step_i,           // the current beat was transferred
   output logic [LogBusBytes-1:0] lo_o,             // first byte of the beat that belongs
@@ -51,9 +55,11 @@ module vta_row_beats #(
   // The partial beats (vta_part_beats) of a command's first row, of the row after the next
   // one, of a new command's second row, and (for the assertion) of the next row.
   logic [1:0] after_part, cmd_next_part, next_part;
+  logic [1:0] cmd_part_w;
   vta_part_beats #(.LogBusBytes(L)) u_cmd_part (
-    .start_lo_i(cmd_base_lo_i), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(cmd_part)
+    .start_lo_i(cmd_base_lo_i), .bytes_lo_i(cmd_row_bytes_i[L-1:0]), .part_o(cmd_part_w)
   );
+  assign cmd_part = PartIn ? cmd_part_i : cmd_part_w;
   vta_part_beats #(.LogBusBytes(L)) u_after_part (
     .start_lo_i(after_lo), .bytes_lo_i(rb_lo_q), .part_o(after_part)
   );
@@ -145,6 +151,10 @@ module vta_row_beats #(
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && step_i) assert (active_q) else $error("vta_row_beats: step with no transfer");
+    if (rst_ni && PartIn && cmd_valid_i)
+      assert (cmd_part_i == cmd_part_w)
+      else $error("vta_row_beats: the command's partial beats %0d, from its fields %0d",
+                  cmd_part_i, cmd_part_w);
     if (rst_ni && IdleTake)
       assert (!(cmd_valid_i && active_q))
       else $error("vta_row_beats: IdleTake, but a command waits while a transfer runs");

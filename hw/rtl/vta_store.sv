@@ -144,6 +144,7 @@ module vta_store
     .cmd_stride_lo_i(stride[LogBusBytes-1:0]),
     .cmd_row_bytes_i(row_bytes),
     .cmd_rows_i     (head.y_size),
+    .cmd_part_i     (2'b0),  // (worked out by the walker: no PartIn)
     .valid_o        (rb_valid),
     .step_i         (slot_step),
     .lo_o           (slot_lo),
