@@ -22,7 +22,13 @@ module vta_burst_gen #(
   // in the cycle after, so the first address goes out a cycle later (one cycle per command;
   // the compute module's loads, one at a time, take it: its first burst from the command's
   // fields was 3.4-3.7 ns; and the store's). With it the next burst is a kept pick (below).
-  parameter bit          CmdReg      = 1'b0
+  parameter bit          CmdReg      = 1'b0,
+  // The same row's next burst and address registered (with CmdReg): a burst goes out at most
+  // every other cycle, the next one worked out in the cycle between, and a command's first a
+  // cycle later again (fetch: a cycle per run; its 36-bit beat
+  // counts' comparisons in front of the burst register were 3.22 ns on the default; its bursts
+  // are long, so the gap costs no throughput).
+  parameter bit          SameReg     = 1'b0
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -155,11 +161,12 @@ module vta_burst_gen #(
   // out when the row before it starts, and the row's whole beats are kept with one and two
   // added (and less one), so no sum lies on the path to the next row's burst length.
   assign cmd_ready_o = !active_q;
-  assign ax_valid_o  = active_q && !first_q;
+  logic gap_q;  // SameReg: a burst went out in the cycle before
+  assign ax_valid_o  = active_q && !first_q && !gap_q;
   assign ax_addr_o   = cur_q;
   assign ax_len_o    = b_q.len_m1;
   assign busy_o      = active_q;
-  assign fire        = active_q && !first_q && ax_ready_i;
+  assign fire        = active_q && !first_q && !gap_q && ax_ready_i;
   assign cmd_rb_hi   = HiW'(cmd_row_bytes_i[RowBytesW-1:0] >> L);
 
   // Beats to the 4 KiB boundary from the command's base and from the two next-row addresses.
@@ -305,11 +312,28 @@ module vta_burst_gen #(
   // behind the grant 3.27. Without CmdReg a command's first burst is as late as the same row's
   // next, and a kept pick in front of it would add a level to it (and the address pick costs a
   // LUT per bit).
-  logic [AddrW-1:0] cur_nx, nr_nx, cur_nf, nr_nf;
-  burst_t           b_nx, b_nf;
+  logic [AddrW-1:0] cur_nx, nr_nx, cur_nf, nr_nf, cur_sm;
+  burst_t           b_nx, b_nf, b_sm;  // b_sm, cur_sm: the same row's next, or its register
+  if (SameReg) begin : g_same_reg
+    burst_t           b_same_q;
+    logic [AddrW-1:0] cur_same_q;
+    always_ff @(posedge clk_i) begin
+      // (After a fire, and after the command's first cycle, when b_q takes its first burst.)
+      if (!rst_ni) gap_q <= 1'b0;
+      else gap_q <= fire || first_q;
+      b_same_q   <= b_same;
+      cur_same_q <= cur_same;
+    end
+    assign b_sm   = b_same_q;
+    assign cur_sm = cur_same_q;
+  end else begin : g_same_now
+    assign gap_q  = 1'b0;
+    assign b_sm   = b_same;
+    assign cur_sm = cur_same;
+  end
   always_comb begin
-    b_nx   = b_q.row_last ? b_row : b_same;
-    cur_nx = b_q.row_last ? (nr_q & ~BusMask) : cur_same;
+    b_nx   = b_q.row_last ? b_row : b_sm;
+    cur_nx = b_q.row_last ? (nr_q & ~BusMask) : cur_sm;
     nr_nx  = b_q.row_last ? nr_row : nr_q;
     b_nf   = (!active_q || first_q) ? b_cmd : b_q;
     cur_nf = active_q ? cur_q : (cmd_base_i & ~BusMask);
@@ -319,7 +343,7 @@ module vta_burst_gen #(
     logic unused_nx;  // (b_nx: the pick reads its two candidates instead)
     assign unused_nx = ^b_nx;
     vta_pick4 #(.W(BurstW)) u_b_pick (
-      .s1_i(fire), .s0_i(b_q.row_last), .a_i(b_row), .b_i(b_same), .c_i(b_nf), .d_i(b_nf),
+      .s1_i(fire), .s0_i(b_q.row_last), .a_i(b_row), .b_i(b_sm), .c_i(b_nf), .d_i(b_nf),
       .o_o(b_d)
     );
     vta_pick #(.W(2 * AddrW)) u_addr_pick (
@@ -431,6 +455,12 @@ module vta_burst_gen #(
   end
   initial begin
     assert (MaxBeats <= PageBeats) else $error("vta_burst_gen: MaxBeats above a 4 KiB page's beats");
+    assert (!SameReg || CmdReg) else $error("vta_burst_gen: SameReg needs CmdReg");
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && SameReg && fire && !b_q.row_last)
+      assert (b_sm == b_same && cur_sm == cur_same)
+      else $error("vta_burst_gen: the same row's registered next burst is stale");
   end
   always_ff @(posedge clk_i) begin
     if (rst_ni && active_q && !first_q && !b_q.row_last) begin

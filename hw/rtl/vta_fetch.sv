@@ -102,7 +102,8 @@ module vta_fetch
     .PageIn     (1'b1),
     // The run's first burst from registers, a cycle later (the comparison with the beats to
     // the 4 KiB boundary in front of the burst register was 3.17 ns on the default).
-    .CmdReg     (1'b1)
+    .CmdReg     (1'b1),
+    .SameReg    (1'b1)  // a burst at most every other cycle (fetch's are up to 32 beats)
   ) u_bursts (
     .clk_i,
     .rst_ni,
