@@ -98,8 +98,12 @@ module vta_fifo #(
     end
   end
 
+  // The array is written at the write pointer every cycle, pushed or not: that slot is free,
+  // or (the queue full) the head's, which is read from head_q, never from the array again. So
+  // the late push (a consumer's dispatch decision behind in_valid_i) is not the distributed
+  // RAM's write enable (3.13-3.25 ns into the compute DMA queue's WE); only the pointer moves.
   always_ff @(posedge clk_i) begin
-    if (push) mem_q[wptr_q] <= in_data_i;
+    mem_q[wptr_q] <= in_data_i;
   end
   // The element at the head after this cycle: the next one in the array when this one leaves
   // and another is stored, or the one arriving when it is the only one. Which of the two is
