@@ -173,8 +173,9 @@ module vta_load_2d
   // of the head's registers: worked out from them, the load's was 3.21 ns on the default.)
   logic [1:0] rb_part;
   vta_fifo #(
-    .Width(InsnW + RowBytesW + 2 * L + 2),
-    .Depth(Depth)
+    .Width  (InsnW + RowBytesW + 2 * L + 2),
+    .Depth  (Depth),
+    .LatePop(1'b1)
   ) u_xfer_q (
     .clk_i,
     .rst_ni,
