@@ -164,6 +164,7 @@ module vta_uop_seq
     k_last_d = k_last_q;
     j_last_d = j_last_q;
     i_last_d = i_last_q;
+    il_d     = il_q;
     if (issue_last && !stall_i) issue_d = 1'b0;
     if (issue_q && !issue_last && !stall_i) begin
       if (!k_last) begin
@@ -192,7 +193,10 @@ module vta_uop_seq
         end
       end
     end
+    if (!stall_i) il_d = issue_d && (nop_q || (k_last_d && j_last_d && i_last_d));
     if (start_i) begin
+      il_d     = nop_i || ((end_i - bgn_i == UopIdxW'(1)) && (iter_in_i == IterW'(1)) &&
+                           (iter_out_i == IterW'(1)));
       issue_d  = 1'b1;
       k_d      = bgn_i;
       k_last_d = (end_i - bgn_i == UopIdxW'(1));
@@ -208,34 +212,6 @@ module vta_uop_seq
       woff_d  = '0;
     end
   end
-
-  // il_q's next value for each of the late start and stall (a kept vta_pick4 by the two, one
-  // LUT behind them): from the new instruction's fields, held, or after an advance (the flags
-  // as they will be then; 3.04-3.13 ns behind both through the flags' multiplexers).
-  logic il_start, il_adv, k_last_a, j_last_a, i_last_a;
-  always_comb begin
-    il_start = nop_i || ((end_i - bgn_i == UopIdxW'(1)) && (iter_in_i == IterW'(1)) &&
-                         (iter_out_i == IterW'(1)));
-    k_last_a = k_last_q;
-    j_last_a = j_last_q;
-    i_last_a = i_last_q;
-    if (!k_last) begin
-      k_last_a = (k_q == end_m2_q);
-    end else begin
-      k_last_a = k_one_q;
-      if (!j_last) begin
-        j_last_a = (j_q == iter_in_m2_q);
-      end else begin
-        j_last_a = j_one_q;
-        i_last_a = (i_q == iter_out_m2_q);
-      end
-    end
-    il_adv = issue_q && !il_q && (nop_q || (k_last_a && j_last_a && i_last_a));
-  end
-  vta_pick4 #(.W(1)) u_il_pick (
-    .s1_i(start_i), .s0_i(stall_i), .a_i(il_start), .b_i(il_start), .c_i(il_q), .d_i(il_adv),
-    .o_o(il_d)
-  );
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
