@@ -54,36 +54,33 @@ module vta_alu
   logic [AccLanes*HW-1:0] hi_q;
   logic [AccLanes-1:0]    lolt_q;
 
-  // C2a's result is one kept LUT per bit (vta_pick4, a lane each) behind the two carry chains
-  // of registers (ADD's sum, and MIN/MAX's comparison a < b), picked by ADD (the registered
-  // operation) and the lane's comparison between the sum and two candidates worked out from
-  // the registered operation beside the chains: for a < b and for not, the shift's result o
-  // (SHR, SHRCLIP) or the destination passed through (MUL: its product comes from C2b), a
-  // reset micro-op's zero, or MIN/MAX's pick (MIN takes a when a < b, MAX when not; on a tie
-  // a and b are equal):
-  //   pre = add ? sum : (lt ? c : d),  c = use_o ? o : reset ? 0 : max ? b : a,
-  //                                    d = use_o ? o : reset ? 0 : max ? a : b
-  // (As pre = use_o ? o : p1 with p1 a LUT behind the chains, a LUT6 and the pick followed the
-  // sum: 3.06-3.23 ns. Left to itself, abc folded the selection into the shifter's cone.)
+  // C2a's result is picked (vta_pick, a kept LUT3) between the shift's result and the rest,
+  // by the registered operation alone: o, the shift (SHR, SHRCLIP) or the destination passed
+  // through (MUL: its product comes from C2b), and p1, one LUT behind the two carry chains
+  // (ADD's sum and MIN/MAX's comparison a < b; MIN takes a when a < b, MAX when not: on a tie
+  // a and b are equal) or a reset micro-op's zero:
+  //   pre = use_o ? o : p1,  p1 = reset ? 0 : add ? sum : ((lt ^ max) ? a : b)
+  // Left to itself, abc folded the selection into the shifter's cone, a level deeper than the
+  // shifter alone (3.27-3.37 ns inside the design, 2.91 with the ALU synthesised alone).
   logic minmax, is_max, is_add, use_o;
   assign minmax = ((op_i == AluMin) || (op_i == AluMax)) && !reset_i;
   assign is_max = (op_i == AluMax);
   assign is_add = (op_i == AluAdd) && !reset_i;
   assign use_o  = !reset_i && !is_add && !minmax;
-  logic [AccW-1:0] c_w, d_w, sum_w;
-  logic [AccLanes-1:0] lt_w;
+  logic [AccW-1:0] o_w, p1_w;
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      logic signed [AccWidth-1:0] a, b, o;
+      logic signed [AccWidth-1:0] a, b, o, sum;
       logic signed [ShW-1:0] sh;
       logic [ShW-2:0] shl_m1;
+      logic lt;
       a = dst_i[l*AccWidth+:AccWidth];
       b = src_i[l*AccWidth+:AccWidth];
       sh = b[ShW-1:0];
       shl_m1 = ~sh[ShW-2:0];
-      sum_w[l*AccWidth+:AccWidth] = a + b;
-      lt_w[l] = (a < b);
+      sum = a + b;
+      lt = (a < b);
       // A negative amount shifts left by -sh = ~sh + 1: a << 1, then by ~sh's low bits (no
       // negation's carry chain in front of the shifter).
       if ((op_i == AluShr) || (op_i == AluShrclip)) begin
@@ -92,17 +89,11 @@ module vta_alu
       end else begin
         o = a;  // MUL: its product comes from C2b
       end
-      c_w[l*AccWidth+:AccWidth] = use_o ? o : (reset_i ? '0 : (is_max ? b : a));
-      d_w[l*AccWidth+:AccWidth] = use_o ? o : (reset_i ? '0 : (is_max ? a : b));
+      o_w[l*AccWidth+:AccWidth]  = o;
+      p1_w[l*AccWidth+:AccWidth] = reset_i ? '0 : (is_add ? sum : ((lt ^ is_max) ? a : b));
     end
   end
-  for (genvar l = 0; l < AccLanes; l++) begin : g_pre_pick
-    vta_pick4 #(.W(AccWidth)) u_pre_pick (
-      .s1_i(is_add), .s0_i(lt_w[l]), .a_i(sum_w[l*AccWidth+:AccWidth]),
-      .b_i(sum_w[l*AccWidth+:AccWidth]), .c_i(c_w[l*AccWidth+:AccWidth]),
-      .d_i(d_w[l*AccWidth+:AccWidth]), .o_o(pre[l*AccWidth+:AccWidth])
-    );
-  end
+  vta_pick #(.W(AccW)) u_pre_pick (.sel_i(use_o), .a_i(o_w), .b_i(p1_w), .o_o(pre));
 
   // The product's three 16 x 16-bit parts, one DSP slice each, registered at the end of C2a
   // (the slices' M registers) and of C2b (their P registers): the low 32 bits of a * b are
