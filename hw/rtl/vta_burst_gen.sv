@@ -25,9 +25,9 @@ module vta_burst_gen #(
   parameter bit          CmdReg      = 1'b0,
   // The same row's next burst and address registered (with CmdReg): a burst goes out at most
   // every other cycle, the next one worked out in the cycle between, and a command's first a
-  // cycle later again (fetch: a cycle per run; its 36-bit beat
-  // counts' comparisons in front of the burst register were 3.22 ns on the default; its bursts
-  // are long, so the gap costs no throughput).
+  // cycle later again (fetch: a cycle per run; its 36-bit beat counts' comparisons in front of
+  // the burst register were 3.22 ns on the default; its bursts are long, so the gap costs no
+  // throughput).
   parameter bit          SameReg     = 1'b0
 ) (
   input  logic             clk_i,

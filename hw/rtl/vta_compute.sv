@@ -313,18 +313,13 @@ module vta_compute
   // by the SystemC model).
   // The next load starts after the last one's writes (loading_q), so the beat walker takes
   // its command only when idle (IdleTake).
-  // Its addresses stay below 2^LdAddrW: dram_base, or y_size * x_stride, shifted by the
-  // largest element size, plus the row and a carry.
   localparam int unsigned LdLe0 = (LogUopElemBytes > LogAccElemBytes) ? LogUopElemBytes
                                                                       : LogAccElemBytes;
-  localparam int unsigned LdLe = (LdLe0 > LogAcc8bitElemBytes) ? LdLe0 : LogAcc8bitElemBytes;
-  localparam int unsigned LdSpan = (MemoryDramBaseW > MemoryYSizeW + MemoryXStrideW)
-                                   ? MemoryDramBaseW : MemoryYSizeW + MemoryXStrideW;
   vta_load_2d #(
-    .Depth   (1),
-    .CmdReg  (1'b1),
-    .IdleTake(1'b1),
-    .AddrW   (LdSpan + LdLe + 2)
+    .Depth     (1),
+    .CmdReg    (1'b1),
+    .IdleTake  (1'b1),
+    .LogElemMax((LdLe0 > LogAcc8bitElemBytes) ? LdLe0 : LogAcc8bitElemBytes)
   ) u_dma (
     .clk_i,
     .rst_ni,

@@ -116,14 +116,8 @@ module vta_load
     if (!known_q) dma_insn.x_size = '0;
   end
 
-  // Its addresses stay below 2^(LdSpan + LdLe + 2): dram_base, or y_size * x_stride, shifted
-  // by the larger element size, plus the row and a carry.
-  localparam int unsigned LdLe = (LogInpElemBytes > LogWgtElemBytes) ? LogInpElemBytes
-                                                                     : LogWgtElemBytes;
-  localparam int unsigned LdSpan = (MemoryDramBaseW > MemoryYSizeW + MemoryXStrideW)
-                                   ? MemoryDramBaseW : MemoryYSizeW + MemoryXStrideW;
   vta_load_2d #(
-    .AddrW (LdSpan + LdLe + 2),
+    .LogElemMax((LogInpElemBytes > LogWgtElemBytes) ? LogInpElemBytes : LogWgtElemBytes),
     .Depth (LoadAhead),
     // The command's first burst from registers, a cycle later, so that the next burst is a
     // kept pick (vta_burst_gen; the first burst from the command's fields was 3.4-3.8 ns on

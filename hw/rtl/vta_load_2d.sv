@@ -27,11 +27,12 @@ module vta_load_2d
   parameter int unsigned Depth = 1,  // instructions accepted and not yet written (>= 1)
   parameter bit          CmdReg = 1'b0,  // vta_burst_gen's: the first burst a cycle later
   parameter bit          IdleTake = 1'b0,  // vta_row_beats's: no start until the last is done
-  // The bits the transfers' addresses need (the parent's bound: dram_base's bits and the
-  // largest element size, plus two for the rows' span); ar_addr_o's bits above are zero. The
-  // 64-bit sums carried through bits that are always zero (the compute DMA's next row address
-  // behind a 30-bit upper chain: 3.22 ns on small).
-  parameter int unsigned AddrW = AxiAddrWidth
+  // log2 of the largest element the parent moves: the transfers' addresses stay below
+  // 2^A, A = max(dram_base's bits, y_size's + x_stride's) + LogElemMax + 2 (the row and a
+  // carry), so the address arithmetic has A bits and ar_addr_o's bits above are zero. (The
+  // 64-bit sums carried through bits that are always zero: the compute DMA's next row address
+  // behind a 30-bit upper chain, 3.22 ns on small.)
+  parameter int unsigned LogElemMax = AxiAddrWidth  // (the default: AxiAddrWidth bits)
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
@@ -74,7 +75,10 @@ module vta_load_2d
   output logic                    wr_is_elem_o,
   output memory_insn_t            wr_insn_o         // the instruction being written
 );
-  localparam int unsigned A = (AddrW < AxiAddrWidth) ? AddrW : AxiAddrWidth;
+  localparam int unsigned Span = (MemoryDramBaseW > MemoryYSizeW + MemoryXStrideW)
+                                 ? MemoryDramBaseW : MemoryYSizeW + MemoryXStrideW;
+  localparam int unsigned A = (Span + LogElemMax + 2 < AxiAddrWidth) ? Span + LogElemMax + 2
+                                                                     : AxiAddrWidth;
   localparam int unsigned RowsW = MemoryYSizeW;
   localparam int unsigned InsnW = InsnBytes * 8;  // memory_insn_t names every bit
   localparam int unsigned RowBytesW = MemoryXSizeW + 15;  // x_size << a 4-bit log2 of elem bytes

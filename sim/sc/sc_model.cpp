@@ -46,6 +46,7 @@ typedef uint64_t cyc;  // cycles since the run started
 // directed programs of tests/sim/test_sc.c (single instructions of each kind) and the read
 // grants of random programs seen in the RTL's waveform (VTA_RTL_WAVE).
 const cyc kStart = 4;     // ap_start to fetch's first read address (vta_burst_gen CmdReg, SameReg)
+const cyc kFetchGap = 2;  // fetch's bursts at least this far apart (vta_burst_gen SameReg)
 const cyc kArb = 1;       // a client's read address to the DRAM (the arbiter's register)
 const cyc kGearbox = 1;   // a beat to the element a gearbox assembles from it
 const cyc kRoute = 2;     // an instruction's last beat to its command queue's output
@@ -677,7 +678,7 @@ struct Fetch : Mod {
     double iv = 1;
     size_t nb = 0;        // bursts issued
     uint32_t nreq = 0;    // instructions whose last byte has been requested
-    cyc last_issue = kStart - 2;  // (the first burst at kStart: bursts are two cycles apart)
+    cyc last_issue = kStart - kFetchGap;  // (so the first burst may go at kStart)
     // Credit of vta_fetch at cycle t: instructions in the buffer plus beats in flight, with
     // room for the longest burst (max_beats) whatever the next one's length.
     auto credit_ok = [&](cyc t, uint32_t i) {
@@ -740,14 +741,14 @@ struct Fetch : Mod {
     for (uint32_t i = 0; i < n; i++) {
       for (;;) {
         if (nb >= all.size()) break;
-        cyc tb = earliest(last_issue + 2, i);  // (SameReg: a burst every other cycle at most)
+        cyc tb = earliest(last_issue + kFetchGap, i);
         if (tb == ~cyc(0)) break;
         if (i < nreq && tb >= std::max(prev_route + 1, arr[i] + 1)) break;
         issue(tb);
         if (c.abort) return;
       }
       if (i >= nreq) {  // cannot happen: routing i-1 always frees the credit for i's burst
-        issue(std::max(last_issue + 2, prev_route + 1));
+        issue(std::max(last_issue + kFetchGap, prev_route + 1));
       }
       const vta_sc_insn &in = j.insns[i];
       CmdQ &q = c.q[in.module];
