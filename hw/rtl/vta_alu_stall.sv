@@ -44,6 +44,8 @@ module vta_alu_stall
   logic       xw_q, xc_q, xm_q, xcm_q;  // X writes; is a SHRCLIP, a MUL, either (not resetting)
   logic       e1_clip_q, e1_mul_q, e1_cm_q, e2_mul_q;
   logic [1:0] hz_q;
+  logic       stall_q;  // hz_q != 0, a register: the stall reaches the dispatch (through the
+                        // sequencer's last flag) and every stage's enable one LUT sooner
   logic [2:0] reads;  // U2 reads X's, e1's, e2's destination
 
   // X's kind as flags registered from U2's fields as the micro-op enters X (the front moves),
@@ -123,6 +125,7 @@ module vta_alu_stall
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       hz_q      <= 2'd0;
+      stall_q   <= 1'b0;
       e1_clip_q <= 1'b0;
       e1_mul_q  <= 1'b0;
       e1_cm_q   <= 1'b0;
@@ -132,8 +135,13 @@ module vta_alu_stall
       e1_mul_q  <= x_mul;
       e1_cm_q   <= x_clip || x_mul;
       e2_mul_q  <= e1_mul_q;
-      if (hz_q != 2'd0) hz_q <= hz_q - 2'd1;
-      else hz_q <= {chi, c3 || (!chi && (ca01 || ca2))};
+      if (hz_q != 2'd0) begin
+        hz_q    <= hz_q - 2'd1;
+        stall_q <= hz_q[1];
+      end else begin
+        hz_q    <= {chi, c3 || (!chi && (ca01 || ca2))};
+        stall_q <= chi || c3 || ca01 || ca2;
+      end
     end
   end
 `ifndef SYNTHESIS
@@ -141,7 +149,9 @@ module vta_alu_stall
     if (rst_ni && hz_q == 2'd0)
       assert (c3 == need3 && chi == (need3 || need2) && (ca01 || ca2) == (need3 || need2 || need1))
       else $error("vta_alu_stall: the count's terms disagree with need3..need1");
+    if (rst_ni)
+      assert (stall_q == (hz_q != 2'd0)) else $error("vta_alu_stall: the stall flag disagrees");
   end
 `endif
-  assign stall_o = (hz_q != 2'd0);
+  assign stall_o = stall_q;
 endmodule

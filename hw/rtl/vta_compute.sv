@@ -133,6 +133,15 @@ module vta_compute
   // sums (base and size, the pads), each of two terms: the four-term sum behind the queue's
   // bypass multiplexer took 3.25 ns on the default. Its comparisons (uld_clear) add them.
   logic [17:0]  c_bs_q, c_pp_q;
+  // A GEMM's or ALU's loops (the layout is shared up to iter_in): one micro-op, one inner and
+  // one outer iteration, and none at all, for the sequencers' last flags as an instruction
+  // starts (the subtraction and comparisons of D's fields in front of them, behind the start,
+  // were 3.20 ns on block8) and the dispatch's no-op.
+  /* verilator lint_off UNUSEDSIGNAL */
+  gemm_insn_t   cg, ng;  // the head and the element becoming the head as a GEMM
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic         c_k_one_q, c_j_one_q, c_i_one_q, c_zero_q;
+  logic         d_k_one_q, d_j_one_q, d_i_one_q, d_zero_q;
 
   // (From the dispatch decision's terms, below: !d_valid_q || d_fire, and with the queue's
   // valid.)
@@ -145,6 +154,8 @@ module vta_compute
   end
   assign cm        = cmd_data_i;
   assign nm        = cmd_next_i;
+  assign cg        = cmd_data_i;
+  assign ng        = cmd_next_i;
   // (The rows' sum is none or one without the sum: none when every term is zero, one when one
   // term is one and the others zero.)
   logic n_p0_0, n_sz_0, n_p1_0;
@@ -159,6 +170,11 @@ module vta_compute
                      (n_p0_0 && n_sz_0 && nm.y_pad_1 == 1);
       c_bs_q      <= 18'(nm.sram_base) + 18'(nm.x_size);
       c_pp_q      <= 18'(nm.x_pad_0) + 18'(nm.x_pad_1);
+      c_k_one_q   <= (ng.uop_end - UopIdxW'(ng.uop_bgn) == UopIdxW'(1));
+      c_j_one_q   <= (ng.iter_in == GemmIterOutW'(1));
+      c_i_one_q   <= (ng.iter_out == GemmIterOutW'(1));
+      c_zero_q    <= (ng.uop_end <= UopIdxW'(ng.uop_bgn)) || (ng.iter_out == '0) ||
+                     (ng.iter_in == '0);
     end
   end
   always_ff @(posedge clk_i) begin
@@ -166,6 +182,10 @@ module vta_compute
       d_q       <= cmd_data_i;
       y_none_q  <= c_y_none_q;
       y_one_q   <= c_y_one_q;
+      d_k_one_q <= c_k_one_q;
+      d_j_one_q <= c_j_one_q;
+      d_i_one_q <= c_i_one_q;
+      d_zero_q  <= c_zero_q;
     end
   end
 `ifndef SYNTHESIS
@@ -174,7 +194,11 @@ module vta_compute
       assert (c_bs_q == 18'(cm.sram_base) + 18'(cm.x_size) &&
               c_pp_q == 18'(cm.x_pad_0) + 18'(cm.x_pad_1) &&
               c_y_one_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == 17'd1) &&
-              c_y_none_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == '0))
+              c_y_none_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == '0) &&
+              c_k_one_q == (int'(cg.uop_end) - int'(cg.uop_bgn) == 1) &&
+              c_j_one_q == (cg.iter_in == 1) && c_i_one_q == (cg.iter_out == 1) &&
+              c_zero_q == (int'(cg.uop_end) <= int'(cg.uop_bgn) || cg.iter_out == 0 ||
+                           cg.iter_in == 0))
       else $error("vta_compute: the registers beside the queue's head disagree with it");
     end
   end
@@ -232,15 +256,25 @@ module vta_compute
 `endif
   assign tokens_ok  = (!hm.pop_prev || tok_from_load_i) && (!hm.pop_next || tok_from_store_i);
   // GEMM and ALU share the layout of every field up to iter_in (ISA.md section 2).
-  assign zero_uops  = (hg.uop_end <= UopIdxW'(hg.uop_bgn)) || (hg.iter_out == '0) ||
-                      (hg.iter_in == '0);
+  assign zero_uops  = d_zero_q;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && d_valid_q)
+      assert (d_zero_q == ((hg.uop_end <= UopIdxW'(hg.uop_bgn)) || (hg.iter_out == '0) ||
+                           (hg.iter_in == '0)) &&
+              d_k_one_q == (hg.uop_end - UopIdxW'(hg.uop_bgn) == UopIdxW'(1)) &&
+              d_j_one_q == (hg.iter_in == GemmIterOutW'(1)) &&
+              d_i_one_q == (hg.iter_out == GemmIterOutW'(1)))
+      else $error("vta_compute: D's loop flags disagree with its instruction");
+  end
+`endif
 
   // ---- micro-op buffer and the compute-side loads ----
   logic uop_we, acc_ld_we, l2d_busy, l2d_done, l2d_waiting, ld_start, loading_q;
   logic [LogUopDepth-1:0] uop_waddr;
   logic [UopBytes*8-1:0]  uop_wdata;
   memory_insn_t ld_q;
-  logic beat_valid, beat_ready, elem_valid, elem_take, wr_valid, wr_is_elem;
+  logic beat_valid, beat_ready, elem_valid, elem_want, wr_valid, wr_is_elem;
   logic [LogBusBytes-1:0] beat_lo, beat_hi;
   logic [MemorySramBaseW-1:0] wr_addr;
   logic [AccW-1:0] ld_acc_data;
@@ -347,7 +381,7 @@ module vta_compute
     .beat_hi_o       (beat_hi),
     .beat_type_o     (),
     .elem_valid_i    (elem_valid),
-    .elem_take_o     (elem_take),
+    .elem_want_o     (elem_want),
     .wr_valid_o      (wr_valid),
     .wr_addr_o       (wr_addr),
     .wr_is_elem_o    (wr_is_elem),
@@ -366,7 +400,7 @@ module vta_compute
     .beat_lo_i   (beat_lo),
     .beat_hi_i   (beat_hi),
     .elem_valid_o(elem_valid),
-    .elem_take_i (elem_take),
+    .elem_want_i (elem_want),
     .is_elem_i   (wr_is_elem),
     .uop_wdata_o (uop_wdata),
     .acc_wdata_o (ld_acc_data)
@@ -590,11 +624,14 @@ module vta_compute
   // lie in the bank of the first starts beside a GEMM that writes only the other bank, once the
   // ALU is idle (so its writes meet no other writer of that bank), and completes through the
   // retire queue (so its pushes follow the GEMM's). Whether it fits is worked out over D's
-  // first two cycles (the product registered, then the comparison), and read from the third.
+  // first two cycles (rows x columns + the base's index in the bank - (bank size + 1)
+  // registered, one DSP slice with its post-adder and P register, then the sign: a comparison
+  // behind the slice's P register, 1.8 ns after the clock, was 3.1-3.2 ns), and read from the
+  // third.
   // The compiler loads a residual into the next unit's ACC slot so, beside the GEMMs.
   localparam int unsigned AldW = BankW + 1;  // sizes above a bank cannot fit
   logic [1:0]        ald_age_q;
-  logic [2*AldW-1:0] ald_prod_q;
+  logic signed [2*AldW+1:0] ald_diff_q;  // negative: the load ends within the bank
   logic              ald_big_q, ald_fit_q, is_ald, ald_sel, a_idle, g_idle, g_apart, ald_bank;
   logic              can_ald;
   always_ff @(posedge clk_i) begin
@@ -602,14 +639,23 @@ module vta_compute
     else if (ald_age_q != 2'd2) ald_age_q <= ald_age_q + 1'b1;
   end
   always_ff @(posedge clk_i) begin
-    ald_prod_q <= AldW'(hm.y_size) * AldW'(hm.x_size);
+    ald_diff_q <= $signed((2*AldW+2)'((2*AldW)'(AldW'(hm.y_size)) *
+                                      (2*AldW)'(AldW'(hm.x_size)))) +
+                  $signed((2*AldW+2)'(hm.sram_base[BankW-1:0])) -
+                  $signed((2*AldW+2)'(AccDepth / 2 + 1));
     ald_big_q  <= (32'(hm.y_size) >> AldW) != 0 || (32'(hm.x_size) >> AldW) != 0 ||
                   hm.x_pad_0 != '0 || hm.x_pad_1 != '0 || hm.y_pad_0 != '0 ||
                   hm.y_pad_1 != '0 || (32'(hm.sram_base) >> LogAccDepth) != 0;
-    ald_fit_q  <= !ald_big_q &&
-                  (2*AldW+1)'(hm.sram_base[BankW-1:0]) + (2*AldW+1)'(ald_prod_q) <=
-                  (2*AldW+1)'(AccDepth / 2);
+    ald_fit_q  <= !ald_big_q && ald_diff_q[2*AldW+1];
   end
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (rst_ni && d_valid_q && dk_ald_q && ald_age_q == 2'd2)
+      assert (ald_fit_q == (!ald_big_q && longint'(hm.y_size) * longint'(hm.x_size) +
+                            longint'(hm.sram_base[BankW-1:0]) <= longint'(AccDepth) / 2))
+      else $error("vta_compute: the ACC load's fit disagrees with its fields");
+  end
+`endif
   assign is_ald   = d_valid_q && dk_ald_q;
   assign ald_bank = hm.sram_base[BankW];
   assign a_idle   = !a_issue && !a_tail_q;
@@ -855,6 +901,9 @@ module vta_compute
     .wfo_i      (WgtIdxW'(hg.wgt_factor_out)),
     .wfi_i      (WgtIdxW'(hg.wgt_factor_in)),
     .nop_i      (zero_uops),
+    .k_one_i    (d_k_one_q),
+    .j_one_i    (d_j_one_q),
+    .i_one_i    (d_i_one_q),
     .tag_i      (hg.reset_reg),
     .stall_i    (1'b0),
     .issue_o    (g_issue),
@@ -902,6 +951,9 @@ module vta_compute
     .wfo_i      ('0),
     .wfi_i      ('0),
     .nop_i      (zero_uops),
+    .k_one_i    (d_k_one_q),
+    .j_one_i    (d_j_one_q),
+    .i_one_i    (d_i_one_q),
     .tag_i      ({ha.reset_reg, ha.use_imm, ha.alu_opcode, ha.imm}),
     .stall_i    (a_stall),
     .issue_o    (a_issue),

@@ -17,7 +17,7 @@ module vta_ld_elems
   input  logic [LogBusBytes-1:0]       beat_lo_i,
   input  logic [LogBusBytes-1:0]       beat_hi_i,
   output logic                         elem_valid_o,
-  input  logic                         elem_take_i,
+  input  logic                         elem_want_i,  // the DMA takes an element if there is one
   input  logic                         is_elem_i,    // the write is an element, not padding
   output logic [UopBytes*8-1:0]        uop_wdata_o,
   output logic [AccLanes*AccWidth-1:0] acc_wdata_o
@@ -32,19 +32,19 @@ module vta_ld_elems
     .clk_i, .rst_ni,
     .in_valid_i (beat_valid_i && ld_is_uop_i), .in_ready_o(uop_ready), .in_data_i(r_data_i),
     .in_lo_i    (beat_lo_i), .in_hi_i(beat_hi_i),
-    .out_valid_o(uop_valid), .out_ready_i(elem_take_i && ld_is_uop_i), .out_data_o(uop_elem)
+    .out_valid_o(uop_valid), .out_ready_i(elem_want_i && ld_is_uop_i), .out_data_o(uop_elem)
   );
   vta_rd_gearbox #(.ElemBytes(AccElemBytes), .BusBytes(BusBytes)) u_acc_gb (
     .clk_i, .rst_ni,
     .in_valid_i (beat_valid_i && ld_is_acc_i), .in_ready_o(acc_ready), .in_data_i(r_data_i),
     .in_lo_i    (beat_lo_i), .in_hi_i(beat_hi_i),
-    .out_valid_o(acc_valid), .out_ready_i(elem_take_i && ld_is_acc_i), .out_data_o(acc_elem)
+    .out_valid_o(acc_valid), .out_ready_i(elem_want_i && ld_is_acc_i), .out_data_o(acc_elem)
   );
   vta_rd_gearbox #(.ElemBytes(Acc8bitElemBytes), .BusBytes(BusBytes)) u_a8_gb (
     .clk_i, .rst_ni,
     .in_valid_i (beat_valid_i && ld_is_a8_i), .in_ready_o(a8_ready), .in_data_i(r_data_i),
     .in_lo_i    (beat_lo_i), .in_hi_i(beat_hi_i),
-    .out_valid_o(a8_valid), .out_ready_i(elem_take_i && ld_is_a8_i), .out_data_o(a8_elem)
+    .out_valid_o(a8_valid), .out_ready_i(elem_want_i && ld_is_a8_i), .out_data_o(a8_elem)
   );
 
   always_comb begin

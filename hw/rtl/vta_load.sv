@@ -64,7 +64,7 @@ module vta_load
   localparam int unsigned A = AxiAddrWidth;
   memory_insn_t head, dma_insn, done_insn, wr_insn;
   logic      l2d_ready, l2d_busy, l2d_done, l2d_waiting, start;
-  logic      beat_valid, beat_ready, beat_inp, wr_inp, elem_valid, elem_take, wr_valid, wr_is_elem;
+  logic      beat_valid, beat_ready, beat_inp, wr_inp, elem_valid, elem_want, wr_valid, wr_is_elem;
   logic [LogBusBytes-1:0] beat_lo, beat_hi;
   logic [MemoryMemoryTypeW-1:0] beat_type;
   logic [MemorySramBaseW-1:0] wr_addr;
@@ -150,7 +150,7 @@ module vta_load
     .beat_hi_o       (beat_hi),
     .beat_type_o     (beat_type),
     .elem_valid_i    (elem_valid),
-    .elem_take_o     (elem_take),
+    .elem_want_o     (elem_want),
     .wr_valid_o      (wr_valid),
     .wr_addr_o       (wr_addr),
     .wr_is_elem_o    (wr_is_elem),
@@ -172,7 +172,7 @@ module vta_load
     .in_lo_i    (beat_lo),
     .in_hi_i    (beat_hi),
     .out_valid_o(inp_out_valid),
-    .out_ready_i(elem_take && wr_inp),
+    .out_ready_i(elem_want && wr_inp),
     .out_data_o (inp_elem)
   );
 
@@ -188,7 +188,7 @@ module vta_load
     .in_lo_i    (beat_lo),
     .in_hi_i    (beat_hi),
     .out_valid_o(wgt_out_valid),
-    .out_ready_i(elem_take && !wr_inp),
+    .out_ready_i(elem_want && !wr_inp),
     .out_data_o (wgt_elem)
   );
 

@@ -14,15 +14,16 @@
 // UltraScale). A buffer whose width is not a multiple of it spends a whole half on the last
 // few bits. Those bits (LutW = Width mod BramCol) are kept in a second array in distributed
 // RAM instead, when there are at most LutMaxBits of them (16 Kb: a few hundred LUTs for half a
-// RAMB36), so the buffer takes floor(Width / BramCol) halves instead of one more. The second
-// array is read and registered exactly like the first (the same enable, the same output
-// register), so the timing seen at the ports is unchanged; docs/hw.md, "Block RAM of the
-// default configuration".
+// RAMB36), so the buffer takes floor(Width / BramCol) halves instead of one more (with OutReg
+// only: the second array's read takes both cycles, below). The second array is read with the
+// same enable into registers and goes through the same output register, so the timing seen at
+// the ports is unchanged; docs/hw.md, "Block RAM of the default configuration".
 module vta_sram #(
   parameter int unsigned Width = 8,
   parameter int unsigned Depth = 16,
   parameter bit          OutReg = 1'b0,
-  parameter int unsigned LutMaxBits = 16384
+  parameter int unsigned LutMaxBits = 16384,
+  parameter int unsigned LutPartDepth = 256
 ) (
   input  logic             clk_i,
   input  logic             we_i,
@@ -37,8 +38,9 @@ module vta_sram #(
   localparam int unsigned BramCol = Depth <= 512 ? 36 : Depth <= 1024 ? 18 : Depth <= 2048 ? 9 :
                                     Depth <= 4096 ? 4 : Depth <= 8192 ? 2 : Depth <= 16384 ? 1 : 0;
   localparam int unsigned ColRem = BramCol == 0 ? 0 : Width % BramCol;
-  localparam int unsigned LutW = (Width > BramCol && ColRem != 0 && ColRem * Depth <= LutMaxBits)
-                                 ? ColRem : 0;
+  localparam int unsigned LutW = (OutReg && Width > BramCol && ColRem != 0 &&
+                                  ColRem * Depth <= LutMaxBits) ? ColRem : 0;
+  localparam int unsigned AW = $clog2(Depth);
   localparam int unsigned BramW = Width - LutW;
 
   logic [BramW-1:0] mem_q [Depth];
@@ -66,15 +68,53 @@ module vta_sram #(
   end
 
   if (LutW != 0) begin : g_lut
-    (* ram_style = "distributed" *) logic [LutW-1:0] lut_q [Depth];
-    logic [LutW-1:0] rdata_l_q;
-    always_ff @(posedge clk_i) begin
-      if (we_i) lut_q[waddr_i] <= wdata_i[Width-1:BramW];
+    // The distributed RAM's write goes in a cycle late, from registers (its write enable pins
+    // have a long setup, and the enables of the ACC banks came late); a read of the address
+    // written in the cycle before takes the registered data instead (hit_q), so reads see
+    // exactly what they would see with the write on time. With more than LutPartDepth entries
+    // the array is read as parts of LutPartDepth, each into a register, and the part is picked
+    // by the registered index's upper bits in the output register's cycle (a 4,096-entry array
+    // read whole was three LUT levels behind the RAM cells, 3.18 ns, parts of 1,024 two, 3.17). Like the array, the
+    // registers have no reset: a flip-flop powers up at zero on the FPGA, as in the simulation
+    // model built by scripts/rtl-model.sh.
+    localparam int unsigned Parts = Depth > LutPartDepth ? Depth / LutPartDepth : 1;
+    localparam int unsigned PartDepth = Depth / Parts;
+    localparam int unsigned PartAW = $clog2(PartDepth);
+    localparam int unsigned HiW = Parts > 1 ? $clog2(Parts) : 1;
+    logic [LutW-1:0] part_q [Parts];
+    logic [LutW-1:0] wdata_q, byp_q;
+    logic [AW-1:0]   waddr_q;
+    logic            we_q, hit_q;
+    logic [HiW-1:0]  hi_q, whi, rhi;
+    if (Parts > 1) begin : g_hi
+      assign whi = waddr_q[AW-1 -: HiW];
+      assign rhi = raddr_i[AW-1 -: HiW];
+    end else begin : g_no_hi
+      assign whi = '0;
+      assign rhi = '0;
     end
     always_ff @(posedge clk_i) begin
-      if (re_i) rdata_l_q <= lut_q[raddr_i];
+      we_q    <= we_i;
+      waddr_q <= waddr_i;
+      wdata_q <= wdata_i[Width-1:BramW];
     end
-    assign rdata = {rdata_l_q, rdata_b_q};
+    for (genvar p = 0; p < Parts; p++) begin : g_part
+      (* ram_style = "distributed" *) logic [LutW-1:0] lut_q [PartDepth];
+      always_ff @(posedge clk_i) begin
+        if (we_q && whi == HiW'(p)) lut_q[waddr_q[PartAW-1:0]] <= wdata_q;
+      end
+      always_ff @(posedge clk_i) begin
+        if (re_i) part_q[p] <= lut_q[raddr_i[PartAW-1:0]];
+      end
+    end
+    always_ff @(posedge clk_i) begin
+      if (re_i) begin
+        hi_q  <= rhi;
+        hit_q <= we_q && waddr_q == raddr_i;
+        byp_q <= wdata_q;
+      end
+    end
+    assign rdata = {hit_q ? byp_q : part_q[hi_q], rdata_b_q};
   end else begin : g_bram_only
     assign rdata = rdata_b_q;
   end

@@ -52,6 +52,10 @@ module vta_uop_seq
   input  logic [UopWgtW-1:0]       wfo_i,
   input  logic [UopWgtW-1:0]       wfi_i,
   input  logic                     nop_i,
+  // end_i - bgn_i == 1, iter_in_i == 1, iter_out_i == 1 (registers of the parent's)
+  input  logic                     k_one_i,
+  input  logic                     j_one_i,
+  input  logic                     i_one_i,
   input  logic [TagW-1:0]          tag_i,
   input  logic                     stall_i,   // hold C0 to X for this cycle (tie low if unused)
   // C0
@@ -195,13 +199,12 @@ module vta_uop_seq
     end
     if (!stall_i) il_d = issue_d && (nop_q || (k_last_d && j_last_d && i_last_d));
     if (start_i) begin
-      il_d     = nop_i || ((end_i - bgn_i == UopIdxW'(1)) && (iter_in_i == IterW'(1)) &&
-                           (iter_out_i == IterW'(1)));
+      il_d     = nop_i || (k_one_i && j_one_i && i_one_i);
       issue_d  = 1'b1;
       k_d      = bgn_i;
-      k_last_d = (end_i - bgn_i == UopIdxW'(1));
-      j_last_d = (iter_in_i == IterW'(1));
-      i_last_d = (iter_out_i == IterW'(1));
+      k_last_d = k_one_i;
+      j_last_d = j_one_i;
+      i_last_d = i_one_i;
       i_d     = '0;
       j_d     = '0;
       drow_d  = '0;
@@ -364,6 +367,10 @@ module vta_uop_seq
     if (rst_ni) begin
       assert (!(start_i && issue_q && !issue_last))
       else $error("vta_uop_seq: an instruction started while another issues");
+      assert (!start_i || (k_one_i == (end_i - bgn_i == UopIdxW'(1)) &&
+                           j_one_i == (iter_in_i == IterW'(1)) &&
+                           i_one_i == (iter_out_i == IterW'(1))))
+      else $error("vta_uop_seq: the start's one-iteration flags disagree with its fields");
       assert (!issue_q || nop_q || ((k_last_q == (k_q == end_m1_q)) &&
                                     (j_last_q == (j_q == iter_in_m1_q)) &&
                                     (i_last_q == (i_q == iter_out_m1_q))))

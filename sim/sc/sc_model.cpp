@@ -679,15 +679,16 @@ struct Fetch : Mod {
     size_t nb = 0;        // bursts issued
     uint32_t nreq = 0;    // instructions whose last byte has been requested
     cyc last_issue = kStart - kFetchGap;  // (so the first burst may go at kStart)
-    // Credit of vta_fetch at cycle t: instructions in the buffer plus beats in flight, with
-    // room for the longest burst (max_beats) whatever the next one's length.
+    // Credit of vta_fetch for burst nb at cycle t, a register worked out in cycle t - 1:
+    // instructions in the buffer (with the one pushed in t - 1) plus beats in flight then,
+    // with room for the burst's beats.
     auto credit_ok = [&](cyc t, uint32_t i) {
       // Arrivals and routes are both in order: count them by binary search.
       uint64_t inflight = 0;
       uint32_t lo = i > 128 ? i - 128 : 0;
       uint64_t arrived = std::lower_bound(arr.begin() + lo, arr.begin() + nreq, t) -
                          (arr.begin() + lo);
-      uint64_t routed = std::lower_bound(route.begin() + lo, route.begin() + i, t) -
+      uint64_t routed = std::lower_bound(route.begin() + lo, route.begin() + i, t - 1) -
                         (route.begin() + lo);
       uint64_t buffered = arrived - routed;
       for (size_t b = nb > 8 ? nb - 8 : 0; b < nb; b++) {
@@ -695,10 +696,10 @@ struct Fetch : Mod {
         // A beat taken in cycle b leaves the count in b + 2 (vta_fetch's r_fire_q, then the
         // room register).
         uint64_t got =
-            t <= x.first + 1 ? 0 : std::min<uint64_t>(x.beats, (t - 2 - x.first) / iv + 1);
+            t <= x.first + 2 ? 0 : std::min<uint64_t>(x.beats, (t - 3 - x.first) / iv + 1);
         inflight += x.beats - got;
       }
-      return buffered + (inflight + max_beats + 1) * per_beat <= 64;
+      return buffered + (inflight + all[nb].beats + 1) * per_beat <= 64;
     };
     auto issue = [&](cyc t) {
       bursts.assign(1, all[nb]);
@@ -723,9 +724,9 @@ struct Fetch : Mod {
     auto earliest = [&](cyc t0, uint32_t i) -> cyc {
       if (credit_ok(t0, i)) return t0;
       cyc hi = t0;
-      for (uint32_t q = i > 64 ? i - 64 : 0; q < i; q++) hi = std::max(hi, route[q] + 1);
       for (size_t b = nb > 8 ? nb - 8 : 0; b < nb; b++)
-        hi = std::max(hi, all[b].first + cyc(all[b].beats * iv) + 2);
+        hi = std::max(hi, all[b].first + cyc(all[b].beats * iv) + 3);
+      for (uint32_t q = i > 64 ? i - 64 : 0; q < i; q++) hi = std::max(hi, route[q] + 2);
       if (!credit_ok(hi, i)) return ~cyc(0);
       cyc lo = t0;  // credit fails at lo, holds at hi (it only grows as time passes)
       while (hi - lo > 1) {

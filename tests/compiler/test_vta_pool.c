@@ -83,15 +83,15 @@ static int check_pool(const char *backend, const char *config, const vta_pool_de
                   d->kh, d->stride_h, backend, (unsigned long long)st.cycles,
                   (unsigned long long)low.choice.cost.cycles);
   /* The prediction is the cost model's event model run over the program: within 3 % of a
-   * cycle-level backend, or 300 cycles for a small pooling whose start and end dominate
-   * (measured on rtl: ResNet-18's shape -0.7 %, the 2x1/2 -0.4 %, the odd shapes -11.2 % and
-   * -7.9 %, 251 and 178 cycles of about 2,250; -9.2 % and -7.0 % before session 23, when
-   * fetch's credit began to hold a short burst until a full one would fit, which the cost
-   * model, with no model of fetch, does not see: about 50 cycles at these programs' ends). */
+   * cycle-level backend, or 250 cycles for a small pooling whose start and end dominate
+   * (measured on rtl: ResNet-18's shape -0.7 %, the 2x1/2 -0.4 %, the odd shapes -10.0 % and
+   * -7.1 %, 221 and 159 cycles of about 2,220; the cost model has no model of fetch, whose
+   * bursts go at most every other cycle and from registers, which these programs' starts and
+   * ends see). */
   if (st.cycles) {
     double rel = ((double)low.choice.cost.cycles - (double)st.cycles) / (double)st.cycles;
     double diff = (double)low.choice.cost.cycles - (double)st.cycles;
-    if ((rel < -0.03 || rel > 0.03) && (diff < -300.0 || diff > 300.0))
+    if ((rel < -0.03 || rel > 0.03) && (diff < -250.0 || diff > 250.0))
       fail_msg("max pooling predicted %llu cycles, %s ran %llu (%+.1f %%)",
                (unsigned long long)low.choice.cost.cycles, backend,
                (unsigned long long)st.cycles, rel * 100.0);
