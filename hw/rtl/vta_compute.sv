@@ -108,6 +108,7 @@ module vta_compute
   localparam int unsigned WgtIdxW = UopWgtW;
   localparam int unsigned UopIdxW = GemmUopEndW;
   localparam int unsigned BankW = LogAccDepth - 1;  // index bits within an ACC bank
+  localparam int unsigned AldW = BankW + 1;  // an ACC load's sizes above a bank cannot fit
   localparam int unsigned AluTagW = 2 + AluAluOpcodeW + AluImmW;  // reset, use_imm, op, imm
   // In flight at once: up to three instructions per unit (C0, C1, C2) and compute no-ops.
   localparam int unsigned RqDepth = 8;
@@ -134,14 +135,18 @@ module vta_compute
   // bypass multiplexer took 3.25 ns on the default. Its comparisons (uld_clear) add them.
   logic [17:0]  c_bs_q, c_pp_q;
   // A GEMM's or ALU's loops (the layout is shared up to iter_in): one micro-op, one inner and
-  // one outer iteration, and none at all, for the sequencers' last flags as an instruction
+  // one outer iteration, the same with two, and none at all, for the sequencers' last flags as an instruction
   // starts (the subtraction and comparisons of D's fields in front of them, behind the start,
   // were 3.20 ns on block8) and the dispatch's no-op.
   /* verilator lint_off UNUSEDSIGNAL */
   gemm_insn_t   cg, ng;  // the head and the element becoming the head as a GEMM
   /* verilator lint_on UNUSEDSIGNAL */
-  logic         c_k_one_q, c_j_one_q, c_i_one_q, c_zero_q;
-  logic         d_k_one_q, d_j_one_q, d_i_one_q, d_zero_q;
+  logic         c_k_one_q, c_j_one_q, c_i_one_q, c_k_two_q, c_j_two_q, c_i_two_q, c_zero_q;
+  logic         d_k_one_q, d_j_one_q, d_i_one_q, d_k_two_q, d_j_two_q, d_i_two_q, d_zero_q;
+  // A LOAD's rows x columns (in the bits an ACC load beside a GEMM can have), for its fit (the
+  // product in D's first cycle behind D's own register, which synthesis took into the DSP
+  // slice's input registers, and the sum behind it were 3.21 ns on block8).
+  logic [2*AldW-1:0] c_prod_q, d_prod_q;
 
   // (From the dispatch decision's terms, below: !d_valid_q || d_fire, and with the queue's
   // valid.)
@@ -170,9 +175,13 @@ module vta_compute
                      (n_p0_0 && n_sz_0 && nm.y_pad_1 == 1);
       c_bs_q      <= 18'(nm.sram_base) + 18'(nm.x_size);
       c_pp_q      <= 18'(nm.x_pad_0) + 18'(nm.x_pad_1);
+      c_prod_q    <= (2*AldW)'(AldW'(nm.y_size)) * (2*AldW)'(AldW'(nm.x_size));
       c_k_one_q   <= (ng.uop_end - UopIdxW'(ng.uop_bgn) == UopIdxW'(1));
       c_j_one_q   <= (ng.iter_in == GemmIterOutW'(1));
       c_i_one_q   <= (ng.iter_out == GemmIterOutW'(1));
+      c_k_two_q   <= (ng.uop_end - UopIdxW'(ng.uop_bgn) == UopIdxW'(2));
+      c_j_two_q   <= (ng.iter_in == GemmIterOutW'(2));
+      c_i_two_q   <= (ng.iter_out == GemmIterOutW'(2));
       c_zero_q    <= (ng.uop_end <= UopIdxW'(ng.uop_bgn)) || (ng.iter_out == '0) ||
                      (ng.iter_in == '0);
     end
@@ -185,7 +194,11 @@ module vta_compute
       d_k_one_q <= c_k_one_q;
       d_j_one_q <= c_j_one_q;
       d_i_one_q <= c_i_one_q;
+      d_k_two_q <= c_k_two_q;
+      d_j_two_q <= c_j_two_q;
+      d_i_two_q <= c_i_two_q;
       d_zero_q  <= c_zero_q;
+      d_prod_q  <= c_prod_q;
     end
   end
 `ifndef SYNTHESIS
@@ -197,6 +210,9 @@ module vta_compute
               c_y_none_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == '0) &&
               c_k_one_q == (int'(cg.uop_end) - int'(cg.uop_bgn) == 1) &&
               c_j_one_q == (cg.iter_in == 1) && c_i_one_q == (cg.iter_out == 1) &&
+              c_k_two_q == (int'(cg.uop_end) - int'(cg.uop_bgn) == 2) &&
+              c_prod_q == (2*AldW)'(AldW'(cm.y_size)) * (2*AldW)'(AldW'(cm.x_size)) &&
+              c_j_two_q == (cg.iter_in == 2) && c_i_two_q == (cg.iter_out == 2) &&
               c_zero_q == (int'(cg.uop_end) <= int'(cg.uop_bgn) || cg.iter_out == 0 ||
                            cg.iter_in == 0))
       else $error("vta_compute: the registers beside the queue's head disagree with it");
@@ -264,7 +280,10 @@ module vta_compute
                            (hg.iter_in == '0)) &&
               d_k_one_q == (hg.uop_end - UopIdxW'(hg.uop_bgn) == UopIdxW'(1)) &&
               d_j_one_q == (hg.iter_in == GemmIterOutW'(1)) &&
-              d_i_one_q == (hg.iter_out == GemmIterOutW'(1)))
+              d_i_one_q == (hg.iter_out == GemmIterOutW'(1)) &&
+              d_k_two_q == (hg.uop_end - UopIdxW'(hg.uop_bgn) == UopIdxW'(2)) &&
+              d_j_two_q == (hg.iter_in == GemmIterOutW'(2)) &&
+              d_i_two_q == (hg.iter_out == GemmIterOutW'(2)))
       else $error("vta_compute: D's loop flags disagree with its instruction");
   end
 `endif
@@ -624,12 +643,11 @@ module vta_compute
   // lie in the bank of the first starts beside a GEMM that writes only the other bank, once the
   // ALU is idle (so its writes meet no other writer of that bank), and completes through the
   // retire queue (so its pushes follow the GEMM's). Whether it fits is worked out over D's
-  // first two cycles (rows x columns + the base's index in the bank - (bank size + 1)
-  // registered, one DSP slice with its post-adder and P register, then the sign: a comparison
-  // behind the slice's P register, 1.8 ns after the clock, was 3.1-3.2 ns), and read from the
-  // third.
+  // first two cycles (rows x columns, registered beside the queue's head and taken with the
+  // instruction, + the base's index in the bank - (bank size + 1) registered, then its sign: a
+  // comparison behind the product's DSP slice, 1.8 ns after the clock, was 3.1-3.2 ns), and
+  // read from the third.
   // The compiler loads a residual into the next unit's ACC slot so, beside the GEMMs.
-  localparam int unsigned AldW = BankW + 1;  // sizes above a bank cannot fit
   logic [1:0]        ald_age_q;
   logic signed [2*AldW+1:0] ald_diff_q;  // negative: the load ends within the bank
   logic              ald_big_q, ald_fit_q, is_ald, ald_sel, a_idle, g_idle, g_apart, ald_bank;
@@ -639,8 +657,7 @@ module vta_compute
     else if (ald_age_q != 2'd2) ald_age_q <= ald_age_q + 1'b1;
   end
   always_ff @(posedge clk_i) begin
-    ald_diff_q <= $signed((2*AldW+2)'((2*AldW)'(AldW'(hm.y_size)) *
-                                      (2*AldW)'(AldW'(hm.x_size)))) +
+    ald_diff_q <= $signed((2*AldW+2)'(d_prod_q)) +
                   $signed((2*AldW+2)'(hm.sram_base[BankW-1:0])) -
                   $signed((2*AldW+2)'(AccDepth / 2 + 1));
     ald_big_q  <= (32'(hm.y_size) >> AldW) != 0 || (32'(hm.x_size) >> AldW) != 0 ||
@@ -904,6 +921,9 @@ module vta_compute
     .k_one_i    (d_k_one_q),
     .j_one_i    (d_j_one_q),
     .i_one_i    (d_i_one_q),
+    .k_two_i    (d_k_two_q),
+    .j_two_i    (d_j_two_q),
+    .i_two_i    (d_i_two_q),
     .tag_i      (hg.reset_reg),
     .stall_i    (1'b0),
     .issue_o    (g_issue),
@@ -954,6 +974,9 @@ module vta_compute
     .k_one_i    (d_k_one_q),
     .j_one_i    (d_j_one_q),
     .i_one_i    (d_i_one_q),
+    .k_two_i    (d_k_two_q),
+    .j_two_i    (d_j_two_q),
+    .i_two_i    (d_i_two_q),
     .tag_i      ({ha.reset_reg, ha.use_imm, ha.alu_opcode, ha.imm}),
     .stall_i    (a_stall),
     .issue_o    (a_issue),
