@@ -56,12 +56,19 @@ module vta_alu
 
   // C2a's result is picked (vta_pick, a kept LUT3) between the shift's result and the rest,
   // by the registered operation alone: o, the shift (SHR, SHRCLIP) or the destination passed
-  // through (MUL: its product comes from C2b), and p1, one LUT behind the two carry chains
-  // (ADD's sum and MIN/MAX's comparison a < b; MIN takes a when a < b, MAX when not: on a tie
-  // a and b are equal) or a reset micro-op's zero:
-  //   pre = use_o ? o : p1,  p1 = reset ? 0 : add ? sum : ((lt ^ max) ? a : b)
-  // Left to itself, abc folded the selection into the shifter's cone, a level deeper than the
-  // shifter alone (3.27-3.37 ns inside the design, 2.91 with the ALU synthesised alone).
+  // through (MUL: its product comes from C2b), and p1, one kept LUT behind the carry chains,
+  // or a reset micro-op's zero:
+  //   pre = use_o ? o : p1,  p1 = take_b ? b : sum',
+  // sum' the sum of the operands gated in front of the chains (a, or zero for a reset; b for
+  // ADD, else zero), so it is ADD's sum, a (MIN, MAX) or zero (reset); take_b, per lane, is MIN
+  // or MAX taking b (MIN takes a when a < b, MAX when not: on a tie a and b are equal). Both
+  // halves of 16 bits are summed side by side, the upper one for either carry (carry select),
+  // and a < b is the upper halves' signed comparison, or their equality and the lower halves'
+  // unsigned one: so p1 lies one LUT behind 16-bit chains, the upper half's a kept vta_pick4 by
+  // take_b and the lower half's carry (behind 32-bit chains, p1 and the pick were 3.06-3.23
+  // ns). Left to itself, abc folded the selection into the shifter's cone, a level deeper
+  // than the shifter alone (3.27-3.37 ns inside the design, 2.91 with the ALU synthesised
+  // alone).
   logic minmax, is_max, is_add, use_o;
   assign minmax = ((op_i == AluMin) || (op_i == AluMax)) && !reset_i;
   assign is_max = (op_i == AluMax);
@@ -71,16 +78,12 @@ module vta_alu
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      logic signed [AccWidth-1:0] a, b, o, sum;
+      logic signed [AccWidth-1:0] a, o;
       logic signed [ShW-1:0] sh;
       logic [ShW-2:0] shl_m1;
-      logic lt;
       a = dst_i[l*AccWidth+:AccWidth];
-      b = src_i[l*AccWidth+:AccWidth];
-      sh = b[ShW-1:0];
+      sh = src_i[l*AccWidth+:ShW];
       shl_m1 = ~sh[ShW-2:0];
-      sum = a + b;
-      lt = (a < b);
       // A negative amount shifts left by -sh = ~sh + 1: a << 1, then by ~sh's low bits (no
       // negation's carry chain in front of the shifter).
       if ((op_i == AluShr) || (op_i == AluShrclip)) begin
@@ -89,9 +92,32 @@ module vta_alu
       end else begin
         o = a;  // MUL: its product comes from C2b
       end
-      o_w[l*AccWidth+:AccWidth]  = o;
-      p1_w[l*AccWidth+:AccWidth] = reset_i ? '0 : (is_add ? sum : ((lt ^ is_max) ? a : b));
+      o_w[l*AccWidth+:AccWidth] = o;
     end
+  end
+  for (genvar l = 0; l < AccLanes; l++) begin : g_p1
+    logic [AccWidth-1:0] a, b, ag, bg;
+    logic [HW:0]         s_lo;   // the lower half's sum and its carry
+    logic [HW-1:0]       s0_hi, s1_hi;
+    logic                hi_lt, hi_eq, lo_lt, take_b;
+    assign a      = dst_i[l*AccWidth+:AccWidth];
+    assign b      = src_i[l*AccWidth+:AccWidth];
+    assign ag     = reset_i ? '0 : a;
+    assign bg     = is_add ? b : '0;
+    assign s_lo   = {1'b0, ag[HW-1:0]} + {1'b0, bg[HW-1:0]};
+    assign s0_hi  = ag[AccWidth-1:HW] + bg[AccWidth-1:HW];
+    assign s1_hi  = ag[AccWidth-1:HW] + bg[AccWidth-1:HW] + 1'b1;
+    assign hi_lt  = $signed(a[AccWidth-1:HW]) < $signed(b[AccWidth-1:HW]);
+    assign hi_eq  = (a[AccWidth-1:HW] == b[AccWidth-1:HW]);
+    assign lo_lt  = (a[HW-1:0] < b[HW-1:0]);
+    assign take_b = minmax && ((hi_lt || (hi_eq && lo_lt)) == is_max);
+    vta_pick #(.W(HW)) u_lo (
+      .sel_i(take_b), .a_i(b[HW-1:0]), .b_i(s_lo[HW-1:0]), .o_o(p1_w[l*AccWidth+:HW])
+    );
+    vta_pick4 #(.W(HW)) u_hi (
+      .s1_i(take_b), .s0_i(s_lo[HW]), .a_i(b[AccWidth-1:HW]), .b_i(b[AccWidth-1:HW]),
+      .c_i(s1_hi), .d_i(s0_hi), .o_o(p1_w[l*AccWidth+HW+:HW])
+    );
   end
   vta_pick #(.W(AccW)) u_pre_pick (.sel_i(use_o), .a_i(o_w), .b_i(p1_w), .o_o(pre));
 

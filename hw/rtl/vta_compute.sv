@@ -147,6 +147,17 @@ module vta_compute
   // product in D's first cycle behind D's own register, which synthesis took into the DSP
   // slice's input registers, and the sum behind it were 3.21 ns on block8).
   logic [2*AldW-1:0] c_prod_q, d_prod_q;
+  // x + y == z without a carry chain: bit i of the sum is x ^ y ^ (the carry into i), and with
+  // the sum equal to z the carry out of bit i - 1 is (x & y) | ((x ^ y) & ~z) there; so the test
+  // is one LUT per bit and an AND (uop_end - uop_bgn == 1 behind a subtraction and a comparison
+  // was 3.06 ns on the default).
+  function automatic logic sum_eq(logic [UopIdxW-1:0] x, logic [UopIdxW-1:0] y,
+                                  logic [UopIdxW-1:0] z);
+    logic [UopIdxW-1:0] cy;
+    cy = {((x[UopIdxW-2:0] & y[UopIdxW-2:0]) | ((x[UopIdxW-2:0] ^ y[UopIdxW-2:0]) &
+                                                ~z[UopIdxW-2:0])), 1'b0};
+    sum_eq = ((x ^ y ^ cy) == z);
+  endfunction
 
   // (From the dispatch decision's terms, below: !d_valid_q || d_fire, and with the queue's
   // valid.)
@@ -176,10 +187,10 @@ module vta_compute
       c_bs_q      <= 18'(nm.sram_base) + 18'(nm.x_size);
       c_pp_q      <= 18'(nm.x_pad_0) + 18'(nm.x_pad_1);
       c_prod_q    <= (2*AldW)'(AldW'(nm.y_size)) * (2*AldW)'(AldW'(nm.x_size));
-      c_k_one_q   <= (ng.uop_end - UopIdxW'(ng.uop_bgn) == UopIdxW'(1));
+      c_k_one_q   <= sum_eq(UopIdxW'(ng.uop_bgn), UopIdxW'(1), ng.uop_end);
       c_j_one_q   <= (ng.iter_in == GemmIterOutW'(1));
       c_i_one_q   <= (ng.iter_out == GemmIterOutW'(1));
-      c_k_two_q   <= (ng.uop_end - UopIdxW'(ng.uop_bgn) == UopIdxW'(2));
+      c_k_two_q   <= sum_eq(UopIdxW'(ng.uop_bgn), UopIdxW'(2), ng.uop_end);
       c_j_two_q   <= (ng.iter_in == GemmIterOutW'(2));
       c_i_two_q   <= (ng.iter_out == GemmIterOutW'(2));
       c_zero_q    <= (ng.uop_end <= UopIdxW'(ng.uop_bgn)) || (ng.iter_out == '0) ||
