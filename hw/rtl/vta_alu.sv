@@ -30,6 +30,7 @@ module vta_alu
   input  logic                         en2_i,
   input  logic [AluAluOpcodeW-1:0]     op_i,
   input  logic                         reset_i,
+  input  logic [3:0]                   kind_i, // {ADD, MIN/MAX, MAX, use_o}, registered (below)
   input  logic [AluImmW-1:0]           imm_i,  // SHRCLIP's lower bound
   input  logic [AccLanes*AccWidth-1:0] dst_i,  // registered in O
   input  logic [AccLanes*AccWidth-1:0] src_i,
@@ -45,7 +46,7 @@ module vta_alu
   localparam int unsigned AccW = AccLanes * AccWidth;
 
   localparam int unsigned HW = AccWidth / 2;
-  logic [AccW-1:0]        pre, pre_q, clip, mid_q, prod, res_q, m0_q, p0_q;
+  logic [AccW-1:0]        pre, clip, mid_q, prod, res_q, m0_q, p0_q;
   logic [AccLanes*HW-1:0] m1_q, m2_q, p1_q, p2_q;
   logic                   mul_q, clip_q, mul2_q;
   // SHRCLIP's bounds: the lower (the immediate) once, the upper per lane, and per lane whether
@@ -54,36 +55,43 @@ module vta_alu
   logic [AccLanes*HW-1:0] hi_q;
   logic [AccLanes-1:0]    lolt_q;
 
-  // C2a's result is picked (vta_pick, a kept LUT3) between the shift's result and the rest,
-  // by the registered operation alone: o, the shift (SHR, SHRCLIP) or the destination passed
-  // through (MUL: its product comes from C2b), and p1, one kept LUT behind the carry chains,
-  // or a reset micro-op's zero:
-  //   pre = use_o ? o : p1,  p1 = take_b ? b : sum',
-  // sum' the sum of the operands gated in front of the chains (a, or zero for a reset; b for
-  // ADD, else zero), so it is ADD's sum, a (MIN, MAX) or zero (reset); take_b, per lane, is MIN
-  // or MAX taking b (MIN takes a when a < b, MAX when not: on a tie a and b are equal). Both
-  // halves of 16 bits are summed side by side, the upper one for either carry (carry select),
-  // and a < b is the upper halves' signed comparison, or their equality and the lower halves'
-  // unsigned one: so p1 lies one LUT behind 16-bit chains, the upper half's a kept vta_pick4 by
-  // take_b and the lower half's carry (behind 32-bit chains, p1 and the pick were 3.06-3.23
-  // ns). Left to itself, abc folded the selection into the shifter's cone, a level deeper
-  // than the shifter alone (3.27-3.37 ns inside the design, 2.91 with the ALU synthesised
-  // alone).
+  // C2a's result is kept as two registers and picked at C2b's start by the registered
+  // operation: o, the shift (SHR, SHRCLIP) or the destination passed through (MUL: its product
+  // comes from C2b), and p1, one LUT behind the two carry chains (ADD's sum and MIN/MAX's
+  // comparison a < b; MIN takes a when a < b, MAX when not: on a tie a and b are equal) or a
+  // reset micro-op's zero:
+  //   pre = use_o ? o : p1,  p1 = reset ? 0 : add ? sum : ((lt ^ max) ? a : b)
+  // (The pick in C2a, a kept LUT3 behind p1's LUT, was 3.06-3.23 ns; in front of C2b's
+  // comparisons and of O's forwarding multiplexer it starts at flip-flops.) The operation's
+  // kind comes registered from the compute module (kind_i).
   logic minmax, is_max, is_add, use_o;
-  assign minmax = ((op_i == AluMin) || (op_i == AluMax)) && !reset_i;
-  assign is_max = (op_i == AluMax);
-  assign is_add = (op_i == AluAdd) && !reset_i;
-  assign use_o  = !reset_i && !is_add && !minmax;
-  logic [AccW-1:0] o_w, p1_w;
+  assign {is_add, minmax, is_max, use_o} = kind_i;
+`ifndef SYNTHESIS
+  always_ff @(posedge clk_i) begin
+    if (en2_i)
+      assert (is_add == ((op_i == AluAdd) && !reset_i) &&
+              minmax == (((op_i == AluMin) || (op_i == AluMax)) && !reset_i) &&
+              is_max == (op_i == AluMax) &&
+              use_o == (!reset_i && op_i != AluAdd && op_i != AluMin && op_i != AluMax))
+      else $error("vta_alu: the registered kind disagrees with the operation");
+    assert (!clip_q || use_o_q) else $error("vta_alu: a SHRCLIP's result is not its shift");
+  end
+`endif
+  logic [AccW-1:0] o_w, p1_w, o_q, pa_q;
+  logic            use_o_q;
 
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      logic signed [AccWidth-1:0] a, o;
+      logic signed [AccWidth-1:0] a, b, o, sum;
       logic signed [ShW-1:0] sh;
       logic [ShW-2:0] shl_m1;
+      logic lt;
       a = dst_i[l*AccWidth+:AccWidth];
-      sh = src_i[l*AccWidth+:ShW];
+      b = src_i[l*AccWidth+:AccWidth];
+      sh = b[ShW-1:0];
       shl_m1 = ~sh[ShW-2:0];
+      sum = a + b;
+      lt = (a < b);
       // A negative amount shifts left by -sh = ~sh + 1: a << 1, then by ~sh's low bits (no
       // negation's carry chain in front of the shifter).
       if ((op_i == AluShr) || (op_i == AluShrclip)) begin
@@ -92,41 +100,20 @@ module vta_alu
       end else begin
         o = a;  // MUL: its product comes from C2b
       end
-      o_w[l*AccWidth+:AccWidth] = o;
+      o_w[l*AccWidth+:AccWidth]  = o;
+      p1_w[l*AccWidth+:AccWidth] = reset_i ? '0 : (is_add ? sum : ((lt ^ is_max) ? a : b));
     end
   end
-  for (genvar l = 0; l < AccLanes; l++) begin : g_p1
-    logic [AccWidth-1:0] a, b, ag, bg;
-    logic [HW:0]         s_lo;   // the lower half's sum and its carry
-    logic [HW-1:0]       s0_hi, s1_hi;
-    logic                hi_lt, hi_eq, lo_lt, take_b;
-    assign a      = dst_i[l*AccWidth+:AccWidth];
-    assign b      = src_i[l*AccWidth+:AccWidth];
-    assign ag     = reset_i ? '0 : a;
-    assign bg     = is_add ? b : '0;
-    assign s_lo   = {1'b0, ag[HW-1:0]} + {1'b0, bg[HW-1:0]};
-    assign s0_hi  = ag[AccWidth-1:HW] + bg[AccWidth-1:HW];
-    assign s1_hi  = ag[AccWidth-1:HW] + bg[AccWidth-1:HW] + 1'b1;
-    assign hi_lt  = $signed(a[AccWidth-1:HW]) < $signed(b[AccWidth-1:HW]);
-    assign hi_eq  = (a[AccWidth-1:HW] == b[AccWidth-1:HW]);
-    assign lo_lt  = (a[HW-1:0] < b[HW-1:0]);
-    assign take_b = minmax && ((hi_lt || (hi_eq && lo_lt)) == is_max);
-    vta_pick #(.W(HW)) u_lo (
-      .sel_i(take_b), .a_i(b[HW-1:0]), .b_i(s_lo[HW-1:0]), .o_o(p1_w[l*AccWidth+:HW])
-    );
-    vta_pick4 #(.W(HW)) u_hi (
-      .s1_i(take_b), .s0_i(s_lo[HW]), .a_i(b[AccWidth-1:HW]), .b_i(b[AccWidth-1:HW]),
-      .c_i(s1_hi), .d_i(s0_hi), .o_o(p1_w[l*AccWidth+HW+:HW])
-    );
-  end
-  vta_pick #(.W(AccW)) u_pre_pick (.sel_i(use_o), .a_i(o_w), .b_i(p1_w), .o_o(pre));
+  assign pre = use_o_q ? o_q : pa_q;
 
   // The product's three 16 x 16-bit parts, one DSP slice each, registered at the end of C2a
   // (the slices' M registers) and of C2b (their P registers): the low 32 bits of a * b are
   // al * bl + ((ah * bl + al * bh) mod 2^16) * 2^16.
   always_ff @(posedge clk_i) begin
     if (en2_i) begin
-      pre_q <= pre;
+      o_q     <= o_w;
+      pa_q    <= p1_w;
+      use_o_q <= use_o;
       mul_q <= (op_i == AluMul) && !reset_i;
       clip_q <= (op_i == AluShrclip) && !reset_i;
       lo_q <= imm_i;
@@ -143,18 +130,20 @@ module vta_alu
     end
   end
 
-  // C2b: SHRCLIP's clip of pre_q against both bounds at once, min(max(p, lo), hi) =
-  // p > lo ? (p < hi ? p : hi) : (lo < hi ? lo : hi); another operation's pre_q passes as if
-  // both comparisons held (one LUT per bit behind the two carry chains).
+  // C2b: SHRCLIP's clip of pre against both bounds at once, min(max(p, lo), hi) =
+  // p > lo ? (p < hi ? p : hi) : (lo < hi ? lo : hi); another operation's pre passes as if
+  // both comparisons held (one LUT per bit behind the two carry chains). A SHRCLIP's pre is
+  // its shift, o_q, which the comparisons read (behind pre's pick they were 2.96 ns).
   always_comb begin
     for (int l = 0; l < AccLanes; l++) begin
-      logic signed [AccWidth-1:0] p, cl, ch;
+      logic signed [AccWidth-1:0] p, po, cl, ch;
       logic gt, lt;
-      p  = pre_q[l*AccWidth+:AccWidth];
+      p  = pre[l*AccWidth+:AccWidth];
+      po = o_q[l*AccWidth+:AccWidth];
       cl = AccWidth'($signed(lo_q));
       ch = AccWidth'($signed(hi_q[l*HW+:HW]));
-      gt = !clip_q || (p > cl);
-      lt = !clip_q || (p < ch);
+      gt = !clip_q || (po > cl);
+      lt = !clip_q || (po < ch);
       if (gt) clip[l*AccWidth+:AccWidth] = lt ? p : ch;
       else clip[l*AccWidth+:AccWidth] = lolt_q[l] ? cl : ch;
     end
@@ -193,7 +182,7 @@ module vta_alu
     if (en4_i) res_q <= prod;
   end
 
-  assign pre_o = pre_q;
+  assign pre_o = pre;
   assign mid_o = mid_q;
   assign res_o = res_q;
 endmodule

@@ -1101,6 +1101,7 @@ module vta_compute
   logic [LogAccDepth-1:0] ao_a_q;
   logic [LogAccDepth-1:0] g2_a_q, a2_a_q;
   logic                   a2_reset_q, ar_reset, ar_use_imm;
+  logic [3:0]             a2_kind_q;  // C2a's operation decoded (vta_alu's kind_i)
   logic [AluAluOpcodeW-1:0] a2_op_q, ar_op;
   logic [AluImmW-1:0]     ar_imm, a2_imm_q;
   logic [AccWidth-1:0]    ar_imm_ext;
@@ -1123,6 +1124,7 @@ module vta_compute
       a2_valid_q <= 1'b0;
       a2_reset_q <= 1'b0;
       a2_op_q    <= '0;
+      a2_kind_q  <= '0;
       g3_valid_q <= 1'b0;
       a3_valid_q <= 1'b0;
       ac_valid_q <= 1'b0;
@@ -1142,6 +1144,14 @@ module vta_compute
       ao_op_q    <= ar_op;
       a2_reset_q <= ao_reset_q;
       a2_op_q    <= ao_op_q;
+      // {ADD, MIN or MAX, MAX, the shift's or the destination's result}, no reset in the first
+      // two or the last: registered so that C2a's operand gating in front of its carry chains
+      // reads flip-flops (decoded there, three LUT levels: 4.0 ns).
+      a2_kind_q  <= {(ao_op_q == AluAdd) && !ao_reset_q,
+                     (ao_op_q == AluMin || ao_op_q == AluMax) && !ao_reset_q,
+                     (ao_op_q == AluMax),
+                     !ao_reset_q && ao_op_q != AluAdd && ao_op_q != AluMin &&
+                     ao_op_q != AluMax};
       g3_valid_q <= g2_valid_q;
       a3_valid_q <= a2_valid_q;
       ac_valid_q <= a3_valid_q;
@@ -1314,6 +1324,7 @@ module vta_compute
     .en2_i    (a2_valid_q && a2_write_q),
     .op_i     (a2_op_q),
     .reset_i  (a2_reset_q),
+    .kind_i   (a2_kind_q),
     .imm_i    (a2_imm_q),
     .dst_i    (a_dst_val),
     .src_i    (a_src_val),
