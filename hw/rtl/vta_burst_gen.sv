@@ -250,6 +250,7 @@ module vta_burst_gen #(
   (* keep *) logic [BeatsW-1:0] c_beats0, c_beats1, c_beats2;
   (* keep *) logic [LenW-1:0]   c_m1;
   (* keep *) logic [2:0]        c_overs;
+  logic                         nb_over_cmd;  // nb_over_q's value for the command
   assign c_beats0 = BeatsW'(cmd_rb_hi);
   assign c_beats1 = BeatsW'(cmd_rb_hi) + BeatsW'(1);
   assign c_beats2 = BeatsW'(cmd_rb_hi) + BeatsW'(2);
@@ -277,9 +278,23 @@ module vta_burst_gen #(
       if (!rst_ni) first_q <= 1'b0;
       else first_q <= !active_q && cmd_valid_i;
     end
+    // The next row's overflow flag too: registered for each partial count while idle, and
+    // picked into nb_over_q in the command's first cycle (no burst goes then, and b_row is
+    // read only after the first row's last burst). Picked while idle, it lay behind the row
+    // beats' sum and the three comparisons: 3.12-3.17 ns on the compute DMA.
+    logic [2:0] c_overs_q;
+    logic [1:0] c_pt_q;
+    always_ff @(posedge clk_i) begin
+      if (!active_q) begin
+        c_overs_q <= c_overs;
+        c_pt_q    <= pt_nr_cmd;
+      end
+    end
+    assign nb_over_cmd = c_overs_q[c_pt_q];
   end else begin : g_cmd_now
     assign b_cmd   = burst_of(c_left, c_left_m1, c_over, c_page, c_lt);
     assign first_q = 1'b0;
+    assign nb_over_cmd = c_overs[pt_nr_cmd];
   end
   always_comb begin
     logic [PageW-1:0]  t4;
@@ -397,7 +412,7 @@ module vta_burst_gen #(
             nb_m1_q    <= c_beats1[LenW-1:0];
           end
         endcase
-        nb_over_q <= c_overs[pt_nr_cmd];
+        if (!CmdReg) nb_over_q <= nb_over_cmd;
         pt_a_q    <= pt_a_cmd;
         nr_page_q <= pg_nr_cmd;
       end else if (fire && b_q.row_last) begin
@@ -418,6 +433,8 @@ module vta_burst_gen #(
         nb_over_q <= rb_over_q[pt_a_q];
         pt_a_q    <= pt_a_row;
         nr_page_q <= pg_nr_row;
+      end else if (first_q) begin
+        nb_over_q <= nb_over_cmd;
       end
       if (!active_q) begin
         // Idle: the command's fields are taken every cycle, and it starts when it is valid.

@@ -140,10 +140,10 @@ module vta_row_beats #(
         first_q     <= 1'b1;
         left_q      <= cmd_beats[cmd_part];  // the sums side by side, picked by the carry
         last_q      <= (cmd_hi == '0 && cmd_part == 2'd1) || (cmd_hi == HiW'(1) && cmd_part == 2'd0);
-        for (int k = 0; k < 3; k++) begin
-          rb_beats_q[k] <= cmd_beats[k];
-          rb_one_q[k]   <= (cmd_beats[k] == BeatsW'(1));
-        end
+        for (int k = 0; k < 3; k++) rb_beats_q[k] <= cmd_beats[k];
+        // cmd_beats[k] == 1 of the fields, not behind the sums (BeatsW > HiW: no wrap; 3.19 ns
+        // on the default behind them)
+        rb_one_q    <= {1'b0, cmd_hi == '0, cmd_hi == HiW'(1)};
       end
     end
   end
@@ -151,6 +151,10 @@ module vta_row_beats #(
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && step_i) assert (active_q) else $error("vta_row_beats: step with no transfer");
+    if (rst_ni && active_q)
+      assert (rb_one_q == {rb_beats_q[2] == BeatsW'(1), rb_beats_q[1] == BeatsW'(1),
+                           rb_beats_q[0] == BeatsW'(1)})
+      else $error("vta_row_beats: the one-beat flags disagree with the beat counts");
     if (rst_ni && PartIn && cmd_valid_i)
       assert (cmd_part_i == cmd_part_w)
       else $error("vta_row_beats: the command's partial beats %0d, from its fields %0d",
