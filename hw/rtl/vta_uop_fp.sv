@@ -110,21 +110,15 @@ module vta_uop_fp
   // with the instructions' ranges (3.62 ns on the default).
   // The range's start is the load's base, taken as the load starts (the first write's address:
   // checked), so it is a register before the first write as well.
-  // That end is itself kept in one register (bhw_q: base + 1 at the start, + 1 at each write),
-  // so the comparisons read it without the pick between the two (3.06 ns through it).
-  logic [AW-1:0] b_lo_w, b_hi_w, b_hip1_q, first_p1_q, bhw_q;
+  logic [AW-1:0] b_lo_w, b_hi_w, b_hip1_q, first_p1_q;
   always_ff @(posedge clk_i) begin
     if (ld_start_i) begin
       first_p1_q <= AW'(ld_base_i) + 1'b1;
       b_lo_q     <= AW'(ld_base_i);
     end
   end
-  always_ff @(posedge clk_i) begin
-    if (ld_start_i) bhw_q <= AW'(ld_base_i) + 1'b1;
-    else if (we_i) bhw_q <= bhw_q + 1'b1;
-  end
   assign b_lo_w = b_lo_q;
-  assign b_hi_w = bhw_q;
+  assign b_hi_w = b_any_q ? b_hip1_q : first_p1_q;
 
   always_ff @(posedge clk_i) begin
     if (we_i) begin
@@ -402,8 +396,6 @@ module vta_uop_fp
       assert (!(we_i && !b_any_q) ||
               (first_p1_q == AW'(waddr_i) + 1'b1 && b_lo_q == AW'(waddr_i)))
       else $error("vta_uop_fp: a load's first write is not at its base");
-      assert (bhw_q == (b_any_q ? b_hip1_q : first_p1_q))
-      else $error("vta_uop_fp: the range's end after a write disagrees");
       assert (!(we_i && b_any_q) || b_hip1_q == b_hi_q + 1'b1)
       else $error("vta_uop_fp: the range's end plus one disagrees");
       // (Before the load's first write the range is not yet one, and the flag is not read.)
