@@ -123,6 +123,11 @@ module vta_uop_seq
   logic               k_one_q, j_one_q, k_two_q, j_two_q;
   logic               k_last_q, j_last_q, i_last_q, k_last_d, j_last_d, i_last_d;
   logic               k_pen_q, j_pen_q, i_pen_q, k_pen_d, j_pen_d, i_pen_d;
+  // The flags' next values without a start (*_n, from registers: the stall is one too) and
+  // with one (the parent's registered flags) are picked by the start, late (the dispatch
+  // decision), through a kept level (vta_pick): left to abc, the start went two LUT levels
+  // deep into a second-to-last flag (3.35 ns on the default).
+  logic               il_n, k_last_n, j_last_n, i_last_n, k_pen_n, j_pen_n, i_pen_n;
   // And issue_last itself is a register (il_q), worked out beside the flags: from the new
   // instruction's fields as one starts (start_i, late: the dispatch decision, picks), else
   // from the flags as they will be. Behind the flags it was a LUT level in front of the
@@ -174,37 +179,37 @@ module vta_uop_seq
     soff_d  = soff_q;
     wrow_d  = wrow_q;
     woff_d  = woff_q;
-    k_last_d = k_last_q;
-    j_last_d = j_last_q;
-    i_last_d = i_last_q;
-    k_pen_d  = k_pen_q;
-    j_pen_d  = j_pen_q;
-    i_pen_d  = i_pen_q;
-    il_d     = il_q;
+    k_last_n = k_last_q;
+    j_last_n = j_last_q;
+    i_last_n = i_last_q;
+    k_pen_n  = k_pen_q;
+    j_pen_n  = j_pen_q;
+    i_pen_n  = i_pen_q;
+    il_n     = il_q;
     if (issue_last && !stall_i) issue_d = 1'b0;
     if (issue_q && !issue_last && !stall_i) begin
       if (!k_last) begin
         k_d      = k_q + 1'b1;
-        k_last_d = k_pen_q;
-        k_pen_d  = (k_q == end_m3_q);
+        k_last_n = k_pen_q;
+        k_pen_n  = (k_q == end_m3_q);
       end else begin
         k_d      = bgn_q;
-        k_last_d = k_one_q;
-        k_pen_d  = k_two_q;
+        k_last_n = k_one_q;
+        k_pen_n  = k_two_q;
         if (!j_last) begin
           j_d      = j_q + 1'b1;
-          j_last_d = j_pen_q;
-          j_pen_d  = (j_q == iter_in_m3_q);
+          j_last_n = j_pen_q;
+          j_pen_n  = (j_q == iter_in_m3_q);
           doff_d = doff_q + dfi_q;
           soff_d = soff_q + sfi_q;
           woff_d = woff_q + wfi_q;
         end else begin
           j_d      = '0;
-          j_last_d = j_one_q;
-          j_pen_d  = j_two_q;
+          j_last_n = j_one_q;
+          j_pen_n  = j_two_q;
           i_d      = i_q + 1'b1;
-          i_last_d = i_pen_q;
-          i_pen_d  = (i_q == iter_out_m3_q);
+          i_last_n = i_pen_q;
+          i_pen_n  = (i_q == iter_out_m3_q);
           drow_d = drow_q + dfo_q;
           srow_d = srow_q + sfo_q;
           wrow_d = wrow_q + wfo_q;
@@ -214,17 +219,10 @@ module vta_uop_seq
         end
       end
     end
-    if (!stall_i) il_d = issue_d && (nop_q || (k_last_d && j_last_d && i_last_d));
+    if (!stall_i) il_n = issue_d && (nop_q || (k_last_n && j_last_n && i_last_n));
     if (start_i) begin
-      il_d     = nop_i || (k_one_i && j_one_i && i_one_i);
       issue_d  = 1'b1;
       k_d      = bgn_i;
-      k_last_d = k_one_i;
-      j_last_d = j_one_i;
-      i_last_d = i_one_i;
-      k_pen_d  = k_two_i;
-      j_pen_d  = j_two_i;
-      i_pen_d  = i_two_i;
       i_d     = '0;
       j_d     = '0;
       drow_d  = '0;
@@ -235,6 +233,13 @@ module vta_uop_seq
       woff_d  = '0;
     end
   end
+  vta_pick #(.W(7)) u_flag_pick (
+    .sel_i(start_i),
+    .a_i  ({nop_i || (k_one_i && j_one_i && i_one_i), k_one_i, j_one_i, i_one_i, k_two_i,
+            j_two_i, i_two_i}),
+    .b_i  ({il_n, k_last_n, j_last_n, i_last_n, k_pen_n, j_pen_n, i_pen_n}),
+    .o_o  ({il_d, k_last_d, j_last_d, i_last_d, k_pen_d, j_pen_d, i_pen_d})
+  );
 
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
