@@ -141,8 +141,8 @@ module vta_compute
   /* verilator lint_off UNUSEDSIGNAL */
   gemm_insn_t   cg, ng;  // the head and the element becoming the head as a GEMM
   /* verilator lint_on UNUSEDSIGNAL */
-  logic         c_k_one_q, c_j_one_q, c_i_one_q, c_k_two_q, c_j_two_q, c_i_two_q, c_zero_q;
-  logic         d_k_one_q, d_j_one_q, d_i_one_q, d_k_two_q, d_j_two_q, d_i_two_q, d_zero_q;
+  logic [5:0]   c_shape_q, d_shape_q;  // vta_uop_seq's shape_i
+  logic         c_zero_q, d_zero_q;
   // A LOAD's rows x columns (in the bits an ACC load beside a GEMM can have), for its fit (the
   // product in D's first cycle behind D's own register, which synthesis took into the DSP
   // slice's input registers, and the sum behind it were 3.21 ns on block8).
@@ -187,12 +187,10 @@ module vta_compute
       c_bs_q      <= 18'(nm.sram_base) + 18'(nm.x_size);
       c_pp_q      <= 18'(nm.x_pad_0) + 18'(nm.x_pad_1);
       c_prod_q    <= (2*AldW)'(AldW'(nm.y_size)) * (2*AldW)'(AldW'(nm.x_size));
-      c_k_one_q   <= sum_eq(UopIdxW'(ng.uop_bgn), UopIdxW'(1), ng.uop_end);
-      c_j_one_q   <= (ng.iter_in == GemmIterOutW'(1));
-      c_i_one_q   <= (ng.iter_out == GemmIterOutW'(1));
-      c_k_two_q   <= sum_eq(UopIdxW'(ng.uop_bgn), UopIdxW'(2), ng.uop_end);
-      c_j_two_q   <= (ng.iter_in == GemmIterOutW'(2));
-      c_i_two_q   <= (ng.iter_out == GemmIterOutW'(2));
+      c_shape_q   <= {sum_eq(UopIdxW'(ng.uop_bgn), UopIdxW'(1), ng.uop_end),
+                      ng.iter_in == GemmIterOutW'(1), ng.iter_out == GemmIterOutW'(1),
+                      sum_eq(UopIdxW'(ng.uop_bgn), UopIdxW'(2), ng.uop_end),
+                      ng.iter_in == GemmIterOutW'(2), ng.iter_out == GemmIterOutW'(2)};
       c_zero_q    <= (ng.uop_end <= UopIdxW'(ng.uop_bgn)) || (ng.iter_out == '0) ||
                      (ng.iter_in == '0);
     end
@@ -202,12 +200,7 @@ module vta_compute
       d_q       <= cmd_data_i;
       y_none_q  <= c_y_none_q;
       y_one_q   <= c_y_one_q;
-      d_k_one_q <= c_k_one_q;
-      d_j_one_q <= c_j_one_q;
-      d_i_one_q <= c_i_one_q;
-      d_k_two_q <= c_k_two_q;
-      d_j_two_q <= c_j_two_q;
-      d_i_two_q <= c_i_two_q;
+      d_shape_q <= c_shape_q;
       d_zero_q  <= c_zero_q;
       d_prod_q  <= c_prod_q;
     end
@@ -219,11 +212,10 @@ module vta_compute
               c_pp_q == 18'(cm.x_pad_0) + 18'(cm.x_pad_1) &&
               c_y_one_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == 17'd1) &&
               c_y_none_q == (17'(cm.y_pad_0) + 17'(cm.y_size) + 17'(cm.y_pad_1) == '0) &&
-              c_k_one_q == (int'(cg.uop_end) - int'(cg.uop_bgn) == 1) &&
-              c_j_one_q == (cg.iter_in == 1) && c_i_one_q == (cg.iter_out == 1) &&
-              c_k_two_q == (int'(cg.uop_end) - int'(cg.uop_bgn) == 2) &&
+              c_shape_q == {int'(cg.uop_end) - int'(cg.uop_bgn) == 1, cg.iter_in == 1,
+                            cg.iter_out == 1, int'(cg.uop_end) - int'(cg.uop_bgn) == 2,
+                            cg.iter_in == 2, cg.iter_out == 2} &&
               c_prod_q == (2*AldW)'(AldW'(cm.y_size)) * (2*AldW)'(AldW'(cm.x_size)) &&
-              c_j_two_q == (cg.iter_in == 2) && c_i_two_q == (cg.iter_out == 2) &&
               c_zero_q == (int'(cg.uop_end) <= int'(cg.uop_bgn) || cg.iter_out == 0 ||
                            cg.iter_in == 0))
       else $error("vta_compute: the registers beside the queue's head disagree with it");
@@ -287,15 +279,10 @@ module vta_compute
 `ifndef SYNTHESIS
   always_ff @(posedge clk_i) begin
     if (rst_ni && d_valid_q)
+      // (d_shape_q is checked by the sequencers at each start.)
       assert (d_zero_q == ((hg.uop_end <= UopIdxW'(hg.uop_bgn)) || (hg.iter_out == '0) ||
-                           (hg.iter_in == '0)) &&
-              d_k_one_q == (hg.uop_end - UopIdxW'(hg.uop_bgn) == UopIdxW'(1)) &&
-              d_j_one_q == (hg.iter_in == GemmIterOutW'(1)) &&
-              d_i_one_q == (hg.iter_out == GemmIterOutW'(1)) &&
-              d_k_two_q == (hg.uop_end - UopIdxW'(hg.uop_bgn) == UopIdxW'(2)) &&
-              d_j_two_q == (hg.iter_in == GemmIterOutW'(2)) &&
-              d_i_two_q == (hg.iter_out == GemmIterOutW'(2)))
-      else $error("vta_compute: D's loop flags disagree with its instruction");
+                           (hg.iter_in == '0)))
+      else $error("vta_compute: D's no-micro-op flag disagrees with its instruction");
   end
 `endif
 
@@ -929,12 +916,7 @@ module vta_compute
     .wfo_i      (WgtIdxW'(hg.wgt_factor_out)),
     .wfi_i      (WgtIdxW'(hg.wgt_factor_in)),
     .nop_i      (zero_uops),
-    .k_one_i    (d_k_one_q),
-    .j_one_i    (d_j_one_q),
-    .i_one_i    (d_i_one_q),
-    .k_two_i    (d_k_two_q),
-    .j_two_i    (d_j_two_q),
-    .i_two_i    (d_i_two_q),
+    .shape_i    (d_shape_q),
     .tag_i      (hg.reset_reg),
     .stall_i    (1'b0),
     .issue_o    (g_issue),
@@ -982,12 +964,7 @@ module vta_compute
     .wfo_i      ('0),
     .wfi_i      ('0),
     .nop_i      (zero_uops),
-    .k_one_i    (d_k_one_q),
-    .j_one_i    (d_j_one_q),
-    .i_one_i    (d_i_one_q),
-    .k_two_i    (d_k_two_q),
-    .j_two_i    (d_j_two_q),
-    .i_two_i    (d_i_two_q),
+    .shape_i    (d_shape_q),
     .tag_i      ({ha.reset_reg, ha.use_imm, ha.alu_opcode, ha.imm}),
     .stall_i    (a_stall),
     .issue_o    (a_issue),

@@ -52,14 +52,9 @@ module vta_uop_seq
   input  logic [UopWgtW-1:0]       wfo_i,
   input  logic [UopWgtW-1:0]       wfi_i,
   input  logic                     nop_i,
-  // end_i - bgn_i == 1, iter_in_i == 1, iter_out_i == 1 and the same == 2 (the parent's
-  // registers)
-  input  logic                     k_one_i,
-  input  logic                     j_one_i,
-  input  logic                     i_one_i,
-  input  logic                     k_two_i,
-  input  logic                     j_two_i,
-  input  logic                     i_two_i,
+  // The loops' shape, the parent's registers: {end_i - bgn_i == 1, iter_in_i == 1,
+  // iter_out_i == 1, the same three == 2}
+  input  logic [5:0]               shape_i,
   input  logic [TagW-1:0]          tag_i,
   input  logic                     stall_i,   // hold C0 to X for this cycle (tie low if unused)
   // C0
@@ -121,6 +116,8 @@ module vta_uop_seq
   logic [UopIdxW-1:0] end_m3_q;
   logic [IterW-1:0]   iter_out_m3_q, iter_in_m3_q, iter_out_m1_q, iter_in_m1_q;
   logic               k_one_q, j_one_q, k_two_q, j_two_q;
+  logic               k_one_i, j_one_i, i_one_i, k_two_i, j_two_i, i_two_i;
+  assign {k_one_i, j_one_i, i_one_i, k_two_i, j_two_i, i_two_i} = shape_i;
   logic               k_last_q, j_last_q, i_last_q, k_last_d, j_last_d, i_last_d;
   logic               k_pen_q, j_pen_q, i_pen_q, k_pen_d, j_pen_d, i_pen_d;
   // The flags' next values without a start (*_n, from registers: the stall is one too) and
