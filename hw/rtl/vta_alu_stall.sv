@@ -96,12 +96,35 @@ module vta_alu_stall
   // them, so that synthesis maps the count as one more level behind those; left to itself,
   // abc merged the comparisons into the count's multiplexers (eight cells, 3.4-3.5 ns), and
   // terms marked (* keep *) did not hold it (3.1-3.2 ns).
+  // The equalities themselves are kept levels too: each group of three bit pairs one LUT
+  // (eq), ANDed with U2's flag (itself a kept LUT of registers, beside them) in the next; abc had
+  // shared XORs of U2's bits between the three comparisons and mapped each as three LUT and
+  // MUXF levels (3.26 ns on the default).
+  localparam int unsigned NG = (LogAccDepth + 2) / 3;
   logic u2_rd, u2_rs;
   assign u2_rd = u2_valid_i && u2_write_i;
   assign u2_rs = u2_valid_i && u2_write_i && !u2_use_imm_i;
+  // (Flat vectors, comparison 0 lowest: yosys 0.23 reads neither assignment patterns nor
+  // arrays of packed arrays.)
+  localparam int unsigned L = LogAccDepth;
+  logic [6*NG-1:0] eq_w, eq;
+  logic [6*L-1:0]  cmp_a, cmp_b;
+  assign cmp_a = {us, us, us, ud, ud, ud};
+  assign cmp_b = {fs, es, xs, fd, ed, xd};
+  for (genvar c = 0; c < 6; c++) begin : g_eq
+    for (genvar g = 0; g < NG; g++) begin : g_grp
+      localparam int unsigned Lo = c * L + 3 * g;
+      localparam int unsigned Hi = c * L + ((3 * g + 2 < L) ? 3 * g + 2 : L - 1);
+      assign eq_w[c*NG+g] = cmp_a[Hi:Lo] == cmp_b[Hi:Lo];
+    end
+  end
+  logic u2_rd_c, u2_rs_c;
+  vta_cut #(.W(6 * NG + 2)) u_eq_cut (.i({u2_rs, u2_rd, eq_w}), .o({u2_rs_c, u2_rd_c, eq}));
   logic [2:0] hit_d, hit_s, hit_dw, hit_sw;
-  assign hit_dw = {u2_rd && (ud == fd), u2_rd && (ud == ed), u2_rd && (ud == xd)};
-  assign hit_sw = {u2_rs && (us == fs), u2_rs && (us == es), u2_rs && (us == xs)};
+  assign hit_dw = {u2_rd_c && (&eq[2*NG+:NG]), u2_rd_c && (&eq[NG+:NG]),
+                   u2_rd_c && (&eq[0+:NG])};
+  assign hit_sw = {u2_rs_c && (&eq[5*NG+:NG]), u2_rs_c && (&eq[4*NG+:NG]),
+                   u2_rs_c && (&eq[3*NG+:NG])};
   vta_cut #(.W(6)) u_hit_cut (.i({hit_dw, hit_sw}), .o({hit_d, hit_s}));
   assign reads = hit_d | hit_s;
   // The cycles each one needs: X's 1 (3 after a MUL, 2 after a SHRCLIP), e1's 2 after a MUL

@@ -104,26 +104,31 @@ module vta_uop_fp
 
   // The range as a write in this cycle would leave it (b_*_w: worked out whether or not one
   // happens, so the write enable, late from the DMA's write sequencer, only picks). Its end
-  // after the write is a register either way: the load's first write is at its base (ld_base_i,
-  // so base + 1 is summed at the start) and each later one moves the end on by one (b_hip1_q,
-  // summed at the write before), so no sum lies between the write address and the comparisons
-  // with the instructions' ranges (3.62 ns on the default).
+  // after the write is one register (b_hi_w): the load's first write is at its base (ld_base_i,
+  // so base + 1 is summed at the start) and each later one moves the end on by one (summed at
+  // the write before), so no sum lies between the write address and the comparisons with the
+  // instructions' ranges (3.62 ns on the default), nor a pick between the two sums (3.06 ns).
   // The range's start is the load's base, taken as the load starts (the first write's address:
   // checked), so it is a register before the first write as well.
-  logic [AW-1:0] b_lo_w, b_hi_w, b_hip1_q, first_p1_q;
+  // (The two sums are kept apart, vta_cut: yosys shares one adder behind a pick of its
+  // operands, which put the load's start, late from the dispatch, in front of a carry chain.)
+  logic [AW-1:0] b_lo_w, b_hi_w, base_p1_w, hi_p1_w, base_p1, hi_p1;
+  assign base_p1_w = AW'(ld_base_i) + 1'b1;
+  assign hi_p1_w   = b_hi_w + 1'b1;
+  vta_cut #(.W(2 * AW)) u_hi_cut (.i({base_p1_w, hi_p1_w}), .o({base_p1, hi_p1}));
   always_ff @(posedge clk_i) begin
     if (ld_start_i) begin
-      first_p1_q <= AW'(ld_base_i) + 1'b1;
-      b_lo_q     <= AW'(ld_base_i);
+      b_hi_w <= base_p1;
+      b_lo_q <= AW'(ld_base_i);
+    end else if (we_i) begin
+      b_hi_w <= hi_p1;
     end
   end
   assign b_lo_w = b_lo_q;
-  assign b_hi_w = b_any_q ? b_hip1_q : first_p1_q;
 
   always_ff @(posedge clk_i) begin
     if (we_i) begin
       b_hi_q   <= b_hi_w;
-      b_hip1_q <= b_hi_w + 1'b1;
       if (!b_any_q) begin
         b_dmin_q <= w.dst;
         b_dmax_q <= w.dst;
@@ -171,13 +176,24 @@ module vta_uop_fp
   // flags hold between writes: a commit needs a write after the previous commit (and after the
   // load's start), so the records and the range compared are those the commit sees. (Held, not
   // recomputed every cycle, they also cost the Verilator model nothing in most cycles.)
-  always_ff @(posedge clk_i) begin
+  // op_q is ovl_q | ptr_oh_q as one register (the records a commit removes, but for b_bad_q),
+  // so the selection's removal is an AND-OR of two registers per record (below).
+  logic [NRec-1:0] ovl_d, op_q;
+  always_comb begin
     for (int r = 0; r < NRec; r++) begin
       if (we_i && !b_any_q)
-        ovl_q[r] <= (lo_q[r] <= b_lo_q) && (b_lo_q < hi_q[r]);
+        ovl_d[r] = (lo_q[r] <= b_lo_q) && (b_lo_q < hi_q[r]);
       else if (we_i)
-        ovl_q[r] <= (lo_q[r] <= b_hi_q) && (b_lo_q < hi_q[r]);
+        ovl_d[r] = (lo_q[r] <= b_hi_q) && (b_lo_q < hi_q[r]);
+      else
+        ovl_d[r] = ovl_q[r];
     end
+  end
+  always_ff @(posedge clk_i) begin
+    ovl_q <= ovl_d;
+    if (!rst_ni) op_q <= ovl_d | NRec'(1);
+    else if (commit && !b_bad_q) op_q <= ovl_d | {ptr_oh_q[NRec-2:0], ptr_oh_q[NRec-1]};
+    else op_q <= ovl_d | ptr_oh_q;
   end
 
   always_ff @(posedge clk_i) begin
@@ -256,8 +272,31 @@ module vta_uop_fp
 
   // This cycle, for the held instruction: the record being committed holds it (b_hit), or the
   // selected one survives.
+  // Whether a commit removes the selected record: an AND-OR of 2 NRec registers, as kept
+  // levels (vta_cut): three records per LUT, their OR in sixes, then with b_bad_q (abc had
+  // mapped it as five LUT and MUXF levels in front of the take's pick, 3.03 ns on the default).
+  localparam int unsigned NG1 = (NRec + 2) / 3;
+  localparam int unsigned NG2 = (NG1 + 5) / 6;
+  logic [3*NG1-1:0] sg_sel, sg_op;
+  logic [NG1-1:0]   sg1_w, sg1;
+  logic [6*NG2-1:0] sg1x;
+  logic [NG2-1:0]   sg2_w, sg2;
+  logic             sel_keep_w, sel_keep;  // no commit now would remove the selected record
+  assign sg_sel = (3 * NG1)'(sel_oh_q);
+  assign sg_op  = (3 * NG1)'(op_q);
+  always_comb begin
+    for (int k = 0; k < NG1; k++) sg1_w[k] = |(sg_sel[3*k +: 3] & sg_op[3*k +: 3]);
+  end
+  vta_cut #(.W(NG1)) u_sg1_cut (.i(sg1_w), .o(sg1));
+  assign sg1x = (6 * NG2)'(sg1);
+  always_comb begin
+    for (int k = 0; k < NG2; k++) sg2_w[k] = |sg1x[6*k +: 6];
+  end
+  vta_cut #(.W(NG2)) u_sg2_cut (.i(sg2_w), .o(sg2));
+  assign sel_keep_w = !b_bad_q && !(|sg2);
+  vta_cut u_keep_cut (.i(sel_keep_w), .o(sel_keep));
   assign b_hit    = commit && !b_bad_q && b_in_q;
-  assign sel_gone = commit && (b_bad_q || (|(sel_oh_q & (ovl_q | ptr_oh_q))));
+  assign sel_gone = commit && !sel_keep;
   assign now_hit  = b_hit || (sel_hit_q && !sel_gone);
   assign hit_o    = now_hit;
   assign bsel_o   = b_hit;
@@ -319,8 +358,9 @@ module vta_uop_fp
   // instruction taken and the one held as a commit leaves it.
   logic [NRec:0] sel_tk, sel_nt, sel_d;
   assign sel_tk = {|any_g, nmatch | (b_nhit ? ptr_oh_q : '0)};
-  assign sel_nt = commit ? {now_hit, b_hit ? ptr_oh_q : (sel_gone ? '0 : sel_oh_q)}
-                         : {sel_hit_q, sel_oh_q};
+  // (A commit that removes the selected record clears only the hit flag: the one-hot selection
+  // is read only with it, and clearing it too put the removal in front of every bit.)
+  assign sel_nt = commit ? {now_hit, b_hit ? ptr_oh_q : sel_oh_q} : {sel_hit_q, sel_oh_q};
   vta_pick #(.W(NRec + 1)) u_sel_pick (.sel_i(take_i), .a_i(sel_tk), .b_i(sel_nt), .o_o(sel_d));
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
@@ -393,10 +433,11 @@ module vta_uop_fp
         else $error("vta_uop_fp: the head's match flag of record %0d disagrees", r);
       end
       assert (!(we_i && ld_start_i)) else $error("vta_uop_fp: micro-op write before the load");
+      assert (op_q == (ovl_q | ptr_oh_q)) else $error("vta_uop_fp: op_q disagrees");
       assert (!(we_i && !b_any_q) ||
-              (first_p1_q == AW'(waddr_i) + 1'b1 && b_lo_q == AW'(waddr_i)))
+              (b_hi_w == AW'(waddr_i) + 1'b1 && b_lo_q == AW'(waddr_i)))
       else $error("vta_uop_fp: a load's first write is not at its base");
-      assert (!(we_i && b_any_q) || b_hip1_q == b_hi_q + 1'b1)
+      assert (!(we_i && b_any_q) || b_hi_w == b_hi_q + 1'b1)
       else $error("vta_uop_fp: the range's end plus one disagrees");
       // (Before the load's first write the range is not yet one, and the flag is not read.)
       assert (!take_i || !b_any_q || b_in_taken == (b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q))
