@@ -483,20 +483,26 @@ module vta_compute
   // The instruction in D against one footprint of the other unit (vta_footprint): both known,
   // and either one without micro-ops or destinations in different banks and neither reading what
   // the other writes, worked out while D holds the instruction and registered (ca_q, cb_q).
-  // The other unit's footprints, picked by D's unit (registers) in front of the comparisons.
+  // The other unit's footprints, picked by D's unit into registers every cycle: the
+  // comparisons read them in F1 or later, when they hold what the pick made in F0 or later,
+  // with D's instruction already there and the footprints unchanged since (only D's start
+  // changes them). Picked in front of the comparisons, the pick and abc's mapping around it
+  // put four LUT levels before the carry chains (3.04 ns on block8).
   logic                   o_src, o_psrc;
   logic [LogAccDepth-1:0] o_dlo, o_dhi, o_slo, o_shi, o_pdlo, o_pdhi, o_pslo, o_pshi;
   logic                   cw_run_q, cw_prev_q, ca_q, cb_q;
-  assign o_src  = run_src_q[!unit];
-  assign o_dlo  = run_dlo_q[!unit];
-  assign o_dhi  = run_dhi_q[!unit];
-  assign o_slo  = run_slo_q[!unit];
-  assign o_shi  = run_shi_q[!unit];
-  assign o_psrc = prev_src_q[!unit];
-  assign o_pdlo = prev_dlo_q[!unit];
-  assign o_pdhi = prev_dhi_q[!unit];
-  assign o_pslo = prev_slo_q[!unit];
-  assign o_pshi = prev_shi_q[!unit];
+  always_ff @(posedge clk_i) begin
+    o_src  <= run_src_q[!unit];
+    o_dlo  <= run_dlo_q[!unit];
+    o_dhi  <= run_dhi_q[!unit];
+    o_slo  <= run_slo_q[!unit];
+    o_shi  <= run_shi_q[!unit];
+    o_psrc <= prev_src_q[!unit];
+    o_pdlo <= prev_dlo_q[!unit];
+    o_pdhi <= prev_dhi_q[!unit];
+    o_pslo <= prev_slo_q[!unit];
+    o_pshi <= prev_shi_q[!unit];
+  end
   vta_footprint u_fpc (
     .clk_i,
     .rst_ni,

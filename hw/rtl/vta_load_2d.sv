@@ -170,7 +170,9 @@ module vta_load_2d
     .MaxBeats   (16),
     .RowBytesW  (RowBytesW),
     .PageIn     (1'b1),
-    .CmdReg     (CmdReg)
+    .CmdReg     (CmdReg),
+    .SameReg    (CmdReg && LogBusBytes >= 4),
+    .SameLast   (1'b1)
   ) u_bursts (
     .clk_i,
     .rst_ni,

@@ -111,7 +111,9 @@ module vta_store
     // The command's first burst from registers, a cycle later (the data side, which reads OUT
     // and waits for its first element, is later still), so the next burst is a kept pick of
     // the answer (3.2-3.3 ns as a multiplexer tree behind the same row's next burst).
-    .CmdReg     (1'b1)
+    .CmdReg     (1'b1),
+    .SameReg    (LogBusBytes >= 4),  // the 128-bit bus and wider (vta_burst_gen, SameLast)
+    .SameLast   (1'b1)
   ) u_bursts (
     .clk_i,
     .rst_ni,

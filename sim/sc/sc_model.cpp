@@ -64,6 +64,7 @@ struct Burst {
   cyc last_ready;  // writes, in: the cycle the last data beat is ready
   cyc slot;        // out: the cycle the address was accepted
   cyc last;        // writes, out: the cycle of the last data beat
+  bool hold = false;  // presented a cycle after it is loaded (vta_burst_gen SameLast)
 };
 
 struct Timing : tlm::tlm_extension<Timing> {
@@ -81,9 +82,12 @@ struct Timing : tlm::tlm_extension<Timing> {
 };
 
 // Bursts of a 2-D transfer the way vta_burst_gen cuts them: aligned beats per row, at most
-// max_beats, never across 4 KiB.
+// max_beats, never across 4 KiB. same_last: the 2-D DMAs on a bus of 128 bits or more
+// (vta_burst_gen SameReg with SameLast), where a burst that does not end its row is presented
+// a cycle after it is loaded (its successor, the same row's next burst, is registered).
 void cut_bursts(uint64_t base, uint64_t stride, uint64_t row_bytes, uint64_t rows,
-                uint32_t bus, uint32_t max_beats, std::vector<Burst> &out) {
+                uint32_t bus, uint32_t max_beats, std::vector<Burst> &out,
+                bool same_last = false) {
   out.clear();
   for (uint64_t r = 0; r < rows; r++) {
     uint64_t a = base + r * stride;
@@ -94,7 +98,7 @@ void cut_bursts(uint64_t base, uint64_t stride, uint64_t row_bytes, uint64_t row
       uint64_t to4k = (4096 - (cur & 4095)) / bus;
       if (beats > max_beats) beats = max_beats;
       if (beats > to4k) beats = to4k;
-      out.push_back({cur, uint32_t(beats), 0, 0, 0, 0});
+      out.push_back({cur, uint32_t(beats), 0, 0, 0, 0, same_last && cur + beats * bus < end});
       cur += beats * bus;
     }
   }
@@ -118,6 +122,7 @@ struct Dram : sc_module {
     bool settled;            // its beats' times are final: its client's gearbox has taken them
                              // (fetch takes every beat as it comes)
     cyc pick;                // the cycle the arbiter took it into its address register
+    bool hold;               // presented a cycle later (Burst::hold)
   };
   std::vector<Res> hist;  // by slot (= data order: the DRAM serves reads in order)
   size_t settled_upto = 0;  // hist[0, settled_upto) are all settled
@@ -303,7 +308,7 @@ void Dram::arbitrate(Timing *t) {
   settled_upto = std::min(settled_upto, pos);
   for (size_t k = 0; k < t->n; k++)
     pend.push_back({0, 0, 0, t->client, t->req, uint32_t(k), t->bursts[k].beats, t0,
-                    t->client == 0, 0});
+                    t->client == 0, 0, t->bursts[k].hold});
   // Per client, its waiting bursts in order (taken back ones first: they were asked earlier).
   size_t head[3] = {0, 0, 0};
   for (int c = 0; c < 3; c++) order[c].clear();
@@ -324,7 +329,8 @@ void Dram::arbitrate(Timing *t) {
       int c = par.arbitration == 1 ? (k == 1 ? 0 : k == 2 ? 2 : 1) : (last + k) % 3;
       if (head[c] == order[c].size()) continue;
       const Res &r = pend[order[c][head[c]]];
-      cyc ready = any_granted[c] ? std::max(r.base - 1, granted[c] + 1) : r.base - 1;
+      cyc ready = (any_granted[c] ? std::max(r.base - 1, granted[c] + 1) : r.base - 1) +
+                  (r.hold ? 1 : 0);
       if (ready <= p && pick < 0) pick = c;
       soonest = std::min(soonest, ready);
     }
@@ -400,7 +406,7 @@ void Dram::b_transport(int id, tlm::tlm_generic_payload &p, sc_time &delay) {
     // write_latency cycles after the last beat.
     for (size_t k = 0; k < t->n; k++) {
       Burst &b = t->bursts[k];
-      cyc at = std::max(t->t_addr + k, aw_free);
+      cyc at = std::max(t->t_addr + k, aw_free) + (b.hold ? 1 : 0);
       aw_free = at + 1;
       cyc start = std::max(std::max(at + 1, b.first), w_free);
       cyc last = std::max(start + cyc((b.beats - 1) * iv + 0.999), b.last_ready);
@@ -530,7 +536,8 @@ struct Mod : sc_module {
     r.iv = 1;
     if (in.x_size == 0 || yt == 0 || in.y_size == 0) return;
     cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
-               uint64_t(in.x_size) * eb, in.y_size, cfg.bus_bytes, 16, bursts);
+               uint64_t(in.x_size) * eb, in.y_size, cfg.bus_bytes, 16, bursts,
+               cfg.bus_bytes >= 16);
     transport(false, accept + first);
     r.data = true;
     r.req = tim.req;
@@ -1274,7 +1281,7 @@ struct Store : Mod {
       } else {
         uint32_t eb = cfg.elem_bytes[VTA_MEM_OUT], bus = cfg.bus_bytes;
         cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
-                   uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts);
+                   uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts, bus >= 16);
         // When each data beat is ready: OUT elements are read one a cycle (one per beat time
         // when an element spans beats) and packed by the write gearbox, a row starting a beat.
         const cyc d0 = t + kStoreData;
