@@ -1281,7 +1281,7 @@ struct Store : Mod {
       } else {
         uint32_t eb = cfg.elem_bytes[VTA_MEM_OUT], bus = cfg.bus_bytes;
         cut_bursts(uint64_t(in.dram_base) * eb, uint64_t(in.x_stride) * eb,
-                   uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts, bus >= 16);
+                   uint64_t(in.x_size) * eb, in.y_size, bus, 16, bursts, true);
         // When each data beat is ready: OUT elements are read one a cycle (one per beat time
         // when an element spans beats) and packed by the write gearbox, a row starting a beat.
         const cyc d0 = t + kStoreData;
