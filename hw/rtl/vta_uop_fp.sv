@@ -102,9 +102,9 @@ module vta_uop_fp
     end
   end
 
-  // The range as a write in this cycle would leave it (b_*_w: worked out whether or not one
+  // The range as a write in this cycle would leave it (b_lo_w, b_hiw_q: whether or not one
   // happens, so the write enable, late from the DMA's write sequencer, only picks). Its end
-  // after the write is one register (b_hi_w): the load's first write is at its base (ld_base_i,
+  // after the write is one register (b_hiw_q): the load's first write is at its base (ld_base_i,
   // so base + 1 is summed at the start) and each later one moves the end on by one (summed at
   // the write before), so no sum lies between the write address and the comparisons with the
   // instructions' ranges (3.62 ns on the default), nor a pick between the two sums (3.06 ns).
@@ -112,23 +112,23 @@ module vta_uop_fp
   // checked), so it is a register before the first write as well.
   // (The two sums are kept apart, vta_cut: yosys shares one adder behind a pick of its
   // operands, which put the load's start, late from the dispatch, in front of a carry chain.)
-  logic [AW-1:0] b_lo_w, b_hi_w, base_p1_w, hi_p1_w, base_p1, hi_p1;
+  logic [AW-1:0] b_lo_w, b_hiw_q, base_p1_w, hi_p1_w, base_p1, hi_p1;
   assign base_p1_w = AW'(ld_base_i) + 1'b1;
-  assign hi_p1_w   = b_hi_w + 1'b1;
+  assign hi_p1_w   = b_hiw_q + 1'b1;
   vta_cut #(.W(2 * AW)) u_hi_cut (.i({base_p1_w, hi_p1_w}), .o({base_p1, hi_p1}));
   always_ff @(posedge clk_i) begin
     if (ld_start_i) begin
-      b_hi_w <= base_p1;
+      b_hiw_q <= base_p1;
       b_lo_q <= AW'(ld_base_i);
     end else if (we_i) begin
-      b_hi_w <= hi_p1;
+      b_hiw_q <= hi_p1;
     end
   end
   assign b_lo_w = b_lo_q;
 
   always_ff @(posedge clk_i) begin
     if (we_i) begin
-      b_hi_q   <= b_hi_w;
+      b_hi_q   <= b_hiw_q;
       if (!b_any_q) begin
         b_dmin_q <= w.dst;
         b_dmax_q <= w.dst;
@@ -236,8 +236,8 @@ module vta_uop_fp
   bnd_t               sel_q;   // the selection's bounds (from the cycle after the take)
   bnd_t               sel_or;  // the OR of the selected records' bounds
   bnd_t               s_bnd;   // the selection's
-  assign b_in_held_w  = b_lo_w <= AW'(bgn_i) && end_i <= b_hi_w;
-  assign b_in_taken_w = b_lo_w <= AW'(nbgn_i) && nend_i <= b_hi_w;
+  assign b_in_held_w  = b_lo_w <= AW'(bgn_i) && end_i <= b_hiw_q;
+  assign b_in_taken_w = b_lo_w <= AW'(nbgn_i) && nend_i <= b_hiw_q;
   // Without a write: whether the range being built holds the queue head's, kept in a register
   // (b_in_taken) beside the head as hm_q is for the table, so that the take's lookup (sel_*, hm_q's
   // keep) reads a flag, not two comparisons of the range against the head (4.01 ns on the
@@ -255,7 +255,7 @@ module vta_uop_fp
   logic bh_nx_q, bh_kp_q, bh_sel_q;
   logic bi_tk, bi_nt, bi_d;
   always_ff @(posedge clk_i) begin
-    bh_nx_q <= we_i ? (b_lo_w <= AW'(hbgn_i) && hend_i <= b_hi_w) : b_in_head;
+    bh_nx_q <= we_i ? (b_lo_w <= AW'(hbgn_i) && hend_i <= b_hiw_q) : b_in_head;
     bh_kp_q <= we_i ? b_in_taken_w : b_in_taken;
   end
   always_ff @(posedge clk_i) begin
@@ -435,9 +435,9 @@ module vta_uop_fp
       assert (!(we_i && ld_start_i)) else $error("vta_uop_fp: micro-op write before the load");
       assert (op_q == (ovl_q | ptr_oh_q)) else $error("vta_uop_fp: op_q disagrees");
       assert (!(we_i && !b_any_q) ||
-              (b_hi_w == AW'(waddr_i) + 1'b1 && b_lo_q == AW'(waddr_i)))
+              (b_hiw_q == AW'(waddr_i) + 1'b1 && b_lo_q == AW'(waddr_i)))
       else $error("vta_uop_fp: a load's first write is not at its base");
-      assert (!(we_i && b_any_q) || b_hi_w == b_hi_q + 1'b1)
+      assert (!(we_i && b_any_q) || b_hiw_q == b_hi_q + 1'b1)
       else $error("vta_uop_fp: the range's end plus one disagrees");
       // (Before the load's first write the range is not yet one, and the flag is not read.)
       assert (!take_i || !b_any_q || b_in_taken == (b_lo_q <= AW'(nbgn_i) && nend_i <= b_hi_q))
