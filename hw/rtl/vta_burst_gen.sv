@@ -31,9 +31,9 @@ module vta_burst_gen #(
   parameter bit          SameReg     = 1'b0,
   // With SameReg: the gap only in front of a burst that does not end its row (only such a
   // burst's successor is the registered same-row burst); a row's last burst goes out in the
-  // cycle after it is loaded, as without SameReg. (The 2-D DMAs on buses of 128 bits and more,
-  // whose same-row next burst was 3.15-3.19 ns: their rows' bursts are up to 16 beats long,
-  // so the gap is hidden behind the data.)
+  // cycle after it is loaded, as without SameReg. (The store on every bus and the load DMAs on
+  // buses of 128 bits and more, whose same-row next burst was 3.05-3.19 ns: their rows' bursts
+  // are up to 16 beats long, so the gap is hidden behind the data.)
   parameter bit          SameLast    = 1'b0
 ) (
   input  logic             clk_i,

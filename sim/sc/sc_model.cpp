@@ -82,9 +82,10 @@ struct Timing : tlm::tlm_extension<Timing> {
 };
 
 // Bursts of a 2-D transfer the way vta_burst_gen cuts them: aligned beats per row, at most
-// max_beats, never across 4 KiB. same_last: the 2-D DMAs on a bus of 128 bits or more
-// (vta_burst_gen SameReg with SameLast), where a burst that does not end its row is presented
-// a cycle after it is loaded (its successor, the same row's next burst, is registered).
+// max_beats, never across 4 KiB. same_last: the store, and the load and compute DMAs on a bus
+// of 128 bits or more (vta_burst_gen SameReg with SameLast), where a burst that does not end
+// its row is presented a cycle after it is loaded (its successor, the same row's next burst,
+// is registered).
 void cut_bursts(uint64_t base, uint64_t stride, uint64_t row_bytes, uint64_t rows,
                 uint32_t bus, uint32_t max_beats, std::vector<Burst> &out,
                 bool same_last = false) {
