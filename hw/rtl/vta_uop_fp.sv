@@ -313,24 +313,36 @@ module vta_uop_fp
   assign now_bnd  = b_hit ? b_bnd : s_bnd;
 
   // Whether each record holds the queue head's range (hm_q), worked out beside the head: for
-  // every record as an element becomes the head, and for the record a commit writes (from the
-  // range being built) when one does, so the take reads flags, not 2 NRec comparisons behind
-  // the head register (4.1-4.3 ns on the default).
-  logic [NRec-1:0] hm_q;
+  // every record as an element becomes the head, so the take reads flags, not 2 NRec
+  // comparisons behind the head register (4.1-4.3 ns on the default).
+  //
+  // The record a commit writes is fixed a cycle later: in the commit cycle its flag follows
+  // the record as it was (the comparison with lo_q/hi_q, or the flag kept), and the flag for
+  // the record as written is registered apart (hb_q: the range being built against the element
+  // becoming head, or the flag held for the head) with which record (hfix_q). The flags read
+  // (hm) take hb_q for that record, so they are the table's from the cycle after the commit,
+  // when lo_q/hi_q hold the record; in the commit cycle itself the lookup reads the range
+  // being built (b_nhit), not the record's flag. (Picking the committed record's flag in front
+  // of hm_q put an AND and a pick behind the head's comparisons: 3.02-3.21 ns.)
+  logic [NRec-1:0] hm_q, hm, hfix_q;
+  logic            hb_q;
+  assign hm = (hm_q & ~hfix_q) | (hfix_q & {NRec{hb_q}});
   // (The take, late, picks last: with it the head always takes the next element's flags;
   // without it, only when an element is pushed into an empty queue, head_fill_i, which comes
   // from the queue's count flags and the push, not from the take as the head's load does.)
-  logic [NRec-1:0] hm_nx, hm_keep;
+  logic [NRec-1:0] hm_nx;
   always_comb begin
-    for (int r = 0; r < NRec; r++) begin
-      hm_nx[r]   = (commit && !b_bad_q && ptr_oh_q[r]) ? b_in_head :
-                   (lo_q[r] <= AW'(hbgn_i) && hend_i <= hi_q[r]);
-      hm_keep[r] = (commit && !b_bad_q && ptr_oh_q[r]) ? b_in_taken : hm_q[r];
-    end
+    for (int r = 0; r < NRec; r++) hm_nx[r] = lo_q[r] <= AW'(hbgn_i) && hend_i <= hi_q[r];
   end
   always_ff @(posedge clk_i) begin
     if (take_i) hm_q <= hm_nx;
-    else hm_q <= head_fill_i ? hm_nx : hm_keep;
+    else hm_q <= head_fill_i ? hm_nx : hm;
+    if (take_i) hb_q <= b_in_head;
+    else hb_q <= head_fill_i ? b_in_head : b_in_taken;
+  end
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni) hfix_q <= '0;
+    else hfix_q <= (commit && !b_bad_q) ? ptr_oh_q : '0;
   end
 
   // For the instruction taken: the table as this cycle leaves it. Each record's match is one
@@ -340,7 +352,7 @@ module vta_uop_fp
   logic [NRec-1:0] nmatch_w;
   always_comb begin
     for (int r = 0; r < NRec; r++) begin
-      nmatch_w[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) && hm_q[r];
+      nmatch_w[r] = valid_d[r] && !(commit && !b_bad_q && ptr_oh_q[r]) && hm[r];
     end
     b_nhit = commit && !b_bad_q && b_in_taken;
   end
@@ -429,7 +441,7 @@ module vta_uop_fp
     if (rst_ni) begin
       assert (!(we_i && ld_done_i)) else $error("vta_uop_fp: micro-op write in the commit cycle");
       for (int r = 0; r < NRec; r++) begin
-        assert (!take_i || hm_q[r] == (lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r]))
+        assert (!take_i || hm[r] == (lo_q[r] <= AW'(nbgn_i) && nend_i <= hi_q[r]))
         else $error("vta_uop_fp: the head's match flag of record %0d disagrees", r);
       end
       assert (!(we_i && ld_start_i)) else $error("vta_uop_fp: micro-op write before the load");
