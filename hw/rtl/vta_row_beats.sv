@@ -110,12 +110,11 @@ module vta_row_beats #(
   assign hi_o        = last_q ? row_end : '1;
   assign last_o      = last_q && last_row_q;
 
-  // A new command's beats left: its whole beats plus its partial count as one sum (cmd_part,
-  // with PartIn a register), so one LUT (the take's pick) follows the carry chain. (The three
-  // sums side by side picked by the partial count put two LUTs behind the chains: 3.05 ns on
-  // block4's load DMA.)
-  // (Split, vta_add_split: the upper half's sums for both carries side by side, picked by the
-  // lower half's carry; the whole chain was 2.07 ns from the register, 3.02 on block4.)
+  // A new command's beats left: its whole beats plus its partial count (cmd_part, with PartIn
+  // a register) as one sum, split (vta_add_split: the upper half's sums for both carries side
+  // by side, picked by the lower half's carry), so one short chain and the take's pick lie in
+  // front of left_q. (The three sums side by side picked by the partial count put two LUTs
+  // behind the chains, 3.05 ns on block4's load DMA; the one sum unsplit, 3.02.)
   logic [BeatsW-1:0] left_tk;
   vta_add_split #(.W(BeatsW), .Lo(BeatsW / 2)) u_left_tk (
     .a_i(BeatsW'(cmd_hi)), .b_i(BeatsW'(cmd_part)), .sum_o(left_tk)
