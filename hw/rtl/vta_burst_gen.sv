@@ -116,6 +116,16 @@ module vta_burst_gen #(
   endfunction
   // Whether y + c exceeds MaxBeats, for a small c: y at least 2 MaxBeats decides it by its high
   // bits; below that the narrow sum is exact.
+  // A row's beats and beats less one by its partial count, from the row beats registered for
+  // the command (rb_beats_q, rb_m1_q): the next row's, after a row and (CmdReg) in the
+  // command's first cycle.
+  function automatic logic [BeatsW+LenW-1:0] rb_pick(logic [1:0] pt);
+    unique case (pt)
+      2'd0:    rb_pick = {rb_beats_q[0], rb_m1_q};
+      2'd1:    rb_pick = {rb_beats_q[1], rb_beats_q[0][LenW-1:0]};
+      default: rb_pick = {rb_beats_q[2], rb_beats_q[1][LenW-1:0]};
+    endcase
+  endfunction
   function automatic logic over_sum(logic [BeatsW-1:0] y, logic [1:0] c);
     logic [NW-1:0] n;
     n = NW'(y) + NW'(c);
@@ -441,39 +451,13 @@ module vta_burst_gen #(
         pt_a_q    <= pt_a_cmd;
         nr_page_q <= pg_nr_cmd;
       end else if (fire && b_q.row_last) begin
-        unique case (pt_a_q)
-          2'd0: begin
-            nb_beats_q <= rb_beats_q[0];
-            nb_m1_q    <= rb_m1_q;
-          end
-          2'd1: begin
-            nb_beats_q <= rb_beats_q[1];
-            nb_m1_q    <= rb_beats_q[0][LenW-1:0];
-          end
-          default: begin
-            nb_beats_q <= rb_beats_q[2];
-            nb_m1_q    <= rb_beats_q[1][LenW-1:0];
-          end
-        endcase
+        {nb_beats_q, nb_m1_q} <= rb_pick(pt_a_q);
         nb_over_q <= rb_over_q[pt_a_q];
         pt_a_q    <= pt_a_row;
         nr_page_q <= pg_nr_row;
       end else if (first_q) begin
         nb_over_q <= nb_over_cmd;
-        unique case (pt_nr_cmdq)
-          2'd0: begin
-            nb_beats_q <= rb_beats_q[0];
-            nb_m1_q    <= rb_m1_q;
-          end
-          2'd1: begin
-            nb_beats_q <= rb_beats_q[1];
-            nb_m1_q    <= rb_beats_q[0][LenW-1:0];
-          end
-          default: begin
-            nb_beats_q <= rb_beats_q[2];
-            nb_m1_q    <= rb_beats_q[1][LenW-1:0];
-          end
-        endcase
+        {nb_beats_q, nb_m1_q} <= rb_pick(pt_nr_cmdq);
       end
       if (!active_q) begin
         // Idle: the command's fields are taken every cycle, and it starts when it is valid.
