@@ -169,7 +169,7 @@ static void conv2d_help(void) {
          "options:\n"
          "  --layer L          C1 ... C11, or all (default)\n"
          "  --backend NAME     device backend (default: $VTA_BACKEND, else fsim)\n"
-         "  --backend-options S  backend option string (rtl: latency=N,bandwidth=N,models=DIR;\n"
+         "  --backend-options S  backend option string (rtl: latency=N,bandwidth=N,models=DIR,asserts=off;\n"
          "                     sc: latency=N,bandwidth=N,outstanding=N,arbitration=rr|fixed)\n"
          "  --config FILE      hardware configuration (default: $VTA_CONFIG, else built in)\n"
          "  --no-verify        skip the comparison of every output with the C reference\n"

@@ -5,8 +5,12 @@
 # Flags, chosen by measurement on the default configuration (see docs/hw.md): -O3 with
 # --x-assign fast / --x-initial fast and OPT_FAST=-O3 give the fastest model; one thread,
 # because the design is small and threads cost more in synchronisation than they gain on 2 cores.
+# The C++ is compiled by clang++-14: on the default configuration its model builds in about
+# three quarters of g++'s time (39 s against 53 s, two jobs) and runs about 5 % faster.
 set -eu
 command -v verilator >/dev/null || { echo "rtl-model.sh: verilator was not found (Debian package verilator); run scripts/deps.sh as root" >&2; exit 1; }
+cxx=${RTL_CXX:-clang++-14}
+command -v "$cxx" >/dev/null || { echo "rtl-model.sh: $cxx was not found (Debian package clang-14); run scripts/deps.sh as root" >&2; exit 1; }
 svgen=$1 config=$2 root=$3
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$("$svgen" "$config" "$root")
@@ -30,7 +34,7 @@ verilator --cc --exe --build -j "$jobs" $cov \
   --Mdir "$dir/obj" \
   -CFLAGS "-fPIC -fvisibility=hidden $opt_c -DVL_USER_STOP -DVTA_RTL_MODEL_KEY='\"$key\"' -I$repo -I$repo/include" \
   -LDFLAGS "-shared -Wl,-Bsymbolic -lz" \
-  -MAKEFLAGS "OPT_FAST=$opt_fast OPT_SLOW=$opt_slow OPT_GLOBAL=$opt_global" \
+  -MAKEFLAGS "CXX=$cxx LINK=$cxx OPT_FAST=$opt_fast OPT_SLOW=$opt_slow OPT_GLOBAL=$opt_global" \
   -o "$dir/libvta_rtl_model.so.tmp" \
   "$repo/sim/rtl/trace.vlt" "$dir/vta_pkg.sv" "$repo"/hw/rtl/*.sv "$repo/sim/rtl/harness.cpp" > "$dir/build.log" 2>&1 || {
   tail -30 "$dir/build.log" >&2

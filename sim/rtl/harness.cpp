@@ -88,6 +88,8 @@ class Model {
     // hardware_concurrency() - 1 idle worker threads, and a process that forks after opening a
     // model (vta regress) could copy a lock one of them holds.
     ctx_->threads(1);
+    // Assertions (--assert) are compiled in; a run may switch them off for speed.
+    ctx_->assertOn(!opts_.asserts_off);
     top_.reset(new Vvta_top(ctx_.get(), "vta"));
     bus_bytes_ = sizeof(top_->m_axi_rdata_i);
 #if VM_TRACE

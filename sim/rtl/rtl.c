@@ -70,7 +70,7 @@ int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err) {
     if (!eq)
       return vta_error_set(err, VTA_ERR_INVALID,
                            "rtl option '%s' is not key=value (keys: latency, read_latency, "
-                           "write_latency, bandwidth, wave, wave_from, wave_to, watch, coverage, timeline, models)",
+                           "write_latency, bandwidth, wave, wave_from, wave_to, watch, coverage, timeline, models, asserts)",
                            tok);
     *eq = '\0';
     const char *v = eq + 1;
@@ -104,10 +104,17 @@ int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err) {
       o->timeline_path = v;
     } else if (strcmp(tok, "models") == 0) {
       o->model_root = v;
+    } else if (strcmp(tok, "asserts") == 0) {
+      if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0)
+        o->asserts_off = 0;
+      else if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+        o->asserts_off = 1;
+      else
+        rc = vta_error_set(err, VTA_ERR_INVALID, "rtl option asserts=%s: expected on or off", v);
     } else {
       rc = vta_error_set(err, VTA_ERR_INVALID,
                          "unknown rtl option '%s' (keys: latency, read_latency, write_latency, "
-                         "bandwidth, wave, wave_from, wave_to, watch, coverage, timeline, models)",
+                         "bandwidth, wave, wave_from, wave_to, watch, coverage, timeline, models, asserts)",
                          tok);
     }
     if (rc != VTA_OK) return rc;
@@ -390,6 +397,7 @@ int vta_rtl_create(const vta_config *cfg, vta_mem *mem, const vta_rtl_options *o
       .wave_to = o.wave_to,
       .watch_addr = o.watch_addr,
       .coverage_path = o.coverage_path,
+      .asserts_off = o.asserts_off ? 1u : 0u,
   };
   if (o.timeline_path) {
     r->tl = calloc(1, sizeof *r->tl);

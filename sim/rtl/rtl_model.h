@@ -19,7 +19,7 @@ extern "C" {
 #endif
 
 /* Bumped whenever this header changes, so a stale model object is refused, not misused. */
-#define VTA_RTL_MODEL_ABI 4
+#define VTA_RTL_MODEL_ABI 5
 
 /* Counter registers of the control slave, in the order of the register table
  * (include/vta/regmap.h). */
@@ -65,6 +65,8 @@ typedef struct vta_rtl_model_opts {
   /* Called with each sample (see vta_rtl_sample) when not NULL. */
   void (*sample)(void *ctx, const vta_rtl_sample *s);
   void *sample_ctx;
+  /* Nonzero: the model's assertions are switched off (VerilatedContext::assertOn(false)). */
+  uint32_t asserts_off;
 } vta_rtl_model_opts;
 
 typedef struct vta_rtl_result {

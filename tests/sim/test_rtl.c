@@ -199,11 +199,14 @@ static void test_rtl_gemm_small_loads_hide_memory_latency(void **state) {
   rtl_pair_close(&p);
 }
 
-/* ALU micro-ops, with an immediate and with a vector operand, issue one per cycle. */
-static void test_rtl_alu_vector_and_immediate_one_uop_per_cycle(void **state) {
+/* Runs every ALU operation, with an immediate and with a vector operand, over 1,024 ACC
+ * elements on both simulators (rtl with options o, NULL for the defaults), checks the result
+ * against fsim and returns the rtl statistics; *ops_out: the ALU instructions, *other_out: the
+ * cycles of everything but the ALU work. */
+static vta_stats run_alu_all_ops(const vta_rtl_options *o, int *ops_out, uint64_t *other_out) {
   rtl_pair p;
   vta_error err;
-  if (rtl_pair_open(&p, DEFAULT_CFG, NULL, &err) != VTA_OK) fail_msg("%s", err.msg);
+  if (rtl_pair_open(&p, DEFAULT_CFG, o, &err) != VTA_OK) fail_msg("%s", err.msg);
   const vta_config *c = &p.cfg;
   enum { N = 1024 };
   uint64_t acc = both_alloc(&p, (uint64_t)2 * N * c->elem_bytes[VTA_MEM_ACC], 5);
@@ -232,13 +235,45 @@ static void test_rtl_alu_vector_and_immediate_one_uop_per_cycle(void **state) {
   assert_same(&p, out, (uint64_t)N * c->elem_bytes[VTA_MEM_OUT]);
   assert_int_equal(st.alu_uops, (uint64_t)ops * N);
   /* Everything but the ALU work: the two loads (16 + 8192 beats + latency) and the store. */
-  uint64_t other = 2 * N * c->elem_bytes[VTA_MEM_ACC] / c->bus_bytes + 4 * c->dram_latency +
-                   N * c->elem_bytes[VTA_MEM_OUT] / c->bus_bytes + 200;
+  *other_out = 2 * N * c->elem_bytes[VTA_MEM_ACC] / c->bus_bytes + 4 * c->dram_latency +
+               N * c->elem_bytes[VTA_MEM_OUT] / c->bus_bytes + 200;
+  *ops_out = ops;
+  rtl_pair_close(&p);
+  return st;
+}
+
+/* ALU micro-ops, with an immediate and with a vector operand, issue one per cycle. */
+static void test_rtl_alu_vector_and_immediate_one_uop_per_cycle(void **state) {
+  int ops;
+  uint64_t other;
+  vta_stats st = run_alu_all_ops(NULL, &ops, &other);
   printf("rtl alu: %llu micro-ops in %llu cycles (%llu of them loading and storing)\n",
          (unsigned long long)st.alu_uops, (unsigned long long)st.cycles,
          (unsigned long long)other);
   assert_true(st.cycles <= st.alu_uops + (uint64_t)ops * 4 + other);
-  rtl_pair_close(&p);
+}
+
+/* asserts=off (the RTL's assertions not evaluated, for speed) changes nothing the design does:
+ * the same result (checked against fsim) in the same cycles, busy and stall counts. */
+static void test_rtl_asserts_off_runs_the_same_cycles(void **state) {
+  vta_config cfg;
+  vta_config_load(&cfg, DEFAULT_CFG, NULL);
+  vta_rtl_options o;
+  vta_rtl_options_default(&cfg, &o);
+  char text[] = "asserts=off";
+  vta_error err;
+  assert_int_equal(vta_rtl_options_parse(text, &o, &err), VTA_OK);
+  assert_int_equal(o.asserts_off, 1);
+  int ops[2];
+  uint64_t other[2];
+  vta_stats on = run_alu_all_ops(NULL, &ops[0], &other[0]);
+  vta_stats off = run_alu_all_ops(&o, &ops[1], &other[1]);
+  assert_true(on.cycles > 0);
+  assert_int_equal(on.cycles, off.cycles);
+  for (int m = 0; m < VTA_MOD_COUNT; m++) {
+    assert_int_equal(on.busy_cycles[m], off.busy_cycles[m]);
+    assert_int_equal(on.stall_cycles[m], off.stall_cycles[m]);
+  }
 }
 
 /* Accumulating into the same ACC element on consecutive cycles (a reduction loop with
@@ -622,6 +657,16 @@ static void test_rtl_options_reject_unknown_keys_and_bad_numbers(void **state) {
   char bad_num[] = "latency=fast";
   assert_int_equal(vta_rtl_options_parse(bad_num, &o, &err), VTA_ERR_INVALID);
   assert_non_null(strstr(err.msg, "fast"));
+  assert_int_equal(o.asserts_off, 0);
+  char asserts[] = "asserts=off";
+  assert_int_equal(vta_rtl_options_parse(asserts, &o, &err), VTA_OK);
+  assert_int_equal(o.asserts_off, 1);
+  char asserts_on[] = "asserts=on";
+  assert_int_equal(vta_rtl_options_parse(asserts_on, &o, &err), VTA_OK);
+  assert_int_equal(o.asserts_off, 0);
+  char bad_asserts[] = "asserts=maybe";
+  assert_int_equal(vta_rtl_options_parse(bad_asserts, &o, &err), VTA_ERR_INVALID);
+  assert_non_null(strstr(err.msg, "maybe"));
 }
 
 /* A store that waits for a token nobody pushes: fsim finds the deadlock, the RTL hangs and the
@@ -730,6 +775,7 @@ int main(void) {
       cmocka_unit_test(test_rtl_gemm_blocked_compute_bound_reaches_90_percent),
       cmocka_unit_test(test_rtl_gemm_small_loads_hide_memory_latency),
       cmocka_unit_test(test_rtl_alu_vector_and_immediate_one_uop_per_cycle),
+      cmocka_unit_test(test_rtl_asserts_off_runs_the_same_cycles),
       cmocka_unit_test(test_rtl_back_to_back_same_element_matches_fsim),
       cmocka_unit_test(test_rtl_gemm_and_alu_in_different_banks_run_together),
     cmocka_unit_test(test_rtl_acc_load_in_the_other_bank_runs_beside_a_gemm),
