@@ -3,7 +3,8 @@
  * The same simulated DRAM as fsim (sim/mem, so allocation, host pointers and bounds checks are
  * shared: the memory slots are those of mem_backend.h) in front of the cycle-accurate model of
  * hw/ (sim/rtl). Options are the rtl simulator's "key=value,..." string (latency=N,
- * bandwidth=N, wave=FILE, models=DIR, asserts=off; sim/rtl/rtl.h); VTA_RTL_WAVE names a waveform file when no option does.
+ * bandwidth=N, wave=FILE, models=DIR, asserts=off; all in sim/rtl/rtl.h); VTA_RTL_WAVE names a
+ * waveform file when no option does.
  * Statistics add cycles and per-module busy/stall cycles to fsim's counts.
  */
 #include <stddef.h>

@@ -62,6 +62,10 @@ static int parse_u32(const char *key, const char *v, uint32_t *out, vta_error *e
   return VTA_OK;
 }
 
+#define RTL_OPTION_KEYS                                                                     \
+  "latency, read_latency, write_latency, bandwidth, wave, wave_from, wave_to, watch, "       \
+  "coverage, timeline, models, asserts"
+
 int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err) {
   if (!text) return VTA_OK;
   char *save = NULL;
@@ -69,9 +73,7 @@ int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err) {
     char *eq = strchr(tok, '=');
     if (!eq)
       return vta_error_set(err, VTA_ERR_INVALID,
-                           "rtl option '%s' is not key=value (keys: latency, read_latency, "
-                           "write_latency, bandwidth, wave, wave_from, wave_to, watch, coverage, timeline, models, asserts)",
-                           tok);
+                           "rtl option '%s' is not key=value (keys: " RTL_OPTION_KEYS ")", tok);
     *eq = '\0';
     const char *v = eq + 1;
     int rc = VTA_OK;
@@ -113,9 +115,7 @@ int vta_rtl_options_parse(char *text, vta_rtl_options *o, vta_error *err) {
         rc = vta_error_set(err, VTA_ERR_INVALID, "rtl option asserts=%s: expected on or off", v);
     } else {
       rc = vta_error_set(err, VTA_ERR_INVALID,
-                         "unknown rtl option '%s' (keys: latency, read_latency, write_latency, "
-                         "bandwidth, wave, wave_from, wave_to, watch, coverage, timeline, models, asserts)",
-                         tok);
+                         "unknown rtl option '%s' (keys: " RTL_OPTION_KEYS ")", tok);
     }
     if (rc != VTA_OK) return rc;
   }
