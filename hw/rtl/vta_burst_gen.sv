@@ -114,8 +114,6 @@ module vta_burst_gen #(
     burst_of = {left, page, cap ? LenW'(page) : len, cap ? 8'(page) - 8'd1 : 8'(len_m1),
                 !over && !cap};
   endfunction
-  // Whether y + c exceeds MaxBeats, for a small c: y at least 2 MaxBeats decides it by its high
-  // bits; below that the narrow sum is exact.
   // A row's beats and beats less one by its partial count, from the row beats registered for
   // the command (rb_beats_q, rb_m1_q): the next row's, after a row and (CmdReg) in the
   // command's first cycle.
@@ -126,6 +124,8 @@ module vta_burst_gen #(
       default: rb_pick = {rb_beats_q[2], rb_beats_q[1][LenW-1:0]};
     endcase
   endfunction
+  // Whether y + c exceeds MaxBeats, for a small c: y at least 2 MaxBeats decides it by its high
+  // bits; below that the narrow sum is exact.
   function automatic logic over_sum(logic [BeatsW-1:0] y, logic [1:0] c);
     logic [NW-1:0] n;
     n = NW'(y) + NW'(c);
