@@ -1402,61 +1402,33 @@ module vta_compute
                        l2d_waiting;
 
 `ifndef SYNTHESIS
-  // A unit's micro-ops stay inside the footprint its instruction was admitted with (checked in
-  // X, against the footprint of the instruction that issued them three cycles earlier).
-  logic                   chk_ok_q [3][2];
-  logic [LogAccDepth-1:0] chk_dlo_q [3][2];
-  logic [LogAccDepth-1:0] chk_dhi_q [3][2];
-  logic [LogAccDepth-1:0] chk_slo_q [3][2];
-  logic [LogAccDepth-1:0] chk_shi_q [3][2];
-  logic                   chk_src_q [3];
-  logic [LogAccDepth-1:0] gx_a, ax_a, ax_s;
-  logic                   gx_rd, ax_rd;
-  assign gx_a  = LogAccDepth'(g_x_dst);
-  assign ax_a  = LogAccDepth'(a_x_dst);
-  assign ax_s  = LogAccDepth'(a_x_src);
-  assign gx_rd = g_x_valid && g_x_write;
-  assign ax_rd = a_x_valid && a_x_write;
-  logic                   run_adv [2];
+  // A unit's micro-ops stay inside the footprint its instruction was admitted with.
+  logic run_adv [2];
   assign run_adv[0] = g_adv;
   assign run_adv[1] = a_adv;
-  // The ALU's copies stand still while its front stalls, with the micro-ops they belong to.
-  always_ff @(posedge clk_i) begin
-    for (int p = 0; p < 2; p++) begin
-      if (p == 0 || !a_stall) begin
-        chk_ok_q[0][p]  <= run_adv[p] && run_ok_q[p] && !run_nop_q[p];
-        chk_dlo_q[0][p] <= run_dlo_q[p];
-        chk_dhi_q[0][p] <= run_dhi_q[p];
-        chk_slo_q[0][p] <= run_slo_q[p];
-        chk_shi_q[0][p] <= run_shi_q[p];
-        for (int d = 1; d < 3; d++) begin
-          chk_ok_q[d][p]  <= chk_ok_q[d-1][p];
-          chk_dlo_q[d][p] <= chk_dlo_q[d-1][p];
-          chk_dhi_q[d][p] <= chk_dhi_q[d-1][p];
-          chk_slo_q[d][p] <= chk_slo_q[d-1][p];
-          chk_shi_q[d][p] <= chk_shi_q[d-1][p];
-        end
-      end
-    end
-    if (!a_stall) begin
-      chk_src_q[0] <= run_src_q[1];
-      chk_src_q[1] <= chk_src_q[0];
-      chk_src_q[2] <= chk_src_q[1];
-    end
-  end
+  vta_fp_check u_fp_check (
+    .clk_i,
+    .rst_ni,
+    .adv_i     (run_adv),
+    .a_stall_i (a_stall),
+    .run_ok_i  (run_ok_q),
+    .run_nop_i (run_nop_q),
+    .run_src_i (run_src_q[1]),
+    .run_dlo_i (run_dlo_q),
+    .run_dhi_i (run_dhi_q),
+    .run_slo_i (run_slo_q),
+    .run_shi_i (run_shi_q),
+    .g_valid_i (g_x_valid),
+    .g_write_i (g_x_write),
+    .g_dst_i   (LogAccDepth'(g_x_dst)),
+    .a_valid_i (a_x_valid),
+    .a_write_i (a_x_write),
+    .a_dst_i   (LogAccDepth'(a_x_dst)),
+    .a_src_i   (LogAccDepth'(a_x_src))
+  );
 
   always_ff @(posedge clk_i) begin
     if (rst_ni) begin
-      assert (!(gx_rd && chk_ok_q[2][0] && (gx_a < chk_dlo_q[2][0] || gx_a > chk_dhi_q[2][0])))
-      else $error("vta_compute: GEMM destination %0d outside its footprint [%0d, %0d]", gx_a,
-                  chk_dlo_q[2][0], chk_dhi_q[2][0]);
-      assert (!(ax_rd && chk_ok_q[2][1] && (ax_a < chk_dlo_q[2][1] || ax_a > chk_dhi_q[2][1])))
-      else $error("vta_compute: ALU destination %0d outside its footprint [%0d, %0d]", ax_a,
-                  chk_dlo_q[2][1], chk_dhi_q[2][1]);
-      assert (!(ax_rd && chk_ok_q[2][1] && chk_src_q[2] &&
-                (ax_s < chk_slo_q[2][1] || ax_s > chk_shi_q[2][1])))
-      else $error("vta_compute: ALU operand %0d outside its footprint [%0d, %0d]", ax_s,
-                  chk_slo_q[2][1], chk_shi_q[2][1]);
       // Both units issue only instructions admitted together: known, disjoint footprints.
       assert (!(g_issue && a_issue) ||
               (run_ok_q[0] && run_ok_q[1] &&
