@@ -7,6 +7,13 @@
 # The whole output of a failing binary is kept in $VTA_BUILD/test-logs/<binary>.log (the path is
 # printed), and the messages of each failed test (cmocka's lines between "[ RUN ]" and
 # "[ FAILED ]") are printed before the tail, so a failure in a throw-away machine keeps its cause.
+#
+# Binaries run $VTA_TEST_JOBS at a time (default: the number of processors); each one's lines are
+# printed when it ends. The longest start first: by the seconds each took in the last run here
+# ($VTA_BUILD/test-times), or on a first run the few known to take minutes. Most of the time
+# goes to single-threaded work (yosys, a Verilator model, a sanitized compiler), so two at a time
+# on two cores take about half as long as one after another. Every test makes its own temporary
+# folder and the local Slurm clusters choose free ports, so they do not meet.
 set -u
 # (900 s: the Slurm sweep test runs yosys and took 438-700 s on a machine shared by many builds)
 limit=${VTA_TEST_TIMEOUT:-900}
@@ -16,11 +23,26 @@ rm -rf "$logdir"
 export CMOCKA_MESSAGE_OUTPUT=stdout
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-for t in "$@"; do
-  name=${t#build/san/}
-  start=$(date +%s.%N)
-  out=$(timeout --kill-after=10 "$limit" "$t" 2>&1); rc=$?
-  secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
+work=$(mktemp -d /tmp/vta-run-tests.XXXXXX) || exit 1
+times=${VTA_BUILD:-build}/test-times
+declare -A pid_of=() index_of=() start_of=()
+# timeout(1) puts each binary in its own process group, so ^C reaches only this script: the
+# running binaries are stopped here (timeout passes the signal on to its binary).
+stop_all() {
+  local p
+  for p in "${pid_of[@]}"; do kill "$p" 2>/dev/null; done
+  wait
+  rm -rf "$work"
+  exit 130
+}
+trap stop_all INT TERM
+
+# report I BINARY RC SECS: counts one finished binary and prints its line (and a failure's
+# messages).
+report() {
+  local name=${2#build/san/} rc=$3 secs=$4 out p f s why log
+  out=$(cat "$work/$1.out")
+  printf '%s %s\n' "$secs" "$name" >> "$work/times"
   # A binary may run several cmocka groups, each with its own summary: add them all up.
   p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{n+=$1} END {print n+0}')
   f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{n+=$1} END {print n+0}')
@@ -33,7 +55,7 @@ for t in "$@"; do
     why="no cmocka summary, "
   fi
   if [ "$s" -gt 0 ]; then
-    while IFS= read -r t; do skipped_names+=("$name:$t"); done < <(printf '%s\n' "$out" |
+    while IFS= read -r n; do skipped_names+=("$name:$n"); done < <(printf '%s\n' "$out" |
       sed -n 's/^\[  SKIPPED \] \([A-Za-z_][A-Za-z0-9_]*\)$/\1/p' | sort -u)
   fi
   passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
@@ -59,7 +81,39 @@ for t in "$@"; do
   else
     printf 'ok   %-40s %4d passed  (%ss)\n' "$name" "$p" "$secs"
   fi
+}
+
+# The order: the longest first (the last run's seconds; on a first run the known long ones).
+declare -A est=()
+for t in tests/hw/test_xclbin_flow tests/host/test_sweep tests/compiler/test_gen_resnet \
+  tests/host/test_bench_conv; do est[$t]=100; done
+if [ -r "$times" ]; then
+  while read -r secs name; do est[$name]=$secs; done < "$times"
+fi
+order=()
+while read -r _ i; do order+=("$i"); done < <(
+  i=0; for t in "$@"; do printf '%s %d\n' "${est[${t#build/san/}]:-0}" "$i"; i=$((i + 1)); done |
+    sort -s -k1,1 -g -r)
+args=("$@")
+jobs=${VTA_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in '' | *[!0-9]* | 0) echo "run-tests.sh: VTA_TEST_JOBS must be a positive whole number, not '$jobs'" >&2; exit 2 ;; esac
+next=0
+while [ "$next" -lt ${#order[@]} ] || [ ${#pid_of[@]} -gt 0 ]; do
+  while [ "$next" -lt ${#order[@]} ] && [ ${#pid_of[@]} -lt "$jobs" ]; do
+    i=${order[$next]}; next=$((next + 1))
+    start_of[$i]=$(date +%s.%N)
+    timeout --kill-after=10 "$limit" "${args[$i]}" > "$work/$i.out" 2>&1 < /dev/null &
+    pid_of[$i]=$!; index_of[$!]=$i
+  done
+  done_pid=
+  wait -n -p done_pid; rc=$?
+  [ -n "$done_pid" ] || continue
+  i=${index_of[$done_pid]}
+  unset "pid_of[$i]" "index_of[$done_pid]"
+  report "$i" "${args[$i]}" "$rc" "$(printf '%.1f' "$(echo "$(date +%s.%N) - ${start_of[$i]}" | bc)")"
 done
+sort -g -r "$work/times" 2>/dev/null > "$times.tmp" && mv "$times.tmp" "$times"
+rm -rf "$work"
 [ ${#bad[@]} -eq 0 ] || printf 'failed: %s\n' "${bad[*]}"
 [ ${#skipped_names[@]} -eq 0 ] || printf 'skipped: %s\n' "${skipped_names[*]}"
 echo "$passed passed, $failed failed, $skipped skipped"
