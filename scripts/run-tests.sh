@@ -17,6 +17,8 @@
 set -u
 # (900 s: the Slurm sweep test runs yosys and took 438-700 s on a machine shared by many builds)
 limit=${VTA_TEST_TIMEOUT:-900}
+jobs=${VTA_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+case $jobs in '' | *[!0-9]* | 0) echo "run-tests.sh: VTA_TEST_JOBS must be a positive whole number, not '$jobs'" >&2; exit 2 ;; esac
 passed=0; failed=0; skipped=0; bad=(); skipped_names=()
 logdir=${VTA_BUILD:-build}/test-logs
 rm -rf "$logdir"
@@ -95,8 +97,6 @@ while read -r _ i; do order+=("$i"); done < <(
   i=0; for t in "$@"; do printf '%s %d\n' "${est[${t#build/san/}]:-0}" "$i"; i=$((i + 1)); done |
     sort -s -k1,1 -g -r)
 args=("$@")
-jobs=${VTA_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
-case $jobs in '' | *[!0-9]* | 0) echo "run-tests.sh: VTA_TEST_JOBS must be a positive whole number, not '$jobs'" >&2; exit 2 ;; esac
 next=0
 while [ "$next" -lt ${#order[@]} ] || [ ${#pid_of[@]} -gt 0 ]; do
   while [ "$next" -lt ${#order[@]} ] && [ ${#pid_of[@]} -lt "$jobs" ]; do
@@ -112,7 +112,8 @@ while [ "$next" -lt ${#order[@]} ] || [ ${#pid_of[@]} -gt 0 ]; do
   unset "pid_of[$i]" "index_of[$done_pid]"
   report "$i" "${args[$i]}" "$rc" "$(printf '%.1f' "$(echo "$(date +%s.%N) - ${start_of[$i]}" | bc)")"
 done
-sort -g -r "$work/times" 2>/dev/null > "$times.tmp" && mv "$times.tmp" "$times"
+# (the order of the next run; kept only where the build folder exists)
+{ sort -g -r "$work/times" > "$times.tmp" && mv "$times.tmp" "$times"; } 2>/dev/null
 rm -rf "$work"
 [ ${#bad[@]} -eq 0 ] || printf 'failed: %s\n' "${bad[*]}"
 [ ${#skipped_names[@]} -eq 0 ] || printf 'skipped: %s\n' "${skipped_names[*]}"
