@@ -27,12 +27,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 work=$(mktemp -d /tmp/vta-run-tests.XXXXXX) || exit 1
 times=${VTA_BUILD:-build}/test-times
-declare -A pid_of=() index_of=() start_of=()
+declare -A index_of=() start_of=()  # index_of: the running binaries by PID
 # timeout(1) puts each binary in its own process group, so ^C reaches only this script: the
 # running binaries are stopped here (timeout passes the signal on to its binary).
 stop_all() {
   local p
-  for p in "${pid_of[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${!index_of[@]}"; do kill "$p" 2>/dev/null; done
   wait
   rm -rf "$work"
   exit 130
@@ -98,18 +98,18 @@ while read -r _ i; do order+=("$i"); done < <(
     sort -s -k1,1 -g -r)
 args=("$@")
 next=0
-while [ "$next" -lt ${#order[@]} ] || [ ${#pid_of[@]} -gt 0 ]; do
-  while [ "$next" -lt ${#order[@]} ] && [ ${#pid_of[@]} -lt "$jobs" ]; do
+while [ "$next" -lt ${#order[@]} ] || [ ${#index_of[@]} -gt 0 ]; do
+  while [ "$next" -lt ${#order[@]} ] && [ ${#index_of[@]} -lt "$jobs" ]; do
     i=${order[$next]}; next=$((next + 1))
     start_of[$i]=$(date +%s.%N)
     timeout --kill-after=10 "$limit" "${args[$i]}" > "$work/$i.out" 2>&1 < /dev/null &
-    pid_of[$i]=$!; index_of[$!]=$i
+    index_of[$!]=$i
   done
   done_pid=
   wait -n -p done_pid; rc=$?
   [ -n "$done_pid" ] || continue
   i=${index_of[$done_pid]}
-  unset "pid_of[$i]" "index_of[$done_pid]"
+  unset "index_of[$done_pid]"
   report "$i" "${args[$i]}" "$rc" "$(printf '%.1f' "$(echo "$(date +%s.%N) - ${start_of[$i]}" | bc)")"
 done
 # (the order of the next run; kept only where the build folder exists)
