@@ -1292,8 +1292,11 @@ module vta_compute
   );
 
   // ---- C2: the arithmetic; C3: the result registers (the ALU: C2a, C2b, C2c, C4) ----
-  vta_gemm u_gemm (
+  // (its registers load only for a micro-op: X's valid, delayed inside as INP's and WGT's
+  // data are by their read and output register)
+  vta_gemm #(.VDelay(2)) u_gemm (
     .clk_i,
+    .x_valid_i(g_x_valid),
     .inp_i(inp_rdata_i),
     .wgt_i(wgt_rdata_i),
     .dot_o(gemm_dot)

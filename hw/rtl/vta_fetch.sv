@@ -145,6 +145,7 @@ module vta_fetch
     .cmd_row_bytes_i(A'(insn_count_i) << LogInsnBytes),
     .cmd_rows_i     (1'b1),
     .cmd_part_i     (part_q),
+    .cmd_one_i      (1'b0),  // (worked out by the walker: no OneIn)
     .valid_o        (),
     .step_i         (r_valid_i && r_ready_o),
     .lo_o           (lo),

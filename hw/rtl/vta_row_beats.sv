@@ -19,7 +19,10 @@ module vta_row_beats #(
   parameter bit          IdleTake    = 1'b0,
   // cmd_part_i carries the command's first row's partial beats (vta_part_beats of its base and
   // row bytes), a register of the parent's; without PartIn they are worked out here.
-  parameter bit          PartIn      = 1'b0
+  parameter bit          PartIn      = 1'b0,
+  // cmd_one_i says whether that row is one beat (a register of the parent's, as cmd_part_i);
+  // without OneIn it is worked out here from the row's bytes and its partial beats.
+  parameter bit          OneIn       = 1'b0
 ) (
   input  logic                   clk_i,
   input  logic                   rst_ni,
@@ -30,6 +33,7 @@ module vta_row_beats #(
   input  logic [AddrW-1:0]       cmd_row_bytes_i,  // > 0
   input  logic [RowsW-1:0]       cmd_rows_i,       // > 0
   input  logic [1:0]             cmd_part_i,       // with PartIn
+  input  logic                   cmd_one_i,        // with OneIn
   output logic                   valid_o,
   input  logic                   step_i,           // the current beat was transferred
   output logic [LogBusBytes-1:0] lo_o,             // first byte of the beat that belongs
@@ -103,6 +107,30 @@ module vta_row_beats #(
   end
   vta_cut #(.W(NzG)) u_left_nz_cut (.i(left_nz_w), .o(left_nz));
   assign left_two = left_q[1:0] == 2'd2 && !(|left_nz);
+  // last_q's and left_q's next values are picked at the end by the two late inputs, the step
+  // (the beat's handshake) and the command's valid (a parent's take: the store's start waits on
+  // its queue and the token), by kept multiplexers (vta_pick4) between four candidates worked
+  // out in front of them from registers: with a step, a row's inner beat takes the decrement
+  // (and left_two), its last beat the next row's count and one-beat flag, or without IdleTake,
+  // when the transfer ends and a command waits, the new command's; without a step, an idle
+  // walker takes a waiting command's, else both hold. Left to abc, the step went through two or
+  // three more LUT levels (3.02-3.08 ns into last_q on the compute DMA of the default, block4
+  // and batch4, 3.11 on block4's load DMA); picked by the step alone, with the valid inside the
+  // candidates, 3.32 on block4's store. The new command's one-beat flag comes from the parent's
+  // registers with OneIn (vta_load_2d's queue, vta_store's head: from the fields, 3.08 ns on
+  // the default and 3.04 on block4, the queue's multiplexer in front).
+  logic last_sv, last_s, last_v, last_d, cmd_one, cmd_one_w, last_take;
+  assign cmd_one_w = (cmd_hi == '0 && cmd_part == 2'd1) || (cmd_hi == HiW'(1) && cmd_part == 2'd0);
+  assign cmd_one   = OneIn ? cmd_one_i : cmd_one_w;
+  // (a step comes only while a transfer runs; with one, a command is taken at its last beat)
+  assign last_take = !IdleTake && last_row_q;
+  assign last_s    = last_q ? rb_one_q[row_part_q] : left_two;
+  assign last_sv   = !last_q ? left_two : last_take ? cmd_one : rb_one_q[row_part_q];
+  assign last_v    = !active_q ? cmd_one : last_q;
+  vta_pick4 #(.W(1)) u_last_pick (
+    .s1_i(step_i), .s0_i(cmd_valid_i), .a_i(last_sv), .b_i(last_s), .c_i(last_v), .d_i(last_q),
+    .o_o(last_d)
+  );
 
   assign cmd_ready_o = IdleTake ? !active_q : (!active_q || (step_i && last_o));
   assign valid_o     = active_q;
@@ -118,6 +146,17 @@ module vta_row_beats #(
   logic [BeatsW-1:0] left_tk;
   vta_add_split #(.W(BeatsW), .Lo(BeatsW / 2)) u_left_tk (
     .a_i(BeatsW'(cmd_hi)), .b_i(BeatsW'(cmd_part)), .sum_o(left_tk)
+  );
+
+  // left_q's next value likewise (above).
+  logic [BeatsW-1:0] left_dec, left_sv, left_s, left_v, left_d;
+  assign left_dec = left_q - 1'b1;
+  assign left_s   = last_q ? rb_beats_q[row_part_q] : left_dec;
+  assign left_sv  = !last_q ? left_dec : last_take ? left_tk : rb_beats_q[row_part_q];
+  assign left_v   = !active_q ? left_tk : left_q;
+  vta_pick4 #(.W(BeatsW)) u_left_pick (
+    .s1_i(step_i), .s0_i(cmd_valid_i), .a_i(left_sv), .b_i(left_s), .c_i(left_v), .d_i(left_q),
+    .o_o(left_d)
   );
 
   always_ff @(posedge clk_i) begin
@@ -136,6 +175,8 @@ module vta_row_beats #(
       rb_one_q    <= '0;
       for (int k = 0; k < 3; k++) rb_beats_q[k] <= '0;
     end else begin
+      last_q <= last_d;
+      left_q <= left_d;
       if (active_q && step_i) begin
         if (last_q) begin
           if (last_row_q) active_q <= 1'b0;
@@ -145,12 +186,8 @@ module vta_row_beats #(
           next_lo_q   <= after_lo;
           row_part_q  <= after_part;
           first_q     <= 1'b1;
-          left_q      <= rb_beats_q[row_part_q];
-          last_q      <= rb_one_q[row_part_q];
         end else begin
           first_q <= 1'b0;
-          left_q  <= left_q - 1'b1;
-          last_q  <= left_two;
         end
       end
       if (cmd_valid_i && cmd_ready_o) begin
@@ -163,8 +200,6 @@ module vta_row_beats #(
         stride_lo_q <= cmd_stride_lo_i;
         rb_lo_q     <= cmd_row_bytes_i[L-1:0];
         first_q     <= 1'b1;
-        left_q      <= left_tk;
-        last_q      <= (cmd_hi == '0 && cmd_part == 2'd1) || (cmd_hi == HiW'(1) && cmd_part == 2'd0);
         for (int k = 0; k < 3; k++) rb_beats_q[k] <= cmd_beats[k];
         // cmd_beats[k] == 1 of the fields, not behind the sums (BeatsW > HiW: no wrap; 3.19 ns
         // on the default behind them)
@@ -174,14 +209,39 @@ module vta_row_beats #(
   end
 
 `ifndef SYNTHESIS
+  // The picks' values against the walker's definition: a step moves to the row's next beat or
+  // the next row's first, and a take starts the new command's first row.
+  logic [BeatsW-1:0] left_ref;
+  logic              last_ref;
+  always_comb begin
+    left_ref = left_q;
+    last_ref = last_q;
+    if (active_q && step_i) begin
+      left_ref = last_q ? rb_beats_q[row_part_q] : left_dec;
+      last_ref = last_q ? rb_one_q[row_part_q] : left_two;
+    end
+    if (cmd_valid_i && cmd_ready_o) begin
+      left_ref = left_tk;
+      last_ref = cmd_one_w;
+    end
+  end
   always_ff @(posedge clk_i) begin
+    if (rst_ni) assert (left_d == left_ref && last_d == last_ref)
+      else $error("vta_row_beats: next beats left %0d, last %0d; by the definition %0d, %0d",
+                  left_d, last_d, left_ref, last_ref);
     if (rst_ni && step_i) assert (active_q) else $error("vta_row_beats: step with no transfer");
     if (rst_ni && active_q)
       assert (rb_one_q == {rb_beats_q[2] == BeatsW'(1), rb_beats_q[1] == BeatsW'(1),
                            rb_beats_q[0] == BeatsW'(1)})
       else $error("vta_row_beats: the one-beat flags disagree with the beat counts");
+    if (rst_ni) assert (!(step_i && !last_q && cmd_valid_i && cmd_ready_o))
+      else $error("vta_row_beats: a command taken while a row's inner beat steps");
     if (rst_ni) assert (left_two == (left_q == BeatsW'(2)))
       else $error("vta_row_beats: the two-beats-left flag disagrees with the count");
+    if (rst_ni && OneIn && cmd_valid_i)
+      assert (cmd_one_i == cmd_one_w)
+      else $error("vta_row_beats: the command's one-beat flag %0d, from its fields %0d",
+                  cmd_one_i, cmd_one_w);
     if (rst_ni && PartIn && cmd_valid_i)
       assert (cmd_part_i == cmd_part_w)
       else $error("vta_row_beats: the command's partial beats %0d, from its fields %0d",
